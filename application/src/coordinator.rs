@@ -1,0 +1,286 @@
+//! The idempotent flow: one transaction for record, business write and stored response;
+//! duplicates resolved outside the failed transaction by a fresh read.
+
+use std::sync::Arc;
+
+use domain::{
+    Completion, Decision, Fingerprint, Fingerprinted, IdempotencyKey, RecordId, RetentionPolicy,
+    Scope, decide,
+};
+
+use crate::ports::{
+    Clock, FlowHooks, HookVerdict, InsertRecordError, NewRecord, NoHooks, PermissionAuthorizer,
+    RecordReader, RecordTx, ReplayAuthorizer, StoreError, SystemClock, UnitOfWork,
+};
+use crate::{
+    Caller, FailureCause, IdempotentOperation, Outcome, StepContext, StepError, UnknownCause,
+};
+
+/// How the coordinator behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoordinatorSettings {
+    /// How long completed records answer retries.
+    pub retention: RetentionPolicy,
+    /// How many times a transaction is run when the server picks it as a deadlock victim.
+    /// Safe because a deadlock rolls the whole transaction back: nothing was committed.
+    pub max_attempts: u32,
+}
+
+impl Default for CoordinatorSettings {
+    fn default() -> Self {
+        Self {
+            retention: RetentionPolicy::default(),
+            max_attempts: 3,
+        }
+    }
+}
+
+/// Runs idempotent operations over a [`UnitOfWork`] and a fresh-read [`RecordReader`].
+///
+/// The database's unique index on the scope key is the only judge of who runs first; this
+/// type holds no per-key state, so any number of processes may share one database.
+pub struct Coordinator<U, R, H = NoHooks> {
+    unit_of_work: U,
+    reader: R,
+    hooks: H,
+    clock: Arc<dyn Clock>,
+    authorizer: Arc<dyn ReplayAuthorizer>,
+    settings: CoordinatorSettings,
+}
+
+impl<U, R, H> std::fmt::Debug for Coordinator<U, R, H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Coordinator")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How one transaction attempt ended.
+enum Attempt {
+    Finished(Outcome),
+    /// The server rolled the transaction back as a deadlock victim: run it again.
+    Deadlocked,
+    /// The scope key exists: resolve it by a fresh read, never by running again.
+    KeyAlreadyRegistered,
+}
+
+impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
+    /// A coordinator with the system clock, token-permission replay authorization and no
+    /// hooks.
+    pub fn new(unit_of_work: U, reader: R, settings: CoordinatorSettings) -> Self {
+        Self {
+            unit_of_work,
+            reader,
+            hooks: NoHooks,
+            clock: Arc::new(SystemClock),
+            authorizer: Arc::new(PermissionAuthorizer),
+            settings,
+        }
+    }
+}
+
+impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
+    /// Replaces the clock.
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Replaces the replay authorizer.
+    #[must_use]
+    pub fn with_authorizer(mut self, authorizer: Arc<dyn ReplayAuthorizer>) -> Self {
+        self.authorizer = authorizer;
+        self
+    }
+
+    /// Installs flow hooks (tests only; production uses [`NoHooks`]).
+    pub fn with_hooks<H2: FlowHooks>(self, hooks: H2) -> Coordinator<U, R, H2> {
+        Coordinator {
+            unit_of_work: self.unit_of_work,
+            reader: self.reader,
+            hooks,
+            clock: self.clock,
+            authorizer: self.authorizer,
+            settings: self.settings,
+        }
+    }
+
+    /// Runs `input` once per scope and key: executes it, or answers from what the first
+    /// request with this key stored.
+    ///
+    /// The caller's permission for the operation was checked by the edge before this; the
+    /// replay path checks it again through the authorizer, at the time of the replay.
+    pub async fn run<Op>(
+        &self,
+        op: &Op,
+        caller: &Caller,
+        key: &IdempotencyKey,
+        input: &Op::Input,
+    ) -> Outcome
+    where
+        Op: IdempotentOperation<U::Tx>,
+    {
+        let scope = Scope {
+            tenant: caller.tenant,
+            actor: caller.actor,
+            operation: op.operation().clone(),
+        };
+        let fingerprint = input.fingerprint(op.operation());
+        for _ in 0..self.settings.max_attempts.max(1) {
+            match self.attempt(op, &scope, key, fingerprint, input).await {
+                Attempt::Finished(outcome) => return outcome,
+                Attempt::Deadlocked => {}
+                Attempt::KeyAlreadyRegistered => {
+                    return self
+                        .resolve_existing(op, caller, &scope, key, &fingerprint)
+                        .await;
+                }
+            }
+        }
+        Outcome::Failed(FailureCause::DeadlockRetriesExhausted)
+    }
+
+    /// One transaction: insert `PROCESSING` -> business step -> complete (1 row) -> commit.
+    async fn attempt<Op>(
+        &self,
+        op: &Op,
+        scope: &Scope,
+        key: &IdempotencyKey,
+        fingerprint: Fingerprint,
+        input: &Op::Input,
+    ) -> Attempt
+    where
+        Op: IdempotentOperation<U::Tx>,
+    {
+        let mut tx = match self.unit_of_work.begin().await {
+            Ok(tx) => tx,
+            Err(error) => return classify(error),
+        };
+        let now = self.clock.now();
+        let record = NewRecord {
+            scope: scope.clone(),
+            key: key.clone(),
+            fingerprint,
+            created_at: now,
+        };
+        let record_id = match tx.insert_processing(&record).await {
+            Ok(id) => id,
+            Err(InsertRecordError::KeyAlreadyRegistered) => {
+                // The failed transaction is finished here and never read from.
+                let _ = tx.rollback().await;
+                return Attempt::KeyAlreadyRegistered;
+            }
+            Err(InsertRecordError::Store(error)) => {
+                return rollback_with(tx, classify(error)).await;
+            }
+        };
+        if self.hooks.after_record_insert(scope, key).await == HookVerdict::Abort {
+            return rollback_with(tx, failed(FailureCause::Aborted)).await;
+        }
+        let context = StepContext {
+            tenant: scope.tenant,
+            actor: scope.actor,
+            now,
+        };
+        let response = match op.execute(&mut tx, context, input).await {
+            Ok(response) => response,
+            Err(StepError::Rejected(rejection)) => {
+                return rollback_with(tx, Attempt::Finished(Outcome::Rejected(rejection))).await;
+            }
+            Err(StepError::Store(error)) => return rollback_with(tx, classify(error)).await,
+            Err(StepError::Internal(why)) => {
+                return rollback_with(tx, failed(FailureCause::Internal(why))).await;
+            }
+        };
+        self.complete_and_commit(tx, record_id, response).await
+    }
+
+    async fn complete_and_commit(
+        &self,
+        mut tx: U::Tx,
+        record: RecordId,
+        response: domain::StoredResponse,
+    ) -> Attempt {
+        let completion = match Completion::new(response, self.clock.now(), self.settings.retention)
+        {
+            Ok(completion) => completion,
+            Err(error) => {
+                return rollback_with(tx, failed(FailureCause::Internal(error.to_string()))).await;
+            }
+        };
+        match tx.complete(record, &completion).await {
+            Ok(1) => {}
+            Ok(_) => return rollback_with(tx, failed(FailureCause::RecordNotCompleted)).await,
+            Err(error) => return rollback_with(tx, classify(error)).await,
+        }
+        match tx.commit().await {
+            Ok(()) => Attempt::Finished(Outcome::Executed {
+                record,
+                response: completion.response,
+            }),
+            Err(_) => {
+                Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown))
+            }
+        }
+    }
+
+    /// After "key already registered": read the committed record afresh and decide.
+    /// No path from here executes the operation.
+    async fn resolve_existing<Op>(
+        &self,
+        op: &Op,
+        caller: &Caller,
+        scope: &Scope,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+    ) -> Outcome
+    where
+        Op: IdempotentOperation<U::Tx>,
+    {
+        let existing = match self.reader.find(scope, key).await {
+            Ok(Some(existing)) => existing,
+            Ok(None) => return Outcome::OutcomeUnknown(UnknownCause::RecordVanished),
+            Err(_) => return Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed),
+        };
+        let decision = decide(&existing, fingerprint);
+        if decision == Decision::KeyReused {
+            return Outcome::KeyReused;
+        }
+        if !self.authorizer.may_replay(caller, op.required_permission()) {
+            return Outcome::Forbidden;
+        }
+        match decision {
+            Decision::Replay(response) => Outcome::Replayed {
+                record: existing.id,
+                response,
+            },
+            Decision::InProgress => Outcome::InProgress,
+            Decision::KeyReused => Outcome::KeyReused,
+        }
+    }
+}
+
+fn failed(cause: FailureCause) -> Attempt {
+    Attempt::Finished(Outcome::Failed(cause))
+}
+
+/// Sorts a storage error into what the caller should hear.
+fn classify(error: StoreError) -> Attempt {
+    match error {
+        StoreError::LockWaitTimeout => Attempt::Finished(Outcome::InProgress),
+        StoreError::Deadlock => Attempt::Deadlocked,
+        StoreError::ConnectionLost => {
+            Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::DatabaseUnavailable))
+        }
+        StoreError::Other(why) => failed(FailureCause::Store(why)),
+    }
+}
+
+/// Rolls back (a failed rollback discards the connection in the adapter) and ends with
+/// `attempt`.
+async fn rollback_with<T: RecordTx>(tx: T, attempt: Attempt) -> Attempt {
+    let _ = tx.rollback().await;
+    attempt
+}

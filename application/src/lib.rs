@@ -1,0 +1,22 @@
+//! The application layer: ports and the idempotent coordinator.
+//!
+//! Nothing here knows SQL or HTTP. Error types: each port has its own `thiserror` enum
+//! whose variants adapters MUST map to (see [`ports`]); the coordinator turns them into an
+//! [`Outcome`], which is the only thing the edge needs.
+
+mod caller;
+mod coordinator;
+mod create_order;
+mod operation;
+mod order;
+mod outcome;
+pub mod ports;
+mod purge;
+
+pub use caller::Caller;
+pub use coordinator::{Coordinator, CoordinatorSettings};
+pub use create_order::{CreateOrder, ORDERS_CREATE};
+pub use operation::{IdempotentOperation, Rejection, StepContext, StepError};
+pub use order::Order;
+pub use outcome::{FailureCause, Outcome, UnknownCause};
+pub use purge::{PurgeSettings, purge_expired};

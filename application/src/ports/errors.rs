@@ -1,0 +1,58 @@
+//! The error variants adapters sort driver errors into.
+//!
+//! The split matters: a lock wait timeout means "someone holds this key, come back", a
+//! deadlock means "the server rolled everything back, run it again", a lost connection or
+//! failed COMMIT means "nobody can tell what happened". Taking any of them for "key already
+//! registered" would answer a retry with somebody else's result, or run it twice.
+
+/// A storage failure that is not a business rule.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Occurs when a row lock was not granted within the configured lock wait limit
+    /// (MySQL 1205). The transaction is still open with its earlier writes: roll it back.
+    #[error("lock wait timeout")]
+    LockWaitTimeout,
+    /// Occurs when the server chose this transaction as a deadlock victim (MySQL 1213).
+    /// The server already rolled the whole transaction back; it may be run again.
+    #[error("deadlock")]
+    Deadlock,
+    /// Occurs when the connection broke or none could be had: the database is unavailable.
+    #[error("database connection lost or unavailable")]
+    ConnectionLost,
+    /// Occurs for anything else; the message is for logs and never holds request data.
+    #[error("storage failure: {0}")]
+    Other(String),
+}
+
+/// Why inserting the `PROCESSING` record failed.
+#[derive(Debug, thiserror::Error)]
+pub enum InsertRecordError {
+    /// Occurs ONLY when the insert violated `uq_api_idempotency_scope_key`: a record with the
+    /// same tenant, actor, operation and key exists (committed by another transaction).
+    #[error("idempotency key already registered in this scope")]
+    KeyAlreadyRegistered,
+    /// Occurs for every other failure, classified.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why inserting an order failed.
+#[derive(Debug, thiserror::Error)]
+pub enum InsertOrderError {
+    /// Occurs ONLY when the insert violated the orders table's
+    /// `UNIQUE (tenant_id, client_order_ref)`.
+    #[error("client order ref already used in this tenant")]
+    ClientOrderRefTaken,
+    /// Occurs for every other failure, classified.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a COMMIT did not report success.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    /// Occurs when COMMIT failed or its answer was lost: the transaction may or may not be
+    /// durable. Adapters must not reuse the connection.
+    #[error("commit outcome unknown")]
+    CommitOutcomeUnknown,
+}

@@ -1,0 +1,39 @@
+//! Points in the flow where a test can pause or abort a request. No-ops in production.
+
+use std::future::Future;
+
+use domain::{IdempotencyKey, Scope};
+
+/// Whether the flow goes on after a hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookVerdict {
+    /// Go on as normal.
+    Continue,
+    /// Roll the transaction back and report a failure (simulates a crash before commit).
+    Abort,
+}
+
+/// Observes the flow. Tests use it to hold a leader between its record insert and its
+/// commit, so a follower meets an uncommitted key without any sleep.
+pub trait FlowHooks: Send + Sync {
+    /// Called after the `PROCESSING` record was inserted, inside the open transaction.
+    fn after_record_insert(
+        &self,
+        scope: &Scope,
+        key: &IdempotencyKey,
+    ) -> impl Future<Output = HookVerdict> + Send;
+}
+
+/// The production hooks: nothing happens.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHooks;
+
+impl FlowHooks for NoHooks {
+    fn after_record_insert(
+        &self,
+        _scope: &Scope,
+        _key: &IdempotencyKey,
+    ) -> impl Future<Output = HookVerdict> + Send {
+        std::future::ready(HookVerdict::Continue)
+    }
+}

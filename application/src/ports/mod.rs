@@ -1,0 +1,23 @@
+//! The ports: what the coordinator needs from the outside world, as traits.
+//!
+//! Each method documents, under `# Errors`, the variants an adapter MUST return: the
+//! coordinator's correctness rests on that classification (only a scope-key violation is
+//! ever taken for "someone else already ran this").
+
+mod authorizer;
+mod clock;
+mod errors;
+mod hooks;
+mod orders;
+mod purge;
+mod record_reader;
+mod unit_of_work;
+
+pub use authorizer::{PermissionAuthorizer, ReplayAuthorizer};
+pub use clock::{Clock, SystemClock};
+pub use errors::{CommitError, InsertOrderError, InsertRecordError, StoreError};
+pub use hooks::{FlowHooks, HookVerdict, NoHooks};
+pub use orders::{OrderReader, OrderRepository};
+pub use purge::RecordPurger;
+pub use record_reader::RecordReader;
+pub use unit_of_work::{NewRecord, RecordTx, UnitOfWork};

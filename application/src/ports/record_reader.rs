@@ -1,0 +1,21 @@
+//! The fresh read of a stored record, after "key already registered".
+
+use std::future::Future;
+
+use domain::{ExistingRecord, IdempotencyKey, Scope};
+
+use super::StoreError;
+
+/// Reads the committed record for a scope and key, in a transaction of its own on a
+/// connection of its own, from the primary: never on the transaction that just failed.
+pub trait RecordReader: Send + Sync {
+    /// The committed record, if any.
+    ///
+    /// # Errors
+    /// `ConnectionLost` or `Other`; the coordinator answers "outcome unknown" to both.
+    fn find(
+        &self,
+        scope: &Scope,
+        key: &IdempotencyKey,
+    ) -> impl Future<Output = Result<Option<ExistingRecord>, StoreError>> + Send;
+}

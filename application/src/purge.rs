@@ -1,0 +1,43 @@
+//! The purge use case: delete expired completed records in bounded batches.
+
+use crate::ports::{Clock, RecordPurger, StoreError};
+
+/// How a purge run is bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PurgeSettings {
+    /// Rows per DELETE: small enough to keep each transaction and its locks short.
+    pub batch_size: u32,
+    /// Batches per run, so one run never holds the database for long.
+    pub max_batches: u32,
+}
+
+impl Default for PurgeSettings {
+    fn default() -> Self {
+        Self {
+            batch_size: 500,
+            max_batches: 100,
+        }
+    }
+}
+
+/// Deletes expired `COMPLETED` records, batch by batch, until a batch comes back short or
+/// the batch budget is spent. Returns how many records were deleted.
+///
+/// # Errors
+/// The first [`StoreError`]; batches already deleted stay deleted.
+pub async fn purge_expired<P: RecordPurger>(
+    purger: &P,
+    clock: &dyn Clock,
+    settings: PurgeSettings,
+) -> Result<u64, StoreError> {
+    let now = clock.now();
+    let mut total = 0;
+    for _ in 0..settings.max_batches {
+        let deleted = purger.purge_expired_batch(now, settings.batch_size).await?;
+        total += deleted;
+        if deleted < u64::from(settings.batch_size) {
+            break;
+        }
+    }
+    Ok(total)
+}

@@ -1,0 +1,10 @@
+//! Every branch of the coordinator, with mocked ports (mockall). These prove the flow's
+//! decisions; the database's own guarantees are proven against a real server in `tests/`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
+mod duplicates;
+mod execution;
+mod failures;
+mod purge;
+mod second_operation;
+mod support;

@@ -1,0 +1,190 @@
+//! Mocks of the ports and small builders shared by the coordinator tests.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use application::ports::{
+    Clock, CommitError, InsertOrderError, InsertRecordError, NewRecord, OrderRepository,
+    RecordReader, RecordTx, ReplayAuthorizer, StoreError, UnitOfWork,
+};
+use application::{Caller, Coordinator, CoordinatorSettings};
+use chrono::{DateTime, Utc};
+use domain::{
+    ActorId, ClientOrderRef, Completion, ExistingRecord, Fingerprinted, IdempotencyKey, NewOrder,
+    Operation, OrderId, Quantity, RecordId, RecordState, RetentionPolicy, Scope, Sku,
+    StoredResponse, TenantId,
+};
+use mockall::mock;
+
+mock! {
+    pub(crate) Tx {}
+    impl RecordTx for Tx {
+        fn insert_processing(
+            &mut self,
+            record: &NewRecord,
+        ) -> impl Future<Output = Result<RecordId, InsertRecordError>> + Send;
+        fn complete(
+            &mut self,
+            id: RecordId,
+            completion: &Completion,
+        ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+        fn commit(self) -> impl Future<Output = Result<(), CommitError>> + Send;
+        fn rollback(self) -> impl Future<Output = Result<(), StoreError>> + Send;
+    }
+    impl OrderRepository for Tx {
+        fn insert_order(
+            &mut self,
+            tenant: TenantId,
+            order: &NewOrder,
+            created_at: DateTime<Utc>,
+        ) -> impl Future<Output = Result<OrderId, InsertOrderError>> + Send;
+    }
+}
+
+mock! {
+    pub(crate) Reader {}
+    impl RecordReader for Reader {
+        fn find(
+            &self,
+            scope: &Scope,
+            key: &IdempotencyKey,
+        ) -> impl Future<Output = Result<Option<ExistingRecord>, StoreError>> + Send;
+    }
+}
+
+mock! {
+    pub(crate) Authorizer {}
+    impl ReplayAuthorizer for Authorizer {
+        fn may_replay(&self, caller: &Caller, permission: &str) -> bool;
+    }
+}
+
+/// A unit of work that hands out prepared transactions in order; one `begin` more than
+/// prepared panics, so a test that prepares one transaction proves a single execution.
+pub(crate) struct ScriptedUnitOfWork<T = MockTx> {
+    txs: Mutex<VecDeque<Result<T, StoreError>>>,
+}
+
+impl<T> ScriptedUnitOfWork<T> {
+    pub(crate) fn new(txs: impl IntoIterator<Item = Result<T, StoreError>>) -> Self {
+        Self {
+            txs: Mutex::new(txs.into_iter().collect()),
+        }
+    }
+
+    pub(crate) fn of(txs: impl IntoIterator<Item = T>) -> Self {
+        Self::new(txs.into_iter().map(Ok))
+    }
+}
+
+impl<T: RecordTx + Send> UnitOfWork for ScriptedUnitOfWork<T> {
+    type Tx = T;
+
+    fn begin(&self) -> impl Future<Output = Result<T, StoreError>> + Send {
+        let next = self
+            .txs
+            .lock()
+            .unwrap()
+            .pop_front()
+            .expect("begin called more often than the test allows");
+        std::future::ready(next)
+    }
+}
+
+pub(crate) struct FixedClock(pub DateTime<Utc>);
+
+impl Clock for FixedClock {
+    fn now(&self) -> DateTime<Utc> {
+        self.0
+    }
+}
+
+pub(crate) fn t0() -> DateTime<Utc> {
+    DateTime::from_timestamp(1_800_000_000, 123_456_000).unwrap()
+}
+
+pub(crate) fn caller() -> Caller {
+    Caller::new(
+        TenantId::parse(7).unwrap(),
+        ActorId::parse(42).unwrap(),
+        "orders:create orders:read",
+    )
+}
+
+pub(crate) fn key() -> IdempotencyKey {
+    IdempotencyKey::parse("key-1").unwrap()
+}
+
+pub(crate) fn new_order(quantity: i64) -> NewOrder {
+    NewOrder {
+        client_order_ref: ClientOrderRef::parse("REF-1").unwrap(),
+        sku: Sku::parse("SKU-1").unwrap(),
+        quantity: Quantity::parse(quantity).unwrap(),
+    }
+}
+
+pub(crate) fn create_v1() -> Operation {
+    Operation::parse("orders.create.v1").unwrap()
+}
+
+pub(crate) fn stored_response(body: &str) -> StoredResponse {
+    StoredResponse::new(
+        201,
+        "application/json".into(),
+        Some("/api/orders/9".into()),
+        body.as_bytes().to_vec(),
+    )
+    .unwrap()
+}
+
+/// A record as the fresh read returns it, created by `original`.
+pub(crate) fn existing(original: &NewOrder, state: RecordState) -> ExistingRecord {
+    ExistingRecord {
+        id: RecordId(5),
+        fingerprint: original.fingerprint(&create_v1()),
+        state,
+    }
+}
+
+pub(crate) fn completed_state(body: &str) -> RecordState {
+    RecordState::Completed(
+        Completion::new(stored_response(body), t0(), RetentionPolicy::default()).unwrap(),
+    )
+}
+
+pub(crate) fn coordinator<T: RecordTx + Send>(
+    uow: ScriptedUnitOfWork<T>,
+    reader: MockReader,
+) -> Coordinator<ScriptedUnitOfWork<T>, MockReader> {
+    Coordinator::new(uow, reader, CoordinatorSettings::default())
+        .with_clock(Arc::new(FixedClock(t0())))
+}
+
+/// A reader the test forbids to be called.
+pub(crate) fn unused_reader() -> MockReader {
+    let mut reader = MockReader::new();
+    reader.expect_find().never();
+    reader
+}
+
+pub(crate) fn ready<T: Send + 'static>(
+    value: T,
+) -> std::pin::Pin<Box<dyn Future<Output = T> + Send>> {
+    Box::pin(std::future::ready(value))
+}
+
+/// A transaction whose record insert succeeds with record id 5.
+pub(crate) fn tx_inserting_record() -> MockTx {
+    let mut tx = MockTx::new();
+    tx.expect_insert_processing()
+        .times(1)
+        .returning(|_| ready(Ok(RecordId(5))));
+    tx
+}
+
+/// A transaction expected to be rolled back exactly once and never committed.
+pub(crate) fn expect_rollback_only(tx: &mut MockTx) {
+    tx.expect_rollback().times(1).returning(|| ready(Ok(())));
+    tx.expect_commit().never();
+}

@@ -1,0 +1,25 @@
+//! The pure core of idempotent execution.
+//!
+//! Everything here is a value with its rules: an [`IdempotencyKey`] is parsed, never merely
+//! validated; a [`Scope`] binds the key to the verified caller and the operation; a
+//! [`Fingerprint`] pins what the request meant; [`decide`] says what an existing record
+//! means for an incoming request. No I/O, no clock, no async: callers pass time in.
+
+mod fingerprint;
+mod key;
+mod order;
+mod record;
+mod retention;
+mod scope;
+mod token_chars;
+
+pub use fingerprint::{Fingerprint, FingerprintVersion, Fingerprinted, canonical_bytes};
+pub use key::{IdempotencyKey, KeyError};
+pub use order::{ClientOrderRef, NewOrder, OrderId, Quantity, QuantityError, Sku};
+pub use record::{
+    Completion, Decision, ExistingRecord, RecordId, RecordState, StoredResponse,
+    StoredResponseError, TransitionError, decide,
+};
+pub use retention::{RetentionError, RetentionPolicy};
+pub use scope::{ActorId, IdError, Operation, OperationError, Scope, TenantId};
+pub use token_chars::TokenTextError;

@@ -1,0 +1,159 @@
+//! The validated input of `orders.create.v1` and the id of what it creates.
+
+use std::fmt;
+
+use crate::token_chars::{TokenTextError, check_token_text};
+
+/// The longest `clientOrderRef` and `sku`, in characters.
+const MAX_TEXT_LEN: usize = 64;
+
+macro_rules! token_text {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub struct $name(String);
+
+        impl $name {
+            /// Accepts 1..=64 characters of `A-Z a-z 0-9 - _`, unchanged.
+            ///
+            /// # Errors
+            /// One [`TokenTextError`] per violated rule.
+            pub fn parse(raw: &str) -> Result<Self, TokenTextError> {
+                check_token_text(raw, MAX_TEXT_LEN).map(|()| Self(raw.to_owned()))
+            }
+
+            /// The value exactly as the client sent it.
+            #[must_use]
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
+token_text!(
+    /// The client's own reference for an order, unique per tenant (case-sensitive).
+    ///
+    /// Outlives the idempotency record: after a purge it still stops a second order.
+    ClientOrderRef
+);
+token_text!(
+    /// The stock keeping unit ordered.
+    Sku
+);
+
+/// How many units are ordered: an integer in `1..=100`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Quantity(u8);
+
+/// Why a quantity was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum QuantityError {
+    /// Occurs when the number is outside `1..=100`.
+    #[error("must be an integer from 1 to 100")]
+    OutOfRange,
+}
+
+impl Quantity {
+    /// The smallest quantity accepted.
+    pub const MIN: u8 = 1;
+    /// The largest quantity accepted.
+    pub const MAX: u8 = 100;
+
+    /// Accepts `1..=100`.
+    ///
+    /// # Errors
+    /// [`QuantityError::OutOfRange`] otherwise.
+    pub fn parse(raw: i64) -> Result<Self, QuantityError> {
+        u8::try_from(raw)
+            .ok()
+            .filter(|q| (Self::MIN..=Self::MAX).contains(q))
+            .map(Self)
+            .ok_or(QuantityError::OutOfRange)
+    }
+
+    /// The quantity as a number.
+    #[must_use]
+    pub fn get(self) -> u8 {
+        self.0
+    }
+}
+
+/// A request to create one order, every field already validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewOrder {
+    /// The client's reference, unique per tenant.
+    pub client_order_ref: ClientOrderRef,
+    /// What is ordered.
+    pub sku: Sku,
+    /// How many.
+    pub quantity: Quantity,
+}
+
+/// The database id of a created order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OrderId(u64);
+
+impl OrderId {
+    /// Wraps an id the database assigned.
+    #[must_use]
+    pub fn new(raw: u64) -> Self {
+        Self(raw)
+    }
+
+    /// The id as a number.
+    #[must_use]
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for OrderId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_order_refs_are_case_sensitive_and_untrimmed() {
+        assert_ne!(
+            ClientOrderRef::parse("REF-1").unwrap(),
+            ClientOrderRef::parse("ref-1").unwrap()
+        );
+        assert_eq!(
+            ClientOrderRef::parse(" REF-1"),
+            Err(TokenTextError::BadCharacter)
+        );
+    }
+
+    #[test]
+    fn a_sku_longer_than_64_characters_is_rejected() {
+        assert!(Sku::parse(&"s".repeat(64)).is_ok());
+        assert_eq!(
+            Sku::parse(&"s".repeat(65)),
+            Err(TokenTextError::TooLong { max: 64 })
+        );
+    }
+
+    #[test]
+    fn an_empty_client_order_ref_is_rejected() {
+        assert_eq!(ClientOrderRef::parse(""), Err(TokenTextError::Empty));
+    }
+
+    #[test]
+    fn quantity_accepts_one_to_one_hundred_only() {
+        assert_eq!(Quantity::parse(1).map(Quantity::get), Ok(1));
+        assert_eq!(Quantity::parse(100).map(Quantity::get), Ok(100));
+        for bad in [0, 101, -1, 256, i64::MAX, i64::MIN] {
+            assert_eq!(
+                Quantity::parse(bad),
+                Err(QuantityError::OutOfRange),
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! The idempotency record's life: `Processing` -> `Completed`, and what a record found
+//! under a key means for a request that arrives with the same key.
+
+use chrono::{DateTime, Utc};
+
+use crate::{Fingerprint, RetentionError, RetentionPolicy};
+
+/// The database id of an idempotency record, useful in logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RecordId(pub u64);
+
+/// The exact response the first execution produced; every replay returns these bytes.
+///
+/// Only an allow-list of headers is kept (`Content-Type`, `Location`): nothing tied to one
+/// connection, such as cookies or trace ids, belongs in a replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredResponse {
+    status: u16,
+    content_type: String,
+    location: Option<String>,
+    body: Vec<u8>,
+}
+
+/// Why a response cannot be stored as it is (the columns would cut it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum StoredResponseError {
+    /// Occurs when the status is not a valid HTTP status code.
+    #[error("status must be 100..=599")]
+    Status,
+    /// Occurs when the content type is empty or longer than 128 bytes.
+    #[error("content type must have 1..=128 bytes")]
+    ContentType,
+    /// Occurs when the location is longer than 512 bytes.
+    #[error("location must have at most 512 bytes")]
+    Location,
+    /// Occurs when the body is 16 MiB or larger.
+    #[error("body must be smaller than 16 MiB")]
+    Body,
+}
+
+impl StoredResponse {
+    /// Largest `response_content_type` the column holds.
+    pub const MAX_CONTENT_TYPE: usize = 128;
+    /// Largest `response_location` the column holds.
+    pub const MAX_LOCATION: usize = 512;
+    /// `MEDIUMBLOB` holds less than 16 MiB.
+    pub const MAX_BODY: usize = (1 << 24) - 1;
+
+    /// Checks each part against what its column can hold, so nothing is ever truncated.
+    ///
+    /// # Errors
+    /// The first [`StoredResponseError`] met.
+    pub fn new(
+        status: u16,
+        content_type: String,
+        location: Option<String>,
+        body: Vec<u8>,
+    ) -> Result<Self, StoredResponseError> {
+        if !(100..=599).contains(&status) {
+            return Err(StoredResponseError::Status);
+        }
+        if content_type.is_empty() || content_type.len() > Self::MAX_CONTENT_TYPE {
+            return Err(StoredResponseError::ContentType);
+        }
+        if location
+            .as_ref()
+            .is_some_and(|l| l.len() > Self::MAX_LOCATION)
+        {
+            return Err(StoredResponseError::Location);
+        }
+        if body.len() > Self::MAX_BODY {
+            return Err(StoredResponseError::Body);
+        }
+        Ok(Self {
+            status,
+            content_type,
+            location,
+            body,
+        })
+    }
+
+    /// The HTTP status.
+    #[must_use]
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+    /// The `Content-Type` header value.
+    #[must_use]
+    pub fn content_type(&self) -> &str {
+        &self.content_type
+    }
+    /// The `Location` header value, if the response had one.
+    #[must_use]
+    pub fn location(&self) -> Option<&str> {
+        self.location.as_deref()
+    }
+    /// The body bytes.
+    #[must_use]
+    pub fn body(&self) -> &[u8] {
+        &self.body
+    }
+}
+
+/// What completing a record stores: the response and the retention window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// What every replay returns.
+    pub response: StoredResponse,
+    /// When the operation completed.
+    pub completed_at: DateTime<Utc>,
+    /// From when a purge may delete the record.
+    pub expires_at: DateTime<Utc>,
+}
+
+impl Completion {
+    /// A completion at `completed_at`, expiring as `policy` says.
+    ///
+    /// # Errors
+    /// [`RetentionError::OutOfRange`] if the expiry overflows.
+    pub fn new(
+        response: StoredResponse,
+        completed_at: DateTime<Utc>,
+        policy: RetentionPolicy,
+    ) -> Result<Self, RetentionError> {
+        Ok(Self {
+            response,
+            expires_at: policy.expires_at(completed_at)?,
+            completed_at,
+        })
+    }
+}
+
+/// Where a record is in its life.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordState {
+    /// Inserted by a transaction that has not finished (or, read back, one that is running).
+    Processing,
+    /// The operation committed together with this completion.
+    Completed(Completion),
+}
+
+/// Why a state change was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TransitionError {
+    /// Occurs when a record that is already completed would be completed again.
+    #[error("the record is already completed")]
+    AlreadyCompleted,
+}
+
+impl RecordState {
+    /// `Processing` -> `Completed`, the only transition there is.
+    ///
+    /// # Errors
+    /// [`TransitionError::AlreadyCompleted`] from `Completed`.
+    pub fn complete(self, completion: Completion) -> Result<Self, TransitionError> {
+        match self {
+            Self::Processing => Ok(Self::Completed(completion)),
+            Self::Completed(_) => Err(TransitionError::AlreadyCompleted),
+        }
+    }
+}
+
+/// A record found under the incoming request's scope and key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExistingRecord {
+    /// The record's id.
+    pub id: RecordId,
+    /// The fingerprint of the request that created it.
+    pub fingerprint: Fingerprint,
+    /// Where it is in its life.
+    pub state: RecordState,
+}
+
+/// What an existing record means for an incoming request with the same scope and key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Same request, completed: return the stored response unchanged.
+    Replay(StoredResponse),
+    /// The key was first used with another request: nothing may run.
+    KeyReused,
+    /// Same request, still being processed elsewhere: come back later, same key.
+    InProgress,
+}
+
+/// Maps an existing record and the incoming fingerprint to a [`Decision`].
+///
+/// The fingerprint is compared first, so a different request under a used key is always
+/// refused, whatever state the record is in. A fingerprint of another rule version cannot
+/// be shown to mean the same request and counts as another request.
+#[must_use]
+pub fn decide(existing: &ExistingRecord, incoming: &Fingerprint) -> Decision {
+    if existing.fingerprint != *incoming {
+        return Decision::KeyReused;
+    }
+    match &existing.state {
+        RecordState::Processing => Decision::InProgress,
+        RecordState::Completed(completion) => Decision::Replay(completion.response.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FingerprintVersion;
+
+    fn fp(byte: u8) -> Fingerprint {
+        Fingerprint::from_parts(FingerprintVersion(1), [byte; 32])
+    }
+
+    fn response() -> StoredResponse {
+        StoredResponse::new(
+            201,
+            "application/json".into(),
+            Some("/api/orders/1".into()),
+            b"{}".to_vec(),
+        )
+        .unwrap()
+    }
+
+    fn completion() -> Completion {
+        Completion::new(response(), DateTime::UNIX_EPOCH, RetentionPolicy::default()).unwrap()
+    }
+
+    fn completed() -> RecordState {
+        RecordState::Processing.complete(completion()).unwrap()
+    }
+
+    fn record(fingerprint: Fingerprint, state: RecordState) -> ExistingRecord {
+        ExistingRecord {
+            id: RecordId(7),
+            fingerprint,
+            state,
+        }
+    }
+
+    #[test]
+    fn a_completed_record_with_the_same_fingerprint_is_replayed_unchanged() {
+        let decision = decide(&record(fp(1), completed()), &fp(1));
+        assert_eq!(decision, Decision::Replay(response()));
+    }
+
+    #[test]
+    fn a_different_fingerprint_is_key_reuse_whatever_the_state() {
+        assert_eq!(
+            decide(&record(fp(1), completed()), &fp(2)),
+            Decision::KeyReused
+        );
+        assert_eq!(
+            decide(&record(fp(1), RecordState::Processing), &fp(2)),
+            Decision::KeyReused
+        );
+    }
+
+    #[test]
+    fn another_rule_version_counts_as_another_request() {
+        let old = Fingerprint::from_parts(FingerprintVersion(1), [1; 32]);
+        let new = Fingerprint::from_parts(FingerprintVersion(2), [1; 32]);
+        assert_eq!(decide(&record(old, completed()), &new), Decision::KeyReused);
+    }
+
+    #[test]
+    fn a_processing_record_with_the_same_fingerprint_is_in_progress() {
+        assert_eq!(
+            decide(&record(fp(1), RecordState::Processing), &fp(1)),
+            Decision::InProgress
+        );
+    }
+
+    #[test]
+    fn completing_sets_the_expiry_from_the_completion_time() {
+        let c = completion();
+        assert_eq!(
+            c.expires_at - c.completed_at,
+            chrono::TimeDelta::seconds(86_400)
+        );
+    }
+
+    #[test]
+    fn a_completed_record_cannot_be_completed_again() {
+        let again = completed().complete(completion());
+        assert_eq!(again, Err(TransitionError::AlreadyCompleted));
+    }
+
+    #[test]
+    fn responses_that_a_column_would_cut_are_refused() {
+        let long = "x".repeat(StoredResponse::MAX_LOCATION + 1);
+        assert_eq!(
+            StoredResponse::new(201, "a/b".into(), Some(long), vec![]),
+            Err(StoredResponseError::Location)
+        );
+        assert_eq!(
+            StoredResponse::new(201, String::new(), None, vec![]),
+            Err(StoredResponseError::ContentType)
+        );
+        assert_eq!(
+            StoredResponse::new(99, "a/b".into(), None, vec![]),
+            Err(StoredResponseError::Status)
+        );
+    }
+}

@@ -1,0 +1,166 @@
+//! Who asked and for what: the scope an idempotency key lives in.
+
+use std::fmt;
+
+/// The largest id the database columns (`BIGINT`) can hold.
+const MAX_ID: u64 = i64::MAX as u64;
+
+/// Why a tenant or actor id was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    /// Occurs when the id is zero.
+    #[error("must be a positive integer")]
+    NotPositive,
+    /// Occurs when the id does not fit a signed 64-bit column.
+    #[error("must be at most {MAX_ID}")]
+    TooLarge,
+}
+
+fn check_id(raw: u64) -> Result<u64, IdError> {
+    match raw {
+        0 => Err(IdError::NotPositive),
+        n if n > MAX_ID => Err(IdError::TooLarge),
+        n => Ok(n),
+    }
+}
+
+macro_rules! positive_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(u64);
+
+        impl $name {
+            /// Accepts `1..=i64::MAX`, the range the `BIGINT` columns hold.
+            ///
+            /// # Errors
+            /// [`IdError::NotPositive`] for zero, [`IdError::TooLarge`] above `i64::MAX`.
+            pub fn parse(raw: u64) -> Result<Self, IdError> {
+                check_id(raw).map(Self)
+            }
+
+            /// The id as a number.
+            #[must_use]
+            pub fn get(self) -> u64 {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+positive_id!(
+    /// The tenant a caller belongs to, taken only from the verified token.
+    TenantId
+);
+positive_id!(
+    /// The acting user or client, taken only from the verified token.
+    ActorId
+);
+
+/// The longest operation name the `operation VARBINARY(64)` column holds.
+const MAX_OPERATION_LEN: usize = 64;
+
+/// A versioned operation name such as `orders.create.v1`, fixed by the server route.
+///
+/// Dot-separated segments of `a-z 0-9 _`, at most 64 bytes. The version belongs in the
+/// name: a new request meaning is a new operation, so old keys never match new meanings.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Operation(String);
+
+/// Why an operation name was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum OperationError {
+    /// Occurs when the name is empty or longer than 64 bytes.
+    #[error("an operation name has 1..={MAX_OPERATION_LEN} bytes")]
+    BadLength,
+    /// Occurs when a segment is empty or has a character outside `a-z 0-9 _`.
+    #[error("an operation name is dot-separated segments of a-z, 0-9 and '_'")]
+    BadSegment,
+}
+
+impl Operation {
+    /// Parses an operation name.
+    ///
+    /// # Errors
+    /// [`OperationError::BadLength`] or [`OperationError::BadSegment`].
+    pub fn parse(raw: &str) -> Result<Self, OperationError> {
+        if raw.is_empty() || raw.len() > MAX_OPERATION_LEN {
+            return Err(OperationError::BadLength);
+        }
+        let segment_ok = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        };
+        if !raw.split('.').all(segment_ok) {
+            return Err(OperationError::BadSegment);
+        }
+        Ok(Self(raw.to_owned()))
+    }
+
+    /// The name as stored and fingerprinted.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The space a key is unique in: the same key means the same operation only for the same
+/// tenant, actor and operation. Mirrors the `uq_api_idempotency_scope_key` columns.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Scope {
+    /// From the verified token's `tid`.
+    pub tenant: TenantId,
+    /// From the verified token's `sub`.
+    pub actor: ActorId,
+    /// From the server route.
+    pub operation: Operation,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_must_be_positive_and_fit_a_signed_bigint() {
+        assert_eq!(TenantId::parse(0), Err(IdError::NotPositive));
+        assert_eq!(TenantId::parse(1).map(TenantId::get), Ok(1));
+        assert!(ActorId::parse(i64::MAX as u64).is_ok());
+        assert_eq!(ActorId::parse(i64::MAX as u64 + 1), Err(IdError::TooLarge));
+    }
+
+    #[test]
+    fn a_versioned_dotted_name_is_an_operation() {
+        let op = Operation::parse("orders.create.v1").unwrap();
+        assert_eq!(op.as_str(), "orders.create.v1");
+    }
+
+    #[test]
+    fn operation_names_refuse_capitals_empty_segments_and_excess_length() {
+        assert_eq!(
+            Operation::parse("Orders.create"),
+            Err(OperationError::BadSegment)
+        );
+        assert_eq!(
+            Operation::parse("orders..v1"),
+            Err(OperationError::BadSegment)
+        );
+        assert_eq!(Operation::parse(""), Err(OperationError::BadLength));
+        assert_eq!(
+            Operation::parse(&"a".repeat(65)),
+            Err(OperationError::BadLength)
+        );
+    }
+}

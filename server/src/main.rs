@@ -1,0 +1,2 @@
+//! Placeholder until the server lands.
+fn main() {}
