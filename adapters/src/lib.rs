@@ -1,1 +1,6 @@
-//! Placeholder until the adapters land.
+//! Adapters: the application's ports made real.
+//!
+//! Error types: driver errors (`diesel::result::Error`, pool errors) never leave this
+//! crate; each is sorted here into the port's own variant (see [`mysql::classify`]).
+
+pub mod mysql;

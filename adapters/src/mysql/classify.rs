@@ -1,0 +1,220 @@
+//! Sorting MySQL errors into the ports' variants.
+//!
+//! diesel-async hands over only the server's message text (the error number and SQLSTATE
+//! are lost), so classification reads the text. For duplicate keys the index name is read
+//! from the END of the message: the duplicate value comes first and is caller-controlled,
+//! so it may itself contain `for key '...'`.
+
+use application::ports::{InsertOrderError, InsertRecordError, StoreError};
+use diesel::result::{DatabaseErrorKind, Error};
+
+/// The index whose violation, and only whose violation, means "key already registered".
+pub const SCOPE_KEY_INDEX: &str = "uq_api_idempotency_scope_key";
+/// The orders index that enforces one order per `(tenant, clientOrderRef)`.
+pub const CLIENT_ORDER_REF_INDEX: &str = "uq_orders_tenant_client_order_ref";
+
+/// The index named at the end of a duplicate-entry message, without a `table.` prefix
+/// (MySQL 8.0.19+ writes `'table.index'`, MariaDB and older MySQL `'index'`).
+#[must_use]
+pub fn duplicate_key_index(message: &str) -> Option<&str> {
+    const MARKER: &str = " for key '";
+    let body = message.strip_suffix('\'')?;
+    let start = body.rfind(MARKER)? + MARKER.len();
+    let name = &body[start..];
+    Some(name.rsplit_once('.').map_or(name, |(_, index)| index))
+}
+
+/// Whether `error` is a unique violation of exactly `index`.
+fn violates(error: &Error, index: &str) -> bool {
+    matches!(
+        error,
+        Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
+            if duplicate_key_index(info.message()) == Some(index)
+    )
+}
+
+/// Classifies an error of the record insert.
+#[must_use]
+pub fn record_insert_error(error: Error) -> InsertRecordError {
+    if violates(&error, SCOPE_KEY_INDEX) {
+        InsertRecordError::KeyAlreadyRegistered
+    } else {
+        InsertRecordError::Store(store_error(error))
+    }
+}
+
+/// Classifies an error of the order insert.
+#[must_use]
+pub fn order_insert_error(error: Error) -> InsertOrderError {
+    if violates(&error, CLIENT_ORDER_REF_INDEX) {
+        InsertOrderError::ClientOrderRefTaken
+    } else {
+        InsertOrderError::Store(store_error(error))
+    }
+}
+
+/// Classifies any other error. Messages kept in `Other` are the server's own texts about
+/// our statements; a duplicate-entry text, which would echo request values, is dropped.
+#[must_use]
+pub fn store_error(error: Error) -> StoreError {
+    match &error {
+        Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+            StoreError::Other(format!(
+                "unexpected duplicate on index {}",
+                duplicate_key_index(info.message()).unwrap_or("?")
+            ))
+        }
+        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => StoreError::ConnectionLost,
+        Error::DatabaseError(_, info) => classify_message(info.message()),
+        Error::BrokenTransactionManager => StoreError::ConnectionLost,
+        other => StoreError::Other(other.to_string()),
+    }
+}
+
+/// The texts of lock waits, deadlocks and broken connections.
+fn classify_message(message: &str) -> StoreError {
+    const CONNECTION_LOST: [&str; 6] = [
+        "Input/output error",
+        "Connection to the server is closed",
+        "Driver error",
+        "Connection was killed",
+        "Server shutdown in progress",
+        "Lost connection",
+    ];
+    if message.starts_with("Lock wait timeout exceeded") {
+        StoreError::LockWaitTimeout
+    } else if message.starts_with("Deadlock found when trying to get lock") {
+        StoreError::Deadlock
+    } else if CONNECTION_LOST.iter().any(|text| message.contains(text)) {
+        StoreError::ConnectionLost
+    } else {
+        StoreError::Other(message.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db_error(kind: DatabaseErrorKind, message: &str) -> Error {
+        Error::DatabaseError(kind, Box::new(message.to_owned()))
+    }
+
+    fn unique(message: &str) -> Error {
+        db_error(DatabaseErrorKind::UniqueViolation, message)
+    }
+
+    #[test]
+    fn the_mariadb_duplicate_text_on_the_scope_key_is_key_already_registered() {
+        let error = unique(
+            "Duplicate entry '1-2-orders.create.v1-k1' for key 'uq_api_idempotency_scope_key'",
+        );
+        assert!(matches!(
+            record_insert_error(error),
+            InsertRecordError::KeyAlreadyRegistered
+        ));
+    }
+
+    #[test]
+    fn the_mysql_8_table_qualified_text_is_key_already_registered() {
+        let error = unique(
+            "Duplicate entry '1-2-orders.create.v1-k1' for key 'api_idempotency.uq_api_idempotency_scope_key'",
+        );
+        assert!(matches!(
+            record_insert_error(error),
+            InsertRecordError::KeyAlreadyRegistered
+        ));
+    }
+
+    #[test]
+    fn a_duplicate_value_that_mimics_the_key_name_is_not_taken_for_it() {
+        let error =
+            unique("Duplicate entry 'x' for key 'uq_api_idempotency_scope_key' for key 'PRIMARY'");
+        assert!(matches!(
+            record_insert_error(error),
+            InsertRecordError::Store(StoreError::Other(_))
+        ));
+    }
+
+    #[test]
+    fn a_duplicate_on_another_index_is_never_key_already_registered() {
+        let error = unique("Duplicate entry '5' for key 'PRIMARY'");
+        assert!(matches!(
+            record_insert_error(error),
+            InsertRecordError::Store(StoreError::Other(_))
+        ));
+    }
+
+    #[test]
+    fn the_orders_unique_index_is_a_client_order_ref_conflict_only_on_the_order_insert() {
+        let text = "Duplicate entry '1-REF-1' for key 'uq_orders_tenant_client_order_ref'";
+        assert!(matches!(
+            order_insert_error(unique(text)),
+            InsertOrderError::ClientOrderRefTaken
+        ));
+        assert!(matches!(
+            record_insert_error(unique(text)),
+            InsertRecordError::Store(StoreError::Other(_))
+        ));
+        let qualified =
+            "Duplicate entry '1-REF-1' for key 'orders.uq_orders_tenant_client_order_ref'";
+        assert!(matches!(
+            order_insert_error(unique(qualified)),
+            InsertOrderError::ClientOrderRefTaken
+        ));
+    }
+
+    #[test]
+    fn the_scope_key_index_is_not_a_client_order_ref_conflict() {
+        let error = unique("Duplicate entry 'k' for key 'uq_api_idempotency_scope_key'");
+        assert!(matches!(
+            order_insert_error(error),
+            InsertOrderError::Store(StoreError::Other(_))
+        ));
+    }
+
+    #[test]
+    fn an_unexpected_duplicate_does_not_echo_the_duplicate_value() {
+        let StoreError::Other(text) =
+            store_error(unique("Duplicate entry 'SECRET' for key 'PRIMARY'"))
+        else {
+            panic!("expected Other");
+        };
+        assert!(!text.contains("SECRET"), "{text}");
+    }
+
+    #[test]
+    fn lock_wait_timeout_deadlock_and_lost_connections_are_told_apart() {
+        let unknown = |m: &str| store_error(db_error(DatabaseErrorKind::Unknown, m));
+        assert!(matches!(
+            unknown("Lock wait timeout exceeded; try restarting transaction"),
+            StoreError::LockWaitTimeout
+        ));
+        assert!(matches!(
+            unknown("Deadlock found when trying to get lock; try restarting transaction"),
+            StoreError::Deadlock
+        ));
+        assert!(matches!(
+            unknown("Input/output error: broken pipe"),
+            StoreError::ConnectionLost
+        ));
+        assert!(matches!(
+            unknown("Driver error: `Connection to the server is closed.'"),
+            StoreError::ConnectionLost
+        ));
+        assert!(matches!(
+            unknown("Connection was killed"),
+            StoreError::ConnectionLost
+        ));
+        assert!(matches!(
+            unknown("Data too long for column 'sku' at row 1"),
+            StoreError::Other(_)
+        ));
+    }
+
+    #[test]
+    fn a_message_without_the_closing_quote_names_no_index() {
+        assert_eq!(duplicate_key_index("Duplicate entry 'a' for key 'x"), None);
+        assert_eq!(duplicate_key_index("something else'"), None);
+    }
+}

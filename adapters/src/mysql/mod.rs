@@ -1,0 +1,18 @@
+//! MySQL / MariaDB (InnoDB) through diesel-async on a deadpool pool.
+//!
+//! `schema` and the row types stay inside this module; the rest of the workspace sees
+//! only the ports.
+
+pub mod classify;
+mod migrate;
+mod orders;
+mod purge;
+mod reader;
+mod records;
+mod schema;
+mod store;
+mod transaction;
+
+pub use migrate::MigrateError;
+pub use store::{ConnectError, MysqlConfig, MysqlStore, ServerInfo};
+pub use transaction::MysqlTx;

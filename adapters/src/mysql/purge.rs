@@ -1,0 +1,28 @@
+//! Deleting expired completed records in bounded batches.
+
+use application::ports::{RecordPurger, StoreError};
+use chrono::{DateTime, Utc};
+use diesel::sql_types::{Datetime, Integer, Unsigned};
+use diesel_async::RunQueryDsl;
+
+use super::classify::store_error;
+use super::store::MysqlStore;
+
+impl RecordPurger for MysqlStore {
+    /// `DELETE ... ORDER BY expires_at LIMIT n` walks the expiry index and touches only
+    /// `COMPLETED` rows: a `PROCESSING` record has no expiry and is never purged.
+    async fn purge_expired_batch(&self, now: DateTime<Utc>, limit: u32) -> Result<u64, StoreError> {
+        let mut conn = self.connection().await?;
+        let deleted = diesel::sql_query(
+            "DELETE FROM api_idempotency \
+             WHERE state = 'COMPLETED' AND expires_at <= ? \
+             ORDER BY expires_at LIMIT ?",
+        )
+        .bind::<Datetime, _>(now.naive_utc())
+        .bind::<Unsigned<Integer>, _>(limit)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(deleted as u64)
+    }
+}

@@ -1,0 +1,27 @@
+//! Reads outside the coordinator's transaction: the fresh record read and order reads.
+
+use application::Order;
+use application::ports::{OrderReader, RecordReader, StoreError};
+use domain::{ExistingRecord, IdempotencyKey, OrderId, Scope, TenantId};
+
+use super::store::MysqlStore;
+use super::{orders, records};
+
+impl RecordReader for MysqlStore {
+    /// Checks out its own connection: never the one whose transaction just failed.
+    async fn find(
+        &self,
+        scope: &Scope,
+        key: &IdempotencyKey,
+    ) -> Result<Option<ExistingRecord>, StoreError> {
+        let mut conn = self.connection().await?;
+        records::find(&mut conn, scope, key).await
+    }
+}
+
+impl OrderReader for MysqlStore {
+    async fn find_order(&self, tenant: TenantId, id: OrderId) -> Result<Option<Order>, StoreError> {
+        let mut conn = self.connection().await?;
+        orders::find(&mut conn, tenant, id).await
+    }
+}

@@ -1,0 +1,152 @@
+//! The MySQL store: a connection pool and what it implements.
+
+use application::ports::StoreError;
+use diesel::QueryableByName;
+use diesel::sql_types::{BigInt, Text};
+use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
+use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
+
+/// A pooled connection.
+pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
+
+/// How to reach MySQL.
+#[derive(Debug, Clone)]
+pub struct MysqlConfig {
+    /// `mysql://user:pass@host:port/db?opts`; driver options pass through unchanged.
+    pub url: String,
+    /// `innodb_lock_wait_timeout` for every connection: how long a follower waits on a
+    /// same-key insert held by an open transaction before it hears "in progress".
+    pub lock_wait_timeout_secs: u32,
+    /// The most connections the pool opens.
+    pub max_connections: usize,
+}
+
+/// Why the store could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// Occurs when the pool cannot be built from the configuration.
+    #[error("invalid pool configuration: {0}")]
+    Pool(String),
+    /// Occurs when no connection can be opened (the URL's password is never printed).
+    #[error("cannot connect to MySQL: {0}")]
+    Unreachable(String),
+}
+
+/// What the tests record about the server they ran against.
+#[derive(Debug, Clone, QueryableByName)]
+pub struct ServerInfo {
+    /// `VERSION()`.
+    #[diesel(sql_type = Text)]
+    pub version: String,
+    /// The session's transaction isolation level.
+    #[diesel(sql_type = Text)]
+    pub isolation: String,
+    /// The session's `innodb_lock_wait_timeout` in seconds.
+    #[diesel(sql_type = BigInt)]
+    pub lock_wait_timeout_secs: i64,
+}
+
+/// MySQL behind every port: unit of work, fresh reads, order reads, purge.
+///
+/// Cloning is cheap (the pool is shared).
+#[derive(Clone)]
+pub struct MysqlStore {
+    pool: Pool<AsyncMysqlConnection>,
+}
+
+impl std::fmt::Debug for MysqlStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MysqlStore")
+            .field("pool", &self.pool.status())
+            .finish()
+    }
+}
+
+impl MysqlStore {
+    /// Builds the pool and opens one connection to prove the configuration.
+    ///
+    /// # Errors
+    /// [`ConnectError`] when the pool cannot be built or the server cannot be reached.
+    pub async fn connect(config: &MysqlConfig) -> Result<Self, ConnectError> {
+        let lock_wait = config.lock_wait_timeout_secs;
+        let mut manager_config = ManagerConfig::<AsyncMysqlConnection>::default();
+        // Connections come back to the pool only outside a transaction (the manager checks
+        // the transaction state); a test query on every checkout would cost a round trip.
+        manager_config.recycling_method = RecyclingMethod::Fast;
+        manager_config.custom_setup = Box::new(move |url| {
+            let url = url.to_owned();
+            Box::pin(async move {
+                let mut conn = AsyncMysqlConnection::establish(&url).await?;
+                conn.batch_execute(&format!(
+                    "SET SESSION innodb_lock_wait_timeout = {lock_wait}"
+                ))
+                .await
+                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                Ok(conn)
+            })
+        });
+        let manager = AsyncDieselConnectionManager::<AsyncMysqlConnection>::new_with_config(
+            &config.url,
+            manager_config,
+        );
+        let pool = Pool::builder(manager)
+            .max_size(config.max_connections)
+            .build()
+            .map_err(|e| ConnectError::Pool(e.to_string()))?;
+        let store = Self { pool };
+        drop(
+            store
+                .pool
+                .get()
+                .await
+                .map_err(|e| ConnectError::Unreachable(e.to_string()))?,
+        );
+        Ok(store)
+    }
+
+    /// A connection from the pool.
+    pub(super) async fn connection(&self) -> Result<PooledConnection, StoreError> {
+        self.pool.get().await.map_err(pool_error)
+    }
+
+    /// Version, isolation level and lock wait setting, as a connection of this pool sees them.
+    ///
+    /// # Errors
+    /// Any [`StoreError`].
+    pub async fn server_info(&self) -> Result<ServerInfo, StoreError> {
+        let mut conn = self.connection().await?;
+        // MySQL 8 and MariaDB 11.1+ name the variable `transaction_isolation`; older
+        // MariaDB only `tx_isolation`.
+        let mut last_error = None;
+        for variable in ["transaction_isolation", "tx_isolation"] {
+            let query = format!(
+                "SELECT VERSION() AS version, @@SESSION.{variable} AS isolation, \
+                 CAST(@@SESSION.innodb_lock_wait_timeout AS SIGNED) AS lock_wait_timeout_secs"
+            );
+            match diesel::sql_query(query).get_result(&mut conn).await {
+                Ok(info) => return Ok(info),
+                Err(error) => last_error = Some(error),
+            }
+        }
+        Err(last_error.map_or_else(
+            || StoreError::Other("no isolation variable".to_owned()),
+            super::classify::store_error,
+        ))
+    }
+
+    /// Whether the database answers a trivial query (for readiness).
+    pub async fn ping(&self) -> bool {
+        match self.connection().await {
+            Ok(mut conn) => conn.batch_execute("SELECT 1").await.is_ok(),
+            Err(_) => false,
+        }
+    }
+}
+
+/// A pool that cannot hand out a connection means the database is unavailable.
+fn pool_error(_error: PoolError) -> StoreError {
+    StoreError::ConnectionLost
+}

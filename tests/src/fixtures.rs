@@ -1,0 +1,53 @@
+//! Small builders for test inputs.
+
+use application::Caller;
+use domain::{ActorId, ClientOrderRef, IdempotencyKey, NewOrder, Quantity, Sku, TenantId};
+
+/// A caller of `tenant` acting as `actor`, with both order permissions.
+///
+/// # Panics
+/// On ids the domain refuses (a test bug).
+#[must_use]
+pub fn caller(tenant: u64, actor: u64) -> Caller {
+    Caller::new(
+        TenantId::parse(tenant).expect("test tenant id"),
+        ActorId::parse(actor).expect("test actor id"),
+        "orders:create orders:read",
+    )
+}
+
+/// A key.
+///
+/// # Panics
+/// On a key the domain refuses (a test bug).
+#[must_use]
+pub fn key(raw: &str) -> IdempotencyKey {
+    IdempotencyKey::parse(raw).expect("test key")
+}
+
+/// An order request.
+///
+/// # Panics
+/// On values the domain refuses (a test bug).
+#[must_use]
+pub fn new_order(client_order_ref: &str, quantity: i64) -> NewOrder {
+    NewOrder {
+        client_order_ref: ClientOrderRef::parse(client_order_ref).expect("test ref"),
+        sku: Sku::parse("SKU-1").expect("test sku"),
+        quantity: Quantity::parse(quantity).expect("test quantity"),
+    }
+}
+
+/// The `orderId` inside a stored order body.
+///
+/// # Panics
+/// When the body is not the contract's JSON.
+#[must_use]
+pub fn order_id_in(body: &[u8]) -> u64 {
+    let value: serde_json::Value = serde_json::from_slice(body).expect("order JSON");
+    value["orderId"]
+        .as_str()
+        .expect("orderId is a string")
+        .parse()
+        .expect("orderId is decimal")
+}

@@ -1,0 +1,13 @@
+//! The storage guarantees of the contract (section 4), proven against a real
+//! MySQL-compatible server over real connections. Each test has a database of its own;
+//! where timing matters a test runs many rounds, synchronized by the leader gate and the
+//! server's own lock-wait view, never by sleeps.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
+
+mod classification;
+mod leader;
+mod pool;
+mod retention;
+mod schema;
+mod storm;
