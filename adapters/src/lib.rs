@@ -3,4 +3,5 @@
 //! Error types: driver errors (`diesel::result::Error`, pool errors) never leave this
 //! crate; each is sorted here into the port's own variant (see [`mysql::classify`]).
 
+pub mod http;
 pub mod mysql;
