@@ -1,0 +1,222 @@
+//! RFC 9457 problem details with the contract's stable `code`, and the mapping from each
+//! coordinator outcome and input error to its status.
+
+use application::{Outcome, Rejection};
+use domain::KeyError;
+use serde::Serialize;
+
+use super::FieldError;
+
+/// The media type of every error response.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// Seconds a client should wait before retrying a `409 request_in_progress` or a
+/// `503 outcome_unknown` with the same key.
+pub const RETRY_AFTER_SECS: u32 = 1;
+
+/// One error response. Texts are fixed per code: no token, header or body is ever quoted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// `about:blank`-style type URI, unique per code.
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    /// A short summary.
+    pub title: &'static str,
+    /// The HTTP status.
+    pub status: u16,
+    /// What happened and what to do.
+    pub detail: &'static str,
+    /// The stable machine-readable code.
+    pub code: &'static str,
+    /// The violations of an `invalid_body`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ProblemField>,
+    /// `Retry-After` to send, in seconds.
+    #[serde(skip)]
+    pub retry_after: Option<u32>,
+}
+
+/// A violation in the `errors` array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProblemField {
+    /// JSON Pointer to the value.
+    pub pointer: &'static str,
+    /// What is wrong.
+    pub reason: &'static str,
+}
+
+impl Problem {
+    fn new(status: u16, code: &'static str, title: &'static str, detail: &'static str) -> Self {
+        Self {
+            type_uri: format!("urn:problem:{code}"),
+            title,
+            status,
+            detail,
+            code,
+            errors: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    fn retry(mut self) -> Self {
+        self.retry_after = Some(RETRY_AFTER_SECS);
+        self
+    }
+
+    /// The serialized body.
+    #[must_use]
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// `400` for a missing or invalid `Idempotency-Key`.
+    #[must_use]
+    pub fn for_key(error: KeyError) -> Self {
+        match error {
+            KeyError::Missing => Self::new(
+                400,
+                "idempotency_key_missing",
+                "Idempotency-Key missing",
+                "Send one Idempotency-Key header naming this operation.",
+            ),
+            _ => Self::new(
+                400,
+                "idempotency_key_invalid",
+                "Idempotency-Key invalid",
+                "Send exactly one Idempotency-Key of 1 to 128 characters of A-Z a-z 0-9 - _.",
+            ),
+        }
+    }
+
+    /// `400 invalid_body` listing every violation.
+    #[must_use]
+    pub fn invalid_body(errors: &[FieldError]) -> Self {
+        let mut problem = Self::new(
+            400,
+            "invalid_body",
+            "Invalid body",
+            "The body does not match the operation's schema; see errors.",
+        );
+        problem.errors = errors
+            .iter()
+            .map(|e| ProblemField {
+                pointer: e.pointer,
+                reason: e.reason,
+            })
+            .collect();
+        problem
+    }
+
+    /// The problem for an outcome that is not a success, or `None` for a success.
+    #[must_use]
+    pub fn for_outcome(outcome: &Outcome) -> Option<Self> {
+        Some(match outcome {
+            Outcome::Executed { .. } | Outcome::Replayed { .. } => return None,
+            Outcome::KeyReused => Self::new(
+                422,
+                "idempotency_key_reused",
+                "Idempotency-Key reused",
+                "This key was used with a different request. Use a new key for a new request.",
+            ),
+            Outcome::InProgress => Self::new(
+                409,
+                "request_in_progress",
+                "Request in progress",
+                "A request with this key is still being processed. Retry later with the same key.",
+            )
+            .retry(),
+            Outcome::Rejected(Rejection::ClientOrderRefConflict) => Self::new(
+                409,
+                "client_order_ref_conflict",
+                "clientOrderRef already used",
+                "An order with this clientOrderRef already exists in this tenant.",
+            ),
+            Outcome::OutcomeUnknown(_) => Self::new(
+                503,
+                "outcome_unknown",
+                "Outcome unknown",
+                "Whether the request took effect cannot be told now. Retry with the same key; never a new one.",
+            )
+            .retry(),
+            Outcome::Forbidden => Self::new(
+                403,
+                "forbidden",
+                "Forbidden",
+                "The token does not grant this operation.",
+            ),
+            Outcome::Failed(_) => Self::new(
+                500,
+                "internal",
+                "Internal error",
+                "The request failed and was rolled back; nothing was stored.",
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use application::{FailureCause, UnknownCause};
+
+    use super::*;
+
+    #[test]
+    fn each_outcome_maps_to_the_contract_status_and_code() {
+        let cases = [
+            (Outcome::KeyReused, 422, "idempotency_key_reused", false),
+            (Outcome::InProgress, 409, "request_in_progress", true),
+            (
+                Outcome::Rejected(Rejection::ClientOrderRefConflict),
+                409,
+                "client_order_ref_conflict",
+                false,
+            ),
+            (
+                Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown),
+                503,
+                "outcome_unknown",
+                true,
+            ),
+            (Outcome::Forbidden, 403, "forbidden", false),
+            (
+                Outcome::Failed(FailureCause::Aborted),
+                500,
+                "internal",
+                false,
+            ),
+        ];
+        for (outcome, status, code, retry) in cases {
+            let problem = Problem::for_outcome(&outcome).unwrap();
+            assert_eq!(
+                (problem.status, problem.code),
+                (status, code),
+                "{outcome:?}"
+            );
+            assert_eq!(problem.retry_after.is_some(), retry, "{outcome:?}");
+        }
+    }
+
+    #[test]
+    fn a_missing_key_and_an_invalid_key_have_their_own_codes() {
+        assert_eq!(
+            Problem::for_key(KeyError::Missing).code,
+            "idempotency_key_missing"
+        );
+        for error in [KeyError::Empty, KeyError::TooLong, KeyError::BadCharacter] {
+            assert_eq!(Problem::for_key(error).code, "idempotency_key_invalid");
+        }
+    }
+
+    #[test]
+    fn an_invalid_body_problem_lists_its_violations_as_json() {
+        let problem = Problem::invalid_body(&[FieldError {
+            pointer: "/quantity",
+            reason: "must be a JSON integer",
+        }]);
+        let json: serde_json::Value = serde_json::from_slice(&problem.to_json()).unwrap();
+        assert_eq!(json["status"], 400);
+        assert_eq!(json["code"], "invalid_body");
+        assert_eq!(json["errors"][0]["pointer"], "/quantity");
+        assert!(json.get("retry_after").is_none());
+    }
+}
