@@ -51,3 +51,24 @@ pub fn order_id_in(body: &[u8]) -> u64 {
         .parse()
         .expect("orderId is decimal")
 }
+
+/// Awaits every task, in order.
+///
+/// # Panics
+/// When a task panicked.
+pub async fn join_all<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut results = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        results.push(task.await.expect("task panicked"));
+    }
+    results
+}
+
+/// How many outcomes are first executions.
+#[must_use]
+pub fn executed_count(outcomes: &[application::Outcome]) -> usize {
+    outcomes
+        .iter()
+        .filter(|o| matches!(o, application::Outcome::Executed { .. }))
+        .count()
+}

@@ -10,5 +10,5 @@ mod fixtures;
 mod gate;
 
 pub use db::{TestDb, TestServer};
-pub use fixtures::{caller, key, new_order, order_id_in};
+pub use fixtures::{caller, executed_count, join_all, key, new_order, order_id_in};
 pub use gate::{GateHandle, LeaderGate};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use application::ports::HookVerdict;
 use application::{Caller, CreateOrder, Outcome};
 use domain::{IdempotencyKey, NewOrder};
-use tests::{LeaderGate, TestDb, caller, key, new_order};
+use tests::{LeaderGate, TestDb, caller, executed_count, join_all, key, new_order};
 use tokio::task::JoinHandle;
 
 const ROUNDS: usize = 10;
@@ -110,16 +110,9 @@ async fn eight_followers_of_a_leader_that_rolls_back_make_one_order_and_no_failu
         db.wait_for_lock_waiters(8).await;
         handle.release(HookVerdict::Abort);
         assert!(matches!(leader.await.unwrap(), Outcome::Failed(_)));
-        let mut outcomes = Vec::new();
-        for follower in followers {
-            outcomes.push(follower.await.unwrap());
-        }
-        let executed = outcomes
-            .iter()
-            .filter(|o| matches!(o, Outcome::Executed { .. }))
-            .count();
+        let outcomes = join_all(followers).await;
         assert_eq!(
-            executed,
+            executed_count(&outcomes),
             1,
             "round {round}: {outcomes:?} ({})",
             db.context()

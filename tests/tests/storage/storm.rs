@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use application::{CreateOrder, Outcome};
-use tests::{TestDb, caller, key, new_order};
+use tests::{TestDb, caller, executed_count, join_all, key, new_order};
 
 const ROUNDS: usize = 10;
 const TASKS: usize = 32;
@@ -29,16 +29,9 @@ async fn thirty_two_identical_requests_at_once_create_exactly_one_order() {
                 })
             })
             .collect();
-        let mut outcomes = Vec::new();
-        for task in tasks {
-            outcomes.push(task.await.unwrap());
-        }
-        let executed = outcomes
-            .iter()
-            .filter(|o| matches!(o, Outcome::Executed { .. }))
-            .count();
+        let outcomes = join_all(tasks).await;
         assert_eq!(
-            executed,
+            executed_count(&outcomes),
             1,
             "round {round}: {outcomes:?} ({})",
             db.context()
@@ -83,10 +76,7 @@ async fn one_key_with_different_payloads_at_once_creates_one_order_and_refuses_t
                 })
             })
             .collect();
-        let mut results = Vec::new();
-        for task in tasks {
-            results.push(task.await.unwrap());
-        }
+        let results = join_all(tasks).await;
         let winners: Vec<_> = results
             .iter()
             .filter(|(_, o)| matches!(o, Outcome::Executed { .. }))
