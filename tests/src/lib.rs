@@ -8,7 +8,9 @@
 mod db;
 mod fixtures;
 mod gate;
+mod server;
 
-pub use db::{TestDb, TestServer};
+pub use db::TestDb;
 pub use fixtures::{caller, executed_count, join_all, key, new_order, order_id_in};
 pub use gate::{GateHandle, LeaderGate};
+pub use server::TestServer;
