@@ -115,19 +115,16 @@ fn quantity(members: &Map<String, Value>) -> Result<Quantity, FieldError> {
         pointer: POINTER,
         reason: "must be an integer from 1 to 100",
     };
-    let Value::Number(number) = member(members, "quantity", POINTER)? else {
-        return Err(FieldError {
-            pointer: POINTER,
-            reason: "must be a JSON integer",
-        });
+    // `1.0` and `1e0` are floats to the parser: refused as not an integer, like `"1"`.
+    let number = match member(members, "quantity", POINTER)? {
+        Value::Number(number) if !number.is_f64() => number,
+        _ => {
+            return Err(FieldError {
+                pointer: POINTER,
+                reason: "must be a JSON integer",
+            });
+        }
     };
-    // `1.0` and `1e0` are floats to the parser: refused as not an integer.
-    if number.is_f64() {
-        return Err(FieldError {
-            pointer: POINTER,
-            reason: "must be a JSON integer",
-        });
-    }
     let raw = number.as_i64().ok_or(out_of_range.clone())?;
     Quantity::parse(raw).map_err(|_| out_of_range)
 }
