@@ -5,3 +5,4 @@
 
 pub mod http;
 pub mod mysql;
+pub mod pause_file;

@@ -1,14 +1,58 @@
-//! The HTTP edge's pure parts: strict body decoding, the `Idempotency-Key` header and
-//! problem details.
+//! The HTTP edge: routes over actix-web, and the pure parts they use (strict body
+//! decoding, the `Idempotency-Key` header, bearer tokens, problem details, metrics).
 //!
-//! They take bytes and header values, not framework types, so their rules are unit-tested
-//! without a server.
+//! The pure parts take bytes and header values, not framework types, so their rules are
+//! unit-tested without a server.
 
+mod auth;
 mod body;
+mod create_order;
+mod get_order;
 mod key_header;
+mod metrics;
+mod probes;
 mod problem;
+mod request_context;
+mod respond;
+mod state;
 mod strict_json;
 
+use std::sync::Arc;
+
+use actix_web::web;
+use application::ports::FlowHooks;
+
+pub use auth::{AuthError, Claims, EXP_LEEWAY_SECS, MIN_SECRET_BYTES, TokenKeys, WeakSecret};
 pub use body::{FieldError, decode_new_order};
+pub use create_order::{BODY_LIMIT_BYTES, IDEMPOTENCY_KEY};
+pub use get_order::ORDERS_READ;
 pub use key_header::parse_key_header;
+pub use metrics::{METRICS_CONTENT_TYPE, Metrics, outcome_label};
 pub use problem::{PROBLEM_JSON, Problem, ProblemField, RETRY_AFTER_SECS};
+pub use request_context::{REQUEST_ID, request_context};
+pub use respond::IDEMPOTENT_REPLAYED;
+pub use state::{AppState, ServiceStore};
+
+/// Registers every route and the shared state. Wrap the app in [`request_context`] for
+/// request ids, logs and latency.
+pub fn routes<S: ServiceStore, H: FlowHooks + 'static>(
+    state: web::Data<AppState<S, H>>,
+) -> impl FnOnce(&mut web::ServiceConfig) {
+    move |config| {
+        let metrics: Arc<Metrics> = Arc::clone(&state.metrics);
+        config
+            .app_data(state)
+            .app_data(web::Data::new(metrics))
+            .route(
+                "/api/orders",
+                web::post().to(create_order::create_order::<S, H>),
+            )
+            .route(
+                "/api/orders/{order_id}",
+                web::get().to(get_order::get_order::<S, H>),
+            )
+            .route("/healthz", web::get().to(probes::healthz))
+            .route("/readyz", web::get().to(probes::readyz::<S, H>))
+            .route("/metrics", web::get().to(probes::metrics::<S, H>));
+    }
+}

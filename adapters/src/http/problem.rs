@@ -107,6 +107,79 @@ impl Problem {
         problem
     }
 
+    /// `401`: no valid bearer token. Sent with `WWW-Authenticate: Bearer`.
+    #[must_use]
+    pub fn unauthorized() -> Self {
+        Self::new(
+            401,
+            "unauthorized",
+            "Unauthorized",
+            "Send a valid, unexpired bearer token.",
+        )
+    }
+
+    /// `403`: the token does not grant the operation.
+    #[must_use]
+    pub fn forbidden() -> Self {
+        Self::new(
+            403,
+            "forbidden",
+            "Forbidden",
+            "The token does not grant this operation.",
+        )
+    }
+
+    /// `415`: the body is not `application/json`.
+    #[must_use]
+    pub fn unsupported_media_type() -> Self {
+        Self::new(
+            415,
+            "unsupported_media_type",
+            "Unsupported media type",
+            "Send Content-Type: application/json (charset=utf-8 is allowed).",
+        )
+    }
+
+    /// `413`: the body is larger than the limit.
+    #[must_use]
+    pub fn payload_too_large() -> Self {
+        Self::new(
+            413,
+            "payload_too_large",
+            "Payload too large",
+            "The body must not exceed 16 KiB.",
+        )
+    }
+
+    /// `404`: nothing by that id for this caller (whether it exists elsewhere is not told).
+    #[must_use]
+    pub fn not_found() -> Self {
+        Self::new(404, "not_found", "Not found", "No such resource.")
+    }
+
+    /// `500`: anything unexpected; the transaction was rolled back.
+    #[must_use]
+    pub fn internal() -> Self {
+        Self::new(
+            500,
+            "internal",
+            "Internal error",
+            "The request failed and was rolled back; nothing was stored.",
+        )
+    }
+
+    /// `503` for a read that could not reach the database.
+    #[must_use]
+    pub fn unavailable() -> Self {
+        Self::new(
+            503,
+            "unavailable",
+            "Service unavailable",
+            "The database cannot be reached now. Retry later.",
+        )
+        .retry()
+    }
+
     /// The problem for an outcome that is not a success, or `None` for a success.
     #[must_use]
     pub fn for_outcome(outcome: &Outcome) -> Option<Self> {
@@ -138,18 +211,8 @@ impl Problem {
                 "Whether the request took effect cannot be told now. Retry with the same key; never a new one.",
             )
             .retry(),
-            Outcome::Forbidden => Self::new(
-                403,
-                "forbidden",
-                "Forbidden",
-                "The token does not grant this operation.",
-            ),
-            Outcome::Failed(_) => Self::new(
-                500,
-                "internal",
-                "Internal error",
-                "The request failed and was rolled back; nothing was stored.",
-            ),
+            Outcome::Forbidden => Self::forbidden(),
+            Outcome::Failed(_) => Self::internal(),
         })
     }
 }

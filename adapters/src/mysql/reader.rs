@@ -1,7 +1,7 @@
 //! Reads outside the coordinator's transaction: the fresh record read and order reads.
 
 use application::Order;
-use application::ports::{OrderReader, RecordReader, StoreError};
+use application::ports::{OrderReader, Readiness, RecordReader, StoreError};
 use domain::{ExistingRecord, IdempotencyKey, OrderId, Scope, TenantId};
 
 use super::store::MysqlStore;
@@ -23,5 +23,11 @@ impl OrderReader for MysqlStore {
     async fn find_order(&self, tenant: TenantId, id: OrderId) -> Result<Option<Order>, StoreError> {
         let mut conn = self.connection().await?;
         orders::find(&mut conn, tenant, id).await
+    }
+}
+
+impl Readiness for MysqlStore {
+    async fn is_ready(&self) -> bool {
+        self.ping().await
     }
 }

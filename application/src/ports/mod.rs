@@ -10,6 +10,7 @@ mod errors;
 mod hooks;
 mod orders;
 mod purge;
+mod readiness;
 mod record_reader;
 mod unit_of_work;
 
@@ -19,5 +20,6 @@ pub use errors::{CommitError, InsertOrderError, InsertRecordError, StoreError};
 pub use hooks::{FlowHooks, HookVerdict, NoHooks};
 pub use orders::{OrderReader, OrderRepository};
 pub use purge::RecordPurger;
+pub use readiness::Readiness;
 pub use record_reader::RecordReader;
 pub use unit_of_work::{NewRecord, RecordTx, UnitOfWork};

@@ -1,0 +1,67 @@
+//! `GET /api/orders/{orderId}`: an order of the caller's tenant.
+
+use actix_web::http::header::{AUTHORIZATION, CONTENT_TYPE};
+use actix_web::{HttpRequest, HttpResponse, web};
+use application::ports::FlowHooks;
+use domain::OrderId;
+
+use super::problem::Problem;
+use super::respond;
+use super::state::{AppState, ServiceStore};
+
+/// The permission to read orders.
+pub const ORDERS_READ: &str = "orders:read";
+
+/// `404` for an id that is not a positive decimal, and for another tenant's order alike:
+/// the answer never tells whether an order exists elsewhere.
+pub(super) async fn get_order<S: ServiceStore, H: FlowHooks + 'static>(
+    request: HttpRequest,
+    path: web::Path<String>,
+    state: web::Data<AppState<S, H>>,
+) -> HttpResponse {
+    let authorization = request.headers().get(AUTHORIZATION).map(|v| v.as_bytes());
+    let caller = match state.keys.verify_header(authorization) {
+        Ok(caller) => caller,
+        Err(error) => return respond::unauthorized(error),
+    };
+    if !caller.has_permission(ORDERS_READ) {
+        return respond::problem(&Problem::forbidden());
+    }
+    let Some(id) = parse_order_id(&path) else {
+        return respond::problem(&Problem::not_found());
+    };
+    match state.store.find_order(caller.tenant, id).await {
+        Ok(Some(order)) => HttpResponse::Ok()
+            .insert_header((CONTENT_TYPE, "application/json"))
+            .body(order.to_json()),
+        Ok(None) => respond::problem(&Problem::not_found()),
+        Err(error) => {
+            tracing::warn!(%error, "order read failed");
+            respond::problem(&Problem::unavailable())
+        }
+    }
+}
+
+/// Plain digits naming a positive id that a signed 64-bit column can hold.
+fn parse_order_id(text: &str) -> Option<OrderId> {
+    if text.is_empty() || text.len() > 19 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let id: u64 = text.parse().ok()?;
+    (1..=i64::MAX.unsigned_abs())
+        .contains(&id)
+        .then(|| OrderId::new(id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_positive_decimal_ids_in_range_name_an_order() {
+        assert_eq!(parse_order_id("42").map(OrderId::get), Some(42));
+        for text in ["", "0", "-1", "+1", "1e3", "9223372036854775808", "abc"] {
+            assert!(parse_order_id(text).is_none(), "{text}");
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Prometheus metrics: idempotent outcomes by operation, and request latency by route.
+
+use application::Outcome;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// The media type of [`Metrics::render`].
+pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    operation: String,
+    outcome: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+type LatencyFamily = Family<RouteLabels, Histogram, fn() -> Histogram>;
+
+/// The service's metrics, shared by every worker.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    outcomes: Family<OutcomeLabels, Counter>,
+    latency: LatencyFamily,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    /// Registers `idempotent_outcomes` and `http_request_duration_seconds`.
+    #[must_use]
+    pub fn new() -> Self {
+        let mut registry = Registry::default();
+        let outcomes = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "idempotent_outcomes",
+            "Idempotent requests by operation and outcome",
+            outcomes.clone(),
+        );
+        let latency: LatencyFamily =
+            Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.0005, 2.0, 16)));
+        registry.register(
+            "http_request_duration_seconds",
+            "Time from request head to response, by route",
+            latency.clone(),
+        );
+        Self {
+            registry,
+            outcomes,
+            latency,
+        }
+    }
+
+    /// Counts one idempotent outcome.
+    pub fn count_outcome(&self, operation: &str, outcome: &Outcome) {
+        self.outcomes
+            .get_or_create(&OutcomeLabels {
+                operation: operation.to_owned(),
+                outcome: outcome_label(outcome).to_owned(),
+            })
+            .inc();
+    }
+
+    /// Records one request's latency.
+    pub fn observe_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
+        self.latency
+            .get_or_create(&RouteLabels {
+                method: method.to_owned(),
+                route: route.to_owned(),
+                status,
+            })
+            .observe(seconds);
+    }
+
+    /// The text exposition.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        text
+    }
+}
+
+/// The contract's outcome names (plus `forbidden` for a replay refused by permission).
+#[must_use]
+pub fn outcome_label(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Executed { .. } => "executed",
+        Outcome::Replayed { .. } => "replayed",
+        Outcome::KeyReused => "key_reused",
+        Outcome::InProgress => "in_progress",
+        Outcome::OutcomeUnknown(_) => "outcome_unknown",
+        Outcome::Rejected(_) => "rejected",
+        Outcome::Forbidden => "forbidden",
+        Outcome::Failed(_) => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use application::Rejection;
+
+    use super::*;
+
+    #[test]
+    fn counted_outcomes_and_latencies_appear_in_the_text() {
+        let metrics = Metrics::new();
+        metrics.count_outcome(
+            "orders.create.v1",
+            &Outcome::Rejected(Rejection::ClientOrderRefConflict),
+        );
+        metrics.observe_request("POST", "/api/orders", 409, 0.002);
+        let text = metrics.render();
+        assert!(
+            text.contains(
+                r#"idempotent_outcomes_total{operation="orders.create.v1",outcome="rejected"} 1"#
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("http_request_duration_seconds_count{"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! What every handler shares: the coordinator, the store, the token keys and the metrics.
+
+use std::sync::Arc;
+
+use application::ports::{
+    FlowHooks, OrderReader, OrderRepository, Readiness, RecordReader, UnitOfWork,
+};
+use application::{Coordinator, CreateOrder};
+use tokio::runtime::Handle;
+
+use super::auth::TokenKeys;
+use super::metrics::Metrics;
+
+/// Everything a store must offer the HTTP edge. Implemented for every type that has the
+/// ports, so a new store needs no code here.
+pub trait ServiceStore:
+    UnitOfWork<Tx: OrderRepository> + RecordReader + OrderReader + Readiness + Clone + 'static
+{
+}
+
+impl<T> ServiceStore for T where
+    T: UnitOfWork<Tx: OrderRepository> + RecordReader + OrderReader + Readiness + Clone + 'static
+{
+}
+
+/// The shared state behind every route.
+pub struct AppState<S, H> {
+    pub(super) coordinator: Coordinator<S, S, H>,
+    pub(super) create_order: CreateOrder,
+    pub(super) store: S,
+    pub(super) keys: TokenKeys,
+    pub(super) metrics: Arc<Metrics>,
+    pub(super) runtime: Handle,
+}
+
+impl<S, H> std::fmt::Debug for AppState<S, H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("coordinator", &self.coordinator)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
+    /// State for the routes.
+    ///
+    /// `runtime` is where idempotent executions run: on it, and not on the HTTP worker that
+    /// received the request, so that a client hanging up cannot cancel a transaction
+    /// half-way, and every pooled connection lives on one runtime.
+    pub fn new(
+        coordinator: Coordinator<S, S, H>,
+        store: S,
+        keys: TokenKeys,
+        metrics: Arc<Metrics>,
+        runtime: Handle,
+    ) -> Self {
+        Self {
+            coordinator,
+            create_order: CreateOrder::default(),
+            store,
+            keys,
+            metrics,
+            runtime,
+        }
+    }
+}
