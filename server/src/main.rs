@@ -1,2 +1,71 @@
-//! Placeholder until the server lands.
-fn main() {}
+//! The order service binary: reads the environment, wires the adapters, runs a command.
+//!
+//! `anyhow` is used only here, at the edge, to report why a command could not run.
+
+mod cli;
+mod config;
+mod purge_task;
+mod serve;
+mod store;
+mod token;
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use crate::cli::{Cli, Command};
+use crate::config::{DatabaseConfig, ServeConfig};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let lookup = |name: &str| std::env::var_os(name);
+    let result = match cli.command.unwrap_or(Command::Serve) {
+        Command::Token(args) => config::token_keys(&lookup)
+            .map_err(anyhow::Error::from)
+            .and_then(|keys| token::mint(&keys, &args))
+            .and_then(|token| writeln!(std::io::stdout(), "{token}").map_err(anyhow::Error::from)),
+        Command::Serve => ServeConfig::from_lookup(&lookup)
+            .map_err(anyhow::Error::from)
+            .and_then(|config| runtime()?.block_on(serve::serve(config))),
+        Command::Migrate => DatabaseConfig::from_lookup(&lookup)
+            .map_err(anyhow::Error::from)
+            .and_then(|config| {
+                runtime()?.block_on(async { store::connect_and_migrate(&config).await.map(|_| ()) })
+            }),
+        Command::Purge => DatabaseConfig::from_lookup(&lookup)
+            .map_err(anyhow::Error::from)
+            .and_then(|config| {
+                runtime()?.block_on(async {
+                    let store = store::connect(&config).await?;
+                    purge_task::purge_once(&store).await.map(|_| ())
+                })
+            }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The runtime that owns the database pool and runs every idempotent execution.
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
+fn init_logging() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}

@@ -1,0 +1,226 @@
+//! Configuration from the environment. A bad or missing value stops the start with a
+//! message that names the variable, and never quotes a secret or a URL (it may hold a
+//! password).
+
+use std::ffi::OsString;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use adapters::http::{MIN_SECRET_BYTES, TokenKeys};
+use domain::RetentionPolicy;
+
+/// A configuration value that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{variable}: {problem}")]
+pub(crate) struct ConfigError {
+    /// The environment variable at fault.
+    pub(crate) variable: &'static str,
+    /// What is wrong with it, without its value.
+    pub(crate) problem: String,
+}
+
+fn invalid(variable: &'static str, problem: impl Into<String>) -> ConfigError {
+    ConfigError {
+        variable,
+        problem: problem.into(),
+    }
+}
+
+/// Reads one variable; `None` when it is unset or empty.
+pub(crate) type Lookup<'a> = &'a dyn Fn(&str) -> Option<OsString>;
+
+fn text(lookup: Lookup<'_>, variable: &'static str) -> Result<Option<String>, ConfigError> {
+    match lookup(variable) {
+        None => Ok(None),
+        Some(value) if value.is_empty() => Ok(None),
+        Some(value) => value
+            .into_string()
+            .map(Some)
+            .map_err(|_| invalid(variable, "must be valid UTF-8")),
+    }
+}
+
+fn integer(
+    lookup: Lookup<'_>,
+    variable: &'static str,
+    range: std::ops::RangeInclusive<u64>,
+    default: u64,
+) -> Result<u64, ConfigError> {
+    let Some(raw) = text(lookup, variable)? else {
+        return Ok(default);
+    };
+    raw.parse::<u64>()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| {
+            invalid(
+                variable,
+                format!(
+                    "must be a whole number from {} to {}",
+                    range.start(),
+                    range.end()
+                ),
+            )
+        })
+}
+
+/// Where the data lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DatabaseConfig {
+    /// `mysql://...`, passed to the driver unchanged.
+    pub(crate) url: String,
+    /// `LOCK_WAIT_TIMEOUT_SECS`.
+    pub(crate) lock_wait_timeout_secs: u32,
+    /// `DATABASE_MAX_CONNECTIONS`.
+    pub(crate) max_connections: usize,
+}
+
+impl DatabaseConfig {
+    pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
+        let url = text(lookup, "DATABASE_URL")?
+            .ok_or_else(|| invalid("DATABASE_URL", "required, a mysql:// URL"))?;
+        if !url.starts_with("mysql://") {
+            return Err(invalid("DATABASE_URL", "must start with mysql://"));
+        }
+        let lock_wait = integer(lookup, "LOCK_WAIT_TIMEOUT_SECS", 1..=3600, 5)?;
+        let max_connections = integer(lookup, "DATABASE_MAX_CONNECTIONS", 1..=1000, 32)?;
+        Ok(Self {
+            url,
+            lock_wait_timeout_secs: u32::try_from(lock_wait).unwrap_or(5),
+            max_connections: usize::try_from(max_connections).unwrap_or(32),
+        })
+    }
+}
+
+/// The token secret, `AUTH_JWT_SECRET`.
+pub(crate) fn token_keys(lookup: Lookup<'_>) -> Result<TokenKeys, ConfigError> {
+    let secret = text(lookup, "AUTH_JWT_SECRET")?
+        .ok_or_else(|| invalid("AUTH_JWT_SECRET", "required, the HS256 signing secret"))?;
+    TokenKeys::hs256(secret.as_bytes()).map_err(|_| {
+        invalid(
+            "AUTH_JWT_SECRET",
+            format!("must be at least {MIN_SECRET_BYTES} bytes"),
+        )
+    })
+}
+
+/// Everything `serve` needs.
+#[derive(Debug, Clone)]
+pub(crate) struct ServeConfig {
+    pub(crate) database: DatabaseConfig,
+    pub(crate) keys: TokenKeys,
+    /// `BIND_ADDR`, default `127.0.0.1:8080`.
+    pub(crate) bind_addr: SocketAddr,
+    /// `IDEMPOTENCY_RETENTION_SECS`, default 86400.
+    pub(crate) retention: RetentionPolicy,
+    /// `PURGE_INTERVAL_SECS`, default 300; `0` turns the purge timer off.
+    pub(crate) purge_interval: Option<Duration>,
+    /// `SHUTDOWN_TIMEOUT_SECS`, default 30: how long in-flight requests may finish.
+    pub(crate) shutdown_timeout_secs: u64,
+    /// `IDEMPOTENCY_TEST_PAUSE_DIR`: test-only pause points (see `adapters::pause_file`).
+    pub(crate) test_pause_dir: Option<PathBuf>,
+}
+
+impl ServeConfig {
+    pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
+        let database = DatabaseConfig::from_lookup(lookup)?;
+        let keys = token_keys(lookup)?;
+        let bind_addr = match text(lookup, "BIND_ADDR")? {
+            None => SocketAddr::from(([127, 0, 0, 1], 8080)),
+            Some(raw) => raw.parse().map_err(|_| {
+                invalid(
+                    "BIND_ADDR",
+                    "must be an address and port, as 127.0.0.1:8080",
+                )
+            })?,
+        };
+        let retention_secs = integer(
+            lookup,
+            "IDEMPOTENCY_RETENTION_SECS",
+            1..=10 * 365 * 86_400,
+            86_400,
+        )?;
+        let retention = RetentionPolicy::from_secs(retention_secs)
+            .map_err(|_| invalid("IDEMPOTENCY_RETENTION_SECS", "out of range"))?;
+        let purge_secs = integer(lookup, "PURGE_INTERVAL_SECS", 0..=86_400, 300)?;
+        let shutdown_timeout_secs = integer(lookup, "SHUTDOWN_TIMEOUT_SECS", 1..=3600, 30)?;
+        Ok(Self {
+            database,
+            keys,
+            bind_addr,
+            retention,
+            purge_interval: (purge_secs > 0).then(|| Duration::from_secs(purge_secs)),
+            shutdown_timeout_secs,
+            test_pause_dir: text(lookup, "IDEMPOTENCY_TEST_PAUSE_DIR")?.map(PathBuf::from),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn serve_config(vars: &[(&str, &str)]) -> Result<ServeConfig, ConfigError> {
+        let map: HashMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        ServeConfig::from_lookup(&|name| map.get(name).cloned())
+    }
+
+    const BASE: [(&str, &str); 2] = [
+        ("DATABASE_URL", "mysql://root@127.0.0.1:3306/orders"),
+        ("AUTH_JWT_SECRET", "0123456789abcdef0123456789abcdef"),
+    ];
+
+    #[test]
+    fn the_defaults_are_the_documented_ones() {
+        let config = serve_config(&BASE).unwrap();
+        assert_eq!(config.bind_addr.to_string(), "127.0.0.1:8080");
+        assert_eq!(config.database.lock_wait_timeout_secs, 5);
+        assert_eq!(config.purge_interval, Some(Duration::from_secs(300)));
+        assert_eq!(config.retention, RetentionPolicy::default());
+        assert!(config.test_pause_dir.is_none());
+    }
+
+    #[test]
+    fn each_bad_value_names_its_variable() {
+        let cases = [
+            ("BIND_ADDR", "localhost"),
+            ("LOCK_WAIT_TIMEOUT_SECS", "0"),
+            ("LOCK_WAIT_TIMEOUT_SECS", "five"),
+            ("IDEMPOTENCY_RETENTION_SECS", "-1"),
+            ("PURGE_INTERVAL_SECS", "1.5"),
+            ("AUTH_JWT_SECRET", "short"),
+            ("DATABASE_URL", "postgres://x"),
+        ];
+        for (variable, value) in cases {
+            let mut vars = BASE.to_vec();
+            vars.retain(|(k, _)| *k != variable);
+            vars.push((variable, value));
+            let error = serve_config(&vars).unwrap_err();
+            assert_eq!(error.variable, variable, "{value}");
+            if value.len() > 2 {
+                assert!(!error.to_string().contains(value), "echoed {value}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_secret_or_database_is_named() {
+        let error = serve_config(&BASE[..1]).unwrap_err();
+        assert_eq!(error.variable, "AUTH_JWT_SECRET");
+        let error = serve_config(&BASE[1..]).unwrap_err();
+        assert_eq!(error.variable, "DATABASE_URL");
+    }
+
+    #[test]
+    fn a_zero_purge_interval_turns_the_timer_off() {
+        let mut vars = BASE.to_vec();
+        vars.push(("PURGE_INTERVAL_SECS", "0"));
+        assert_eq!(serve_config(&vars).unwrap().purge_interval, None);
+    }
+}

@@ -1,0 +1,67 @@
+//! `server serve`: migrate, then serve HTTP until a signal, purging on a timer.
+
+use std::sync::Arc;
+
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer, web};
+use adapters::http::{AppState, Metrics, request_context, routes};
+use adapters::mysql::MysqlStore;
+use adapters::pause_file::PauseFileHooks;
+use anyhow::Context;
+use application::{Coordinator, CoordinatorSettings};
+use tokio::sync::watch;
+
+use crate::config::ServeConfig;
+use crate::purge_task::purge_every;
+use crate::store::connect_and_migrate;
+
+/// Runs the service. Returns after a graceful shutdown: SIGTERM or Ctrl-C stops accepting
+/// connections, lets in-flight requests finish (up to `SHUTDOWN_TIMEOUT_SECS`), then
+/// stops the purge timer.
+pub(crate) async fn serve(config: ServeConfig) -> anyhow::Result<()> {
+    let store: MysqlStore = connect_and_migrate(&config.database).await?;
+    let hooks = match &config.test_pause_dir {
+        Some(dir) => {
+            tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
+            PauseFileHooks::in_dir(dir.clone())
+        }
+        None => PauseFileHooks::disabled(),
+    };
+    let settings = CoordinatorSettings {
+        retention: config.retention,
+        ..CoordinatorSettings::default()
+    };
+    let coordinator = Coordinator::new(store.clone(), store.clone(), settings).with_hooks(hooks);
+    let state = web::Data::new(AppState::new(
+        coordinator,
+        store.clone(),
+        config.keys.clone(),
+        Arc::new(Metrics::new()),
+        tokio::runtime::Handle::current(),
+    ));
+
+    let server = HttpServer::new(move || {
+        App::new()
+            .wrap(from_fn(request_context))
+            .configure(routes(state.clone()))
+    })
+    .shutdown_timeout(config.shutdown_timeout_secs)
+    .bind(config.bind_addr)
+    .with_context(|| format!("BIND_ADDR: cannot listen on {}", config.bind_addr))?;
+    for address in server.addrs() {
+        tracing::info!(%address, "listening");
+    }
+
+    let (stop_purge, stopped) = watch::channel(false);
+    let purge = config
+        .purge_interval
+        .map(|interval| tokio::spawn(purge_every(store.clone(), interval, stopped)));
+
+    let result = server.run().await.context("HTTP server failed");
+    let _ = stop_purge.send(true);
+    if let Some(purge) = purge {
+        let _ = purge.await;
+    }
+    tracing::info!("shut down");
+    result
+}
