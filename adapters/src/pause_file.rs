@@ -4,7 +4,8 @@
 //! Inert unless the server was started with a pause directory, and then only for keys
 //! that start with [`PAUSE_KEY_PREFIX`]. For such a key the hook writes
 //! `<dir>/<key>.inserted` once the `PROCESSING` record is inserted, then waits for
-//! `<dir>/<key>.release`: the word `abort` rolls back, anything else goes on.
+//! `<dir>/<key>.release`: the word `abort` rolls back, anything else goes on. Both files
+//! are removed before the request goes on, so a retry pauses again.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -85,7 +86,11 @@ impl FlowHooks for PauseFileHooks {
                     tokio::time::sleep(POLL).await;
                 }
             };
-            match tokio::time::timeout(GIVE_UP, wait).await {
+            let word = tokio::time::timeout(GIVE_UP, wait).await;
+            // Consumed: a retry with the same key pauses afresh.
+            let _ = tokio::fs::remove_file(&release).await;
+            let _ = tokio::fs::remove_file(&inserted).await;
+            match word {
                 Ok(word) if word.trim_ascii() == b"abort" => HookVerdict::Abort,
                 _ => HookVerdict::Continue,
             }

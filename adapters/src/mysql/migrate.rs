@@ -1,5 +1,6 @@
 //! Embedded migrations, run through diesel_migrations over the async connection.
 
+use diesel::connection::SimpleConnection;
 use diesel_async::AsyncMysqlConnection;
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -7,6 +8,9 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use super::store::{MysqlStore, PooledConnection};
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/mysql");
+
+/// Waits up to 60 s for this database's migration lock (one name per database).
+const TAKE_MIGRATION_LOCK: &str = "DO GET_LOCK(CONCAT('migrations.', DATABASE()), 60)";
 
 /// Why migrating failed.
 #[derive(Debug, thiserror::Error)]
@@ -23,7 +27,9 @@ impl MysqlStore {
     /// Runs the pending migrations; with none pending it changes nothing.
     ///
     /// The migration harness is synchronous, so it runs on a blocking thread with a
-    /// connection taken out of the pool for good.
+    /// connection taken out of the pool for good. Several processes starting at once on
+    /// one database take turns through a named server lock (`GET_LOCK`), so only the
+    /// first applies a migration and the others find nothing pending.
     ///
     /// # Errors
     /// [`MigrateError`].
@@ -32,6 +38,10 @@ impl MysqlStore {
             PooledConnection::take(self.connection().await.map_err(|_| MigrateError::Connect)?);
         tokio::task::spawn_blocking(move || {
             let mut wrapper = AsyncConnectionWrapper::<AsyncMysqlConnection>::from(conn);
+            // Released when this connection closes, right after the migrations.
+            wrapper
+                .batch_execute(TAKE_MIGRATION_LOCK)
+                .map_err(|e| MigrateError::Failed(e.to_string()))?;
             wrapper
                 .run_pending_migrations(MIGRATIONS)
                 .map(|done| done.iter().map(ToString::to_string).collect())

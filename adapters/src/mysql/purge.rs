@@ -22,7 +22,9 @@ impl RecordPurger for MysqlStore {
         .bind::<Unsigned<Integer>, _>(limit)
         .execute(&mut conn)
         .await
-        .map_err(store_error)?;
-        Ok(deleted as u64)
+        .map(|rows| rows as u64)
+        .map_err(store_error);
+        super::store::release(conn, &deleted);
+        deleted
     }
 }

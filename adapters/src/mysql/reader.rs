@@ -4,7 +4,7 @@ use application::Order;
 use application::ports::{OrderReader, Readiness, RecordReader, StoreError};
 use domain::{ExistingRecord, IdempotencyKey, OrderId, Scope, TenantId};
 
-use super::store::MysqlStore;
+use super::store::{self, MysqlStore};
 use super::{orders, records};
 
 impl RecordReader for MysqlStore {
@@ -15,14 +15,18 @@ impl RecordReader for MysqlStore {
         key: &IdempotencyKey,
     ) -> Result<Option<ExistingRecord>, StoreError> {
         let mut conn = self.connection().await?;
-        records::find(&mut conn, scope, key).await
+        let found = records::find(&mut conn, scope, key).await;
+        store::release(conn, &found);
+        found
     }
 }
 
 impl OrderReader for MysqlStore {
     async fn find_order(&self, tenant: TenantId, id: OrderId) -> Result<Option<Order>, StoreError> {
         let mut conn = self.connection().await?;
-        orders::find(&mut conn, tenant, id).await
+        let found = orders::find(&mut conn, tenant, id).await;
+        store::release(conn, &found);
+        found
     }
 }
 

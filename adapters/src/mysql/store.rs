@@ -139,10 +139,23 @@ impl MysqlStore {
 
     /// Whether the database answers a trivial query (for readiness).
     pub async fn ping(&self) -> bool {
-        match self.connection().await {
-            Ok(mut conn) => conn.batch_execute("SELECT 1").await.is_ok(),
-            Err(_) => false,
+        let Ok(mut conn) = self.connection().await else {
+            return false;
+        };
+        let answered = conn.batch_execute("SELECT 1").await.is_ok();
+        if !answered {
+            drop(PooledConnection::take(conn));
         }
+        answered
+    }
+}
+
+/// Keeps a connection that lost its server out of the pool, so the next checkout opens a
+/// fresh one instead of failing on the same dead socket (fast recycling does not test
+/// idle connections).
+pub(super) fn release<T>(conn: PooledConnection, result: &Result<T, StoreError>) {
+    if matches!(result, Err(StoreError::ConnectionLost)) {
+        drop(PooledConnection::take(conn));
     }
 }
 
