@@ -45,6 +45,7 @@ pub(crate) async fn serve(config: ServeConfig) -> anyhow::Result<()> {
             .wrap(from_fn(request_context))
             .configure(routes(state.clone()))
     })
+    .disable_signals()
     .shutdown_timeout(config.shutdown_timeout_secs)
     .bind(config.bind_addr)
     .with_context(|| format!("BIND_ADDR: cannot listen on {}", config.bind_addr))?;
@@ -57,11 +58,34 @@ pub(crate) async fn serve(config: ServeConfig) -> anyhow::Result<()> {
         .purge_interval
         .map(|interval| tokio::spawn(purge_every(store.clone(), interval, stopped)));
 
-    let result = server.run().await.context("HTTP server failed");
+    let server = server.run();
+    tokio::spawn(stop_on_signal(server.handle()));
+    let result = server.await.context("HTTP server failed");
     let _ = stop_purge.send(true);
     if let Some(purge) = purge {
         let _ = purge.await;
     }
     tracing::info!("shut down");
     result
+}
+
+/// Waits for SIGTERM or Ctrl-C, then stops accepting and lets in-flight requests finish.
+async fn stop_on_signal(server: actix_web::dev::ServerHandle) {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot watch SIGTERM; only Ctrl-C stops the server");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    tokio::select! {
+        () = terminate => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    tracing::info!("shutdown signal received; finishing in-flight requests");
+    server.stop(true).await;
 }

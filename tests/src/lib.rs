@@ -5,12 +5,20 @@
 // Test support: a panic here is a failed test, with the message saying why.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod api;
 mod db;
 mod fixtures;
 mod gate;
+mod pause;
+mod proxy;
 mod server;
+mod service;
 
+pub use api::{ALL_PERMISSIONS, Api, Reply, order_json, token, token_expiring};
 pub use db::TestDb;
 pub use fixtures::{caller, executed_count, join_all, key, new_order, order_id_in};
 pub use gate::{GateHandle, LeaderGate};
-pub use server::TestServer;
+pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
+pub use proxy::FaultProxy;
+pub use server::{TestServer, url_via};
+pub use service::{Service, ServiceOptions, TEST_SECRET, run_command, server_binary};

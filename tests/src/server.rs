@@ -38,4 +38,60 @@ impl TestServer {
         }
         url
     }
+
+    /// The database server's `host:port`.
+    ///
+    /// # Panics
+    /// When the URL names no resolvable TCP address.
+    #[must_use]
+    pub fn socket_addr(&self) -> std::net::SocketAddr {
+        use std::net::ToSocketAddrs;
+        let (_, authority) = authority_range(&self.base_url);
+        let host_port = authority.rsplit('@').next().unwrap_or(authority);
+        host_port
+            .to_socket_addrs()
+            .ok()
+            .and_then(|mut addrs| addrs.next())
+            .unwrap_or_else(|| panic!("TEST_DATABASE_URL names no host:port"))
+    }
+}
+
+/// `url` with its `host:port` replaced by `address` (credentials, path and query kept).
+#[must_use]
+pub fn url_via(url: &str, address: std::net::SocketAddr) -> String {
+    let (start, authority) = authority_range(url);
+    let credentials = authority.rsplit_once('@').map(|(c, _)| format!("{c}@"));
+    format!(
+        "{}{}{address}{}",
+        &url[..start],
+        credentials.unwrap_or_default(),
+        &url[start + authority.len()..]
+    )
+}
+
+/// Where the authority starts in `url`, and the authority itself.
+fn authority_range(url: &str) -> (usize, &str) {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[start..]
+        .find(['/', '?'])
+        .map_or(url.len(), |i| start + i);
+    (start, &url[start..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_can_be_pointed_at_another_address() {
+        let address: std::net::SocketAddr = "127.0.0.1:9".parse().unwrap();
+        assert_eq!(
+            url_via(
+                "mysql://root:pw@127.0.0.1:3306/db?prefer_socket=false",
+                address
+            ),
+            "mysql://root:pw@127.0.0.1:9/db?prefer_socket=false"
+        );
+        assert_eq!(url_via("mysql://h:1/db", address), "mysql://127.0.0.1:9/db");
+    }
 }

@@ -1,0 +1,195 @@
+//! A plain HTTP client for the black-box tests: every header and byte under the test's
+//! control, no retries, no redirects, statuses as data.
+
+use std::time::Duration;
+
+use adapters::http::{Claims, TokenKeys};
+use ureq::http::{HeaderMap, HeaderValue, Request};
+
+use crate::service::TEST_SECRET;
+
+/// Every permission the service knows.
+pub const ALL_PERMISSIONS: &str = "orders:create orders:read";
+
+/// One response, fully read.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The status code.
+    pub status: u16,
+    /// The response headers.
+    pub headers: HeaderMap,
+    /// The body bytes.
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    /// The header's values, joined by `, ` when there are several.
+    #[must_use]
+    pub fn header(&self, name: &str) -> Option<String> {
+        let values: Vec<String> = self
+            .headers
+            .get_all(name)
+            .iter()
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .collect();
+        (!values.is_empty()).then(|| values.join(", "))
+    }
+
+    /// The body as JSON.
+    ///
+    /// # Panics
+    /// When the body is not JSON.
+    #[must_use]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "status {} body is not JSON ({e}): {}",
+                self.status,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    /// The problem's `code`, if the body is a problem.
+    #[must_use]
+    pub fn code(&self) -> Option<String> {
+        serde_json::from_slice::<serde_json::Value>(&self.body)
+            .ok()?
+            .get("code")?
+            .as_str()
+            .map(str::to_owned)
+    }
+
+    /// `(status, code)`, for compact assertions.
+    #[must_use]
+    pub fn status_code(&self) -> (u16, Option<String>) {
+        (self.status, self.code())
+    }
+}
+
+/// A token for `tenant` and `actor` with `scope`, valid for an hour.
+#[must_use]
+pub fn token(tenant: u64, actor: u64, scope: &str) -> String {
+    token_expiring(tenant, actor, scope, 3600)
+}
+
+/// A token whose `exp` is `seconds_from_now` away (negative: already expired).
+#[must_use]
+pub fn token_expiring(tenant: u64, actor: u64, scope: &str, seconds_from_now: i64) -> String {
+    let keys = TokenKeys::hs256(TEST_SECRET.as_bytes()).unwrap();
+    keys.mint(&Claims {
+        sub: actor.to_string(),
+        tid: tenant,
+        scope: scope.to_owned(),
+        exp: chrono::Utc::now().timestamp() + seconds_from_now,
+    })
+    .unwrap()
+}
+
+/// The JSON of a create request.
+#[must_use]
+pub fn order_json(client_order_ref: &str, sku: &str, quantity: u32) -> String {
+    format!(r#"{{"clientOrderRef":"{client_order_ref}","sku":"{sku}","quantity":{quantity}}}"#)
+}
+
+/// A client of one server process.
+#[derive(Debug, Clone)]
+pub struct Api {
+    agent: ureq::Agent,
+    base_url: String,
+}
+
+impl Api {
+    /// A client of `base_url` (`http://host:port`).
+    #[must_use]
+    pub fn new(base_url: &str) -> Self {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .into();
+        Self {
+            agent,
+            base_url: base_url.to_owned(),
+        }
+    }
+
+    /// Sends any request; header values are raw bytes so tests can send what a lenient
+    /// client would refuse.
+    ///
+    /// # Errors
+    /// When no HTTP response arrived (connection refused or reset).
+    pub fn try_send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &[u8])],
+        body: &[u8],
+    ) -> Result<Reply, ureq::Error> {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base_url));
+        for (name, value) in headers {
+            request = request.header(*name, HeaderValue::from_bytes(value).unwrap());
+        }
+        let request = request.body(body.to_vec()).unwrap();
+        let mut response = self.agent.run(request)?;
+        Ok(Reply {
+            status: response.status().as_u16(),
+            headers: response.headers().clone(),
+            body: response.body_mut().read_to_vec()?,
+        })
+    }
+
+    /// [`Api::try_send`] that must get a response.
+    ///
+    /// # Panics
+    /// When no response arrived.
+    #[must_use]
+    pub fn send(&self, method: &str, path: &str, headers: &[(&str, &[u8])], body: &[u8]) -> Reply {
+        self.try_send(method, path, headers, body)
+            .unwrap_or_else(|e| panic!("{method} {path}: no response: {e}"))
+    }
+
+    /// `POST /api/orders` with a bearer token, a key and a JSON body.
+    #[must_use]
+    pub fn create(&self, token: &str, key: &str, body: &str) -> Reply {
+        self.try_send_create(token, key, body)
+            .unwrap_or_else(|e| panic!("POST /api/orders: no response: {e}"))
+    }
+
+    /// [`Api::create`] that may get no response at all (the server died).
+    ///
+    /// # Errors
+    /// When no HTTP response arrived.
+    pub fn try_send_create(
+        &self,
+        token: &str,
+        key: &str,
+        body: &str,
+    ) -> Result<Reply, ureq::Error> {
+        let bearer = format!("Bearer {token}");
+        self.try_send(
+            "POST",
+            "/api/orders",
+            &[
+                ("authorization", bearer.as_bytes()),
+                ("idempotency-key", key.as_bytes()),
+                ("content-type", b"application/json"),
+            ],
+            body.as_bytes(),
+        )
+    }
+
+    /// `GET path` with an optional bearer token.
+    #[must_use]
+    pub fn get(&self, path: &str, token: Option<&str>) -> Reply {
+        let bearer = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &[u8])> = bearer
+            .iter()
+            .map(|b| ("authorization", b.as_bytes()))
+            .collect();
+        self.send("GET", path, &headers, b"")
+    }
+}

@@ -1,0 +1,79 @@
+//! The test side of the server's file-driven pause points (`adapters::pause_file`).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use adapters::pause_file::PauseFileHooks;
+
+pub use adapters::pause_file::PAUSE_KEY_PREFIX;
+
+/// A fresh directory through which a test holds and releases paused requests.
+#[derive(Debug)]
+pub struct PauseDir {
+    path: PathBuf,
+}
+
+impl Default for PauseDir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PauseDir {
+    /// Creates an empty directory under the system's temp dir.
+    ///
+    /// # Panics
+    /// When it cannot be created.
+    #[must_use]
+    pub fn new() -> Self {
+        let path = std::env::temp_dir().join(format!("pause-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&path).unwrap();
+        Self { path }
+    }
+
+    /// The directory, for `IDEMPOTENCY_TEST_PAUSE_DIR`.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Blocks until the request with `key` has inserted its record and is paused inside
+    /// its transaction: the server's own signal, not a guess about timing.
+    ///
+    /// # Panics
+    /// After 60 s.
+    pub fn wait_until_paused(&self, key: &str) {
+        let marker = PauseFileHooks::inserted_marker(&self.path, key);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !marker.exists() {
+            assert!(
+                Instant::now() < deadline,
+                "{key} never reached its pause point"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Lets the paused request go on to commit.
+    pub fn release(&self, key: &str) {
+        self.write_release(key, "continue");
+    }
+
+    /// Makes the paused request roll back.
+    pub fn abort(&self, key: &str) {
+        self.write_release(key, "abort");
+    }
+
+    fn write_release(&self, key: &str, word: &str) {
+        let marker = PauseFileHooks::release_marker(&self.path, key);
+        let staging = marker.with_extension("staging");
+        std::fs::write(&staging, word).unwrap();
+        std::fs::rename(&staging, &marker).unwrap();
+    }
+}
+
+impl Drop for PauseDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}

@@ -1,0 +1,201 @@
+//! A real server process (the `server` binary) on a test's database.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// The HS256 secret every test server signs with.
+pub const TEST_SECRET: &str = "black-box-test-secret-0123456789abcdef";
+
+/// How a server process is started.
+#[derive(Debug, Clone)]
+pub struct ServiceOptions {
+    /// The `mysql://` URL of its database.
+    pub database_url: String,
+    /// `LOCK_WAIT_TIMEOUT_SECS`.
+    pub lock_wait_secs: u32,
+    /// `IDEMPOTENCY_TEST_PAUSE_DIR`, for tests that hold a request in its transaction.
+    pub pause_dir: Option<PathBuf>,
+    /// Further environment.
+    pub env: Vec<(String, String)>,
+}
+
+impl ServiceOptions {
+    /// Defaults for `database_url`: 5 s lock wait, no pause points.
+    #[must_use]
+    pub fn new(database_url: &str) -> Self {
+        Self {
+            database_url: database_url.to_owned(),
+            lock_wait_secs: 5,
+            pause_dir: None,
+            env: Vec::new(),
+        }
+    }
+}
+
+/// A running `server serve`; killed on drop.
+#[derive(Debug)]
+pub struct Service {
+    child: Child,
+    base_url: String,
+    log: Arc<Log>,
+}
+
+/// What the process wrote to stderr, with a signal for every new line.
+#[derive(Debug, Default)]
+struct Log {
+    text: Mutex<String>,
+    grew: Condvar,
+}
+
+/// The server binary: `SERVER_BIN`, else the `server` beside this test's build output.
+///
+/// # Panics
+/// When it was not built; `scripts/test` builds it first.
+#[must_use]
+pub fn server_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("SERVER_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).unwrap();
+    let path = dir.join("server");
+    assert!(
+        path.exists(),
+        "{} is missing: build it with `cargo build -p server` (scripts/test does)",
+        path.display()
+    );
+    path
+}
+
+/// Runs `server <args>` to completion with `env`, returning its status and stderr.
+#[must_use]
+pub fn run_command(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, String, String) {
+    let output = Command::new(server_binary())
+        .args(args)
+        .env_clear()
+        .envs(env.iter().copied())
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+impl Service {
+    /// Starts `server serve` on a free port and waits until it listens.
+    ///
+    /// # Panics
+    /// When the process exits or does not listen within 60 s; the message holds its log.
+    #[must_use]
+    pub fn start(options: &ServiceOptions) -> Self {
+        let mut command = Command::new(server_binary());
+        command
+            .arg("serve")
+            .env_clear()
+            .env("DATABASE_URL", &options.database_url)
+            .env("AUTH_JWT_SECRET", TEST_SECRET)
+            .env("BIND_ADDR", "127.0.0.1:0")
+            .env("LOCK_WAIT_TIMEOUT_SECS", options.lock_wait_secs.to_string())
+            .env("DATABASE_MAX_CONNECTIONS", "80")
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some(dir) = &options.pause_dir {
+            command.env("IDEMPOTENCY_TEST_PAUSE_DIR", dir);
+        }
+        for (name, value) in &options.env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Log::default());
+        let (address_tx, address_rx) = mpsc::channel();
+        let sink = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.contains("listening")
+                    && let Some(address) = line.split("address=").nth(1)
+                {
+                    let _ = address_tx.send(address.trim().to_owned());
+                }
+                let mut text = sink.text.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+                sink.grew.notify_all();
+            }
+        });
+        let Ok(address) = address_rx.recv_timeout(Duration::from_secs(60)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the server did not start:\n{}", log.text.lock().unwrap());
+        };
+        Self {
+            child,
+            base_url: format!("http://{address}"),
+            log,
+        }
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    #[must_use]
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Everything the process logged so far.
+    #[must_use]
+    pub fn log(&self) -> String {
+        self.log.text.lock().unwrap().clone()
+    }
+
+    /// Waits until the process logs a line containing `needle`.
+    ///
+    /// # Errors
+    /// The log so far, when no such line came within 60 s.
+    pub fn wait_for_log(&self, needle: &str) -> Result<(), String> {
+        let text = self.log.text.lock().unwrap();
+        let (text, timeout) = self
+            .log
+            .grew
+            .wait_timeout_while(text, Duration::from_secs(60), |t| !t.contains(needle))
+            .unwrap();
+        if timeout.timed_out() {
+            return Err(text.clone());
+        }
+        Ok(())
+    }
+
+    /// Sends SIGTERM: the graceful shutdown signal.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Sends SIGKILL: the process dies at once, mid-transaction or not.
+    pub fn kill(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// Waits for the process to exit.
+    pub fn wait(&mut self) -> ExitStatus {
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,220 @@
+//! Several server processes on one database, crashes, shutdown, and the command line.
+
+use std::sync::Barrier;
+use std::thread;
+
+use tests::{Api, PauseDir, Service, ServiceOptions, TEST_SECRET, TestDb, order_json, run_command};
+
+use crate::support::{App, full_token};
+
+const ROUNDS: usize = 20;
+const REQUESTS_PER_PROCESS: usize = 4;
+
+#[tokio::test]
+async fn two_processes_given_the_same_key_at_once_create_one_order() {
+    let db = TestDb::create().await;
+    let options = ServiceOptions::new(db.url());
+    let services = [Service::start(&options), Service::start(&options)];
+    let clients: Vec<Api> = services.iter().map(|s| Api::new(s.base_url())).collect();
+    let token = full_token();
+
+    for round in 0..ROUNDS {
+        let key = format!("race-{round}");
+        let client_order_ref = format!("REF-{round}");
+        let body = order_json(&client_order_ref, "SKU-1", 1);
+        let barrier = Barrier::new(clients.len() * REQUESTS_PER_PROCESS);
+        let replies = thread::scope(|s| {
+            let handles: Vec<_> = clients
+                .iter()
+                .flat_map(|client| std::iter::repeat_n(client, REQUESTS_PER_PROCESS))
+                .map(|client| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        client.create(&token, &key, &body)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect::<Vec<_>>()
+        });
+        let executed = replies
+            .iter()
+            .filter(|r| r.status == 201 && r.header("idempotent-replayed").is_none())
+            .count();
+        assert_eq!(executed, 1, "round {round}: exactly one execution");
+        for reply in &replies {
+            assert_eq!(reply.status, 201, "round {round}: {:?}", reply.code());
+            assert_eq!(reply.body, replies[0].body, "round {round}: one answer");
+        }
+        assert_eq!(
+            db.order_ids(1, &client_order_ref).await.len(),
+            1,
+            "round {round}"
+        );
+    }
+    drop(services);
+    db.drop_database().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_killed_inside_its_transaction_leaves_the_retry_to_execute_once() {
+    let db = TestDb::create().await;
+    let survivor = Service::start(&ServiceOptions {
+        lock_wait_secs: 60,
+        ..ServiceOptions::new(db.url())
+    });
+    let survivor_api = Api::new(survivor.base_url());
+    let token = full_token();
+
+    for round in 0..3 {
+        let pause = PauseDir::new();
+        let mut doomed = Service::start(&ServiceOptions {
+            pause_dir: Some(pause.path().to_owned()),
+            ..ServiceOptions::new(db.url())
+        });
+        let key = format!("pause-crash-{round}");
+        let client_order_ref = format!("REF-{round}");
+        let body = order_json(&client_order_ref, "SKU-1", 1);
+        let send = |api: Api| {
+            let (token, key, body) = (token.clone(), key.clone(), body.clone());
+            tokio::task::spawn_blocking(move || api.try_send_create(&token, &key, &body))
+        };
+
+        let lost = send(Api::new(doomed.base_url()));
+        pause.wait_until_paused(&key);
+        let retry = send(survivor_api.clone());
+        // The survivor's insert now waits on the doomed process's uncommitted key.
+        db.wait_for_lock_waiters(1).await;
+        doomed.kill();
+
+        assert!(lost.await.unwrap().is_err(), "the killed process answered");
+        let retry = retry.await.unwrap().unwrap();
+        assert_eq!(retry.status, 201, "round {round}: {:?}", retry.code());
+        assert_eq!(retry.header("idempotent-replayed"), None, "round {round}");
+        let again = survivor_api.create(&token, &key, &body);
+        assert_eq!(again.body, retry.body, "round {round}");
+        assert_eq!(
+            db.order_ids(1, &client_order_ref).await.len(),
+            1,
+            "round {round}"
+        );
+    }
+    drop(survivor);
+    db.drop_database().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graceful_shutdown_lets_the_request_in_flight_finish() {
+    let pause = PauseDir::new();
+    let mut app = App::start_with(|o| o.pause_dir = Some(pause.path().to_owned())).await;
+    let token = full_token();
+    let body = order_json("REF-1", "SKU-1", 2);
+    let reply = thread::scope(|s| {
+        let request = s.spawn(|| app.api.create(&token, "pause-shutdown", &body));
+        pause.wait_until_paused("pause-shutdown");
+        app.service.terminate();
+        app.service
+            .wait_for_log("shutdown signal received")
+            .expect("the server saw SIGTERM");
+        pause.release("pause-shutdown");
+        request.join().unwrap()
+    });
+    assert_eq!(reply.status, 201, "{:?}", reply.code());
+    assert!(app.service.wait().success(), "a clean exit");
+    assert_eq!(app.db.order_ids(1, "REF-1").await.len(), 1);
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn after_a_purge_the_same_key_meets_the_client_order_ref_and_creates_nothing() {
+    let app = App::start().await;
+    let token = full_token();
+    let body = order_json("REF-1", "SKU-1", 2);
+    assert_eq!(app.api.create(&token, "purged-1", &body).status, 201);
+    app.db
+        .run_sql("UPDATE api_idempotency SET expires_at = '2000-01-01 00:00:00'")
+        .await;
+
+    let (status, _, stderr) = run_command(&["purge"], &[("DATABASE_URL", app.db.url())]);
+    assert!(status.success(), "{stderr}");
+    assert_eq!(app.db.total_records().await, 0);
+
+    let reply = app.api.create(&token, "purged-1", &body);
+    assert_eq!(
+        reply.status_code(),
+        (409, Some("client_order_ref_conflict".into()))
+    );
+    assert_eq!(app.db.total_orders().await, 1);
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn bad_configuration_stops_the_start_and_names_the_variable() {
+    let db = TestDb::create().await;
+    let good = [
+        ("DATABASE_URL", db.url()),
+        ("AUTH_JWT_SECRET", TEST_SECRET),
+        ("BIND_ADDR", "127.0.0.1:0"),
+    ];
+    let cases = [
+        ("LOCK_WAIT_TIMEOUT_SECS", "soon"),
+        ("IDEMPOTENCY_RETENTION_SECS", "0"),
+        ("PURGE_INTERVAL_SECS", "-5"),
+        ("BIND_ADDR", "not-an-address"),
+        ("AUTH_JWT_SECRET", "too-short"),
+        (
+            "DATABASE_URL",
+            "mysql://root@127.0.0.1:1/nowhere?prefer_socket=false",
+        ),
+    ];
+    for (variable, value) in cases {
+        let mut env: Vec<(&str, &str)> = good
+            .iter()
+            .filter(|(k, _)| *k != variable)
+            .copied()
+            .collect();
+        env.push((variable, value));
+        let (status, _, stderr) = run_command(&["serve"], &env);
+        assert!(!status.success(), "{variable} accepted");
+        assert!(stderr.contains(variable), "{variable} not named: {stderr}");
+        assert!(
+            !stderr.contains(TEST_SECRET) && !stderr.contains(db.url()),
+            "{stderr}"
+        );
+    }
+    let (status, _, stderr) = run_command(&["serve"], &[("DATABASE_URL", db.url())]);
+    assert!(
+        !status.success() && stderr.contains("AUTH_JWT_SECRET"),
+        "{stderr}"
+    );
+    db.drop_database().await;
+}
+
+#[tokio::test]
+async fn a_token_from_the_command_line_is_accepted_by_the_server() {
+    let app = App::start().await;
+    let (status, stdout, stderr) = run_command(
+        &[
+            "token",
+            "--tenant",
+            "5",
+            "--actor",
+            "6",
+            "--scope",
+            "orders:create orders:read",
+        ],
+        &[("AUTH_JWT_SECRET", TEST_SECRET)],
+    );
+    assert!(status.success(), "{stderr}");
+    let token = stdout.trim();
+    let created = app
+        .api
+        .create(token, "cli-1", &order_json("REF-1", "SKU-1", 1));
+    assert_eq!(created.status, 201);
+    assert_eq!(app.db.order_ids(5, "REF-1").await.len(), 1);
+    let location = created.header("location").unwrap();
+    assert_eq!(app.api.get(&location, Some(token)).body, created.body);
+    app.finish().await;
+}

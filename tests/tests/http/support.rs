@@ -1,0 +1,47 @@
+//! One server process on one fresh database, and the checks most tests end with.
+
+use tests::{ALL_PERMISSIONS, Api, Service, ServiceOptions, TestDb, token};
+
+/// A database, a server process on it, and a client.
+pub(crate) struct App {
+    pub(crate) db: TestDb,
+    pub(crate) service: Service,
+    pub(crate) api: Api,
+}
+
+impl App {
+    /// A server with the default configuration.
+    pub(crate) async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    /// A server whose options `configure` adjusts.
+    pub(crate) async fn start_with(configure: impl FnOnce(&mut ServiceOptions)) -> Self {
+        let db = TestDb::create().await;
+        let mut options = ServiceOptions::new(db.url());
+        configure(&mut options);
+        let service = Service::start(&options);
+        let api = Api::new(service.base_url());
+        Self { db, service, api }
+    }
+
+    /// Asserts that nothing was stored: no record, no order.
+    pub(crate) async fn assert_nothing_stored(&self, context: &str) {
+        assert_eq!(
+            (self.db.total_records().await, self.db.total_orders().await),
+            (0, 0),
+            "{context}: a rejected request stored something"
+        );
+    }
+
+    /// Stops the server and drops the database.
+    pub(crate) async fn finish(self) {
+        drop(self.service);
+        self.db.drop_database().await;
+    }
+}
+
+/// A token of tenant 1, actor 1 with every permission.
+pub(crate) fn full_token() -> String {
+    token(1, 1, ALL_PERMISSIONS)
+}
