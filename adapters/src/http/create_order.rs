@@ -52,8 +52,9 @@ pub(super) async fn create_order<S: ServiceStore, H: FlowHooks + 'static>(
     }
     let bytes = match payload.to_bytes_limited(BODY_LIMIT_BYTES).await {
         Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => return respond::problem(&Problem::payload_too_large()),
-        Err(_) => return respond::problem(&Problem::invalid_body(&[])),
+        // The client broke off or sent a malformed chunk encoding.
+        Ok(Err(_)) => return respond::problem(&Problem::invalid_body(&[])),
+        Err(_limit_exceeded) => return respond::problem(&Problem::payload_too_large()),
     };
     let order = match decode_new_order(&bytes) {
         Ok(order) => order,

@@ -5,10 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
-// mod auth;
-// mod body;
-// mod key;
+mod auth;
+mod body;
+mod key;
 mod outcomes;
 mod processes;
-// mod reads;
+mod reads;
 mod support;

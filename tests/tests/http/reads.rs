@@ -1,0 +1,107 @@
+//! Contract section 3 (reading orders, probes, metrics), and what the logs may hold.
+
+use tests::{ALL_PERMISSIONS, order_json, token};
+
+use crate::support::{App, full_token};
+
+#[tokio::test]
+async fn an_order_reads_back_in_the_create_shape_only_within_its_tenant() {
+    let app = App::start().await;
+    let created = app
+        .api
+        .create(&full_token(), "read-1", &order_json("REF-1", "SKU-1", 3));
+    let location = created.header("location").unwrap();
+
+    let own = app.api.get(&location, Some(&full_token()));
+    assert_eq!(own.status, 200);
+    assert_eq!(own.body, created.body, "the same shape and values");
+    let colleague = app.api.get(&location, Some(&token(1, 9, "orders:read")));
+    assert_eq!(colleague.status, 200, "orders belong to the tenant");
+
+    let other_tenant = app.api.get(&location, Some(&token(2, 1, ALL_PERMISSIONS)));
+    let missing = app.api.get("/api/orders/999999", Some(&full_token()));
+    assert_eq!(other_tenant.status_code(), (404, Some("not_found".into())));
+    assert_eq!(
+        other_tenant.body, missing.body,
+        "nothing tells the two apart"
+    );
+    for odd in ["/api/orders/abc", "/api/orders/0", "/api/orders/-1"] {
+        assert_eq!(app.api.get(odd, Some(&full_token())).status, 404, "{odd}");
+    }
+
+    assert_eq!(
+        app.api
+            .get(&location, Some(&token(1, 1, "orders:create")))
+            .status_code(),
+        (403, Some("forbidden".into()))
+    );
+    let anonymous = app.api.get(&location, None);
+    assert_eq!(anonymous.status, 401);
+    assert!(anonymous.header("www-authenticate").is_some());
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn health_readiness_and_metrics_answer() {
+    let app = App::start().await;
+    let token = full_token();
+    let body = order_json("REF-1", "SKU-1", 1);
+    let _ = app.api.create(&token, "m-1", &body);
+    let _ = app.api.create(&token, "m-1", &body);
+    let _ = app
+        .api
+        .create(&token, "m-1", &order_json("REF-1", "SKU-1", 2));
+    let _ = app.api.create(&token, "m-2", &body);
+
+    assert_eq!(app.api.get("/healthz", None).status, 200);
+    assert_eq!(app.api.get("/readyz", None).status, 200);
+    let metrics = app.api.get("/metrics", None);
+    assert_eq!(metrics.status, 200);
+    let text = String::from_utf8_lossy(&metrics.body);
+    for outcome in ["executed", "replayed", "key_reused", "rejected"] {
+        let line = format!(
+            "idempotent_outcomes_total{{operation=\"orders.create.v1\",outcome=\"{outcome}\"}} 1"
+        );
+        assert!(text.contains(&line), "missing {line}\n{text}");
+    }
+    assert!(
+        text.contains(r#"http_request_duration_seconds_count{method="POST",route="/api/orders",status="201"} 2"#),
+        "{text}"
+    );
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn logs_carry_request_ids_and_outcomes_but_never_tokens_or_bodies() {
+    let app = App::start().await;
+    let token = full_token();
+    let body = order_json("SECRET-REF-7", "SECRET-SKU-7", 1);
+    let created = app.api.create(&token, "log-1", &body);
+    let _ = app.api.create(
+        &token,
+        "log-1",
+        &order_json("SECRET-REF-8", "SECRET-SKU-8", 1),
+    );
+    let _ = app.api.create(
+        &token,
+        "log-2",
+        r#"{"clientOrderRef":"SECRET-REF-9","x":1}"#,
+    );
+    let _ = app.api.create("SECRET.TOKEN.VALUE", "log-3", &body);
+    let request_id = created.header("x-request-id").unwrap();
+
+    // The request's line is written just after its response, so wait for it.
+    app.service.wait_for_log(&request_id).unwrap();
+    app.service.wait_for_log("outcome=\"key_reused\"").unwrap();
+    let log = app.service.log();
+    for line in log.lines().filter(|l| l.contains(&request_id)) {
+        assert!(
+            line.contains("outcome=\"executed\"") && line.contains("record_id="),
+            "{line}"
+        );
+    }
+    for secret in [token.as_str(), "SECRET", "log-1"] {
+        assert!(!log.contains(secret), "the log holds {secret}:\n{log}");
+    }
+    app.finish().await;
+}
