@@ -10,7 +10,11 @@ use tokio::sync::watch;
 /// Purges once and logs how many records went.
 pub(crate) async fn purge_once(store: &MysqlStore) -> anyhow::Result<u64> {
     let deleted = purge_expired(store, &SystemClock, PurgeSettings::default()).await?;
-    tracing::info!(deleted, "purged expired idempotency records");
+    if deleted > 0 {
+        tracing::info!(deleted, "purged expired idempotency records");
+    } else {
+        tracing::debug!("no expired idempotency records to purge");
+    }
     Ok(deleted)
 }
 
