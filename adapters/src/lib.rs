@@ -6,3 +6,5 @@
 pub mod http;
 pub mod mysql;
 pub mod pause_file;
+mod rows;
+pub mod sqlite;

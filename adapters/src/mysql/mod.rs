@@ -3,13 +3,16 @@
 //! `schema` and the row types stay inside this module; the rest of the workspace sees
 //! only the ports.
 
+// First: its column-list macros are used by the modules below.
+#[macro_use]
+mod schema;
+
 pub mod classify;
 mod migrate;
 mod orders;
 mod purge;
 mod reader;
 mod records;
-mod schema;
 mod store;
 mod transaction;
 

@@ -6,16 +6,11 @@ use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Unsigned};
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl};
-use domain::{
-    Completion, ExistingRecord, Fingerprint, FingerprintVersion, IdempotencyKey, RecordId,
-    RecordState, Scope, StoredResponse,
-};
+use domain::{Completion, ExistingRecord, IdempotencyKey, RecordId, Scope};
 
 use super::classify::{record_insert_error, store_error};
 use super::schema::api_idempotency;
-
-const PROCESSING: &str = "PROCESSING";
-const COMPLETED: &str = "COMPLETED";
+use crate::rows::{COMPLETED, PROCESSING, RecordRow, fingerprint_version, to_i64};
 
 /// The insert of a new `PROCESSING` record. Every value already fits its column: the
 /// domain types bound keys (128), operations (64) and the hash (exactly 32 bytes).
@@ -30,17 +25,6 @@ struct NewRecordRow<'a> {
     request_hash: &'a [u8],
     state: &'static str,
     created_at: NaiveDateTime,
-}
-
-/// Ids are validated to `1..=i64::MAX` by the domain, so the conversion cannot fail; the
-/// error is kept for an id read back from a corrupted row.
-pub(super) fn to_i64(value: u64) -> Result<i64, StoreError> {
-    i64::try_from(value).map_err(|_| StoreError::Other("id out of range".to_owned()))
-}
-
-fn fingerprint_version(version: FingerprintVersion) -> Result<i16, StoreError> {
-    i16::try_from(version.0)
-        .map_err(|_| StoreError::Other("fingerprint version out of range".to_owned()))
 }
 
 /// `SELECT LAST_INSERT_ID()` on the same connection (MySQL has no `RETURNING`).
@@ -102,22 +86,6 @@ pub(super) async fn complete(
     Ok(changed as u64)
 }
 
-/// A stored record as read back.
-#[derive(Queryable, Selectable)]
-#[diesel(table_name = api_idempotency)]
-struct RecordRow {
-    id: i64,
-    fingerprint_version: i16,
-    request_hash: Vec<u8>,
-    state: String,
-    response_status: Option<i16>,
-    response_content_type: Option<String>,
-    response_location: Option<String>,
-    response_body: Option<Vec<u8>>,
-    completed_at: Option<NaiveDateTime>,
-    expires_at: Option<NaiveDateTime>,
-}
-
 /// The committed record for a scope and key. Runs as one autocommit statement on the
 /// connection it is given: a transaction of its own, seeing the latest committed row.
 pub(super) async fn find(
@@ -131,59 +99,10 @@ pub(super) async fn find(
         .filter(dsl::actor_id.eq(to_i64(scope.actor.get())?))
         .filter(dsl::operation.eq(scope.operation.as_str().as_bytes()))
         .filter(dsl::idempotency_key.eq(key.as_str().as_bytes()))
-        .select(RecordRow::as_select())
-        .first(conn)
+        .select(record_columns!())
+        .first::<RecordRow>(conn)
         .await
         .optional()
         .map_err(store_error)?;
     row.map(RecordRow::into_record).transpose()
-}
-
-fn corrupt(what: &str) -> StoreError {
-    StoreError::Other(format!("stored record is inconsistent: {what}"))
-}
-
-impl RecordRow {
-    /// Checks what the DDL cannot say ("completed means a full response"), so a damaged
-    /// row is an error and never a replay of something half-stored.
-    fn into_record(self) -> Result<ExistingRecord, StoreError> {
-        let hash: [u8; 32] = self
-            .request_hash
-            .as_slice()
-            .try_into()
-            .map_err(|_| corrupt("request hash length"))?;
-        let version =
-            u16::try_from(self.fingerprint_version).map_err(|_| corrupt("fingerprint version"))?;
-        let id = RecordId(u64::try_from(self.id).map_err(|_| corrupt("id"))?);
-        let state = match self.state.as_str() {
-            PROCESSING => RecordState::Processing,
-            COMPLETED => RecordState::Completed(self.into_completion()?),
-            _ => return Err(corrupt("state")),
-        };
-        Ok(ExistingRecord {
-            id,
-            fingerprint: Fingerprint::from_parts(FingerprintVersion(version), hash),
-            state,
-        })
-    }
-
-    fn into_completion(self) -> Result<Completion, StoreError> {
-        let (Some(status), Some(content_type), Some(body), Some(completed_at), Some(expires_at)) = (
-            self.response_status,
-            self.response_content_type,
-            self.response_body,
-            self.completed_at,
-            self.expires_at,
-        ) else {
-            return Err(corrupt("completed without a full response"));
-        };
-        let status = u16::try_from(status).map_err(|_| corrupt("status"))?;
-        let response = StoredResponse::new(status, content_type, self.response_location, body)
-            .map_err(|_| corrupt("response"))?;
-        Ok(Completion {
-            response,
-            completed_at: completed_at.and_utc(),
-            expires_at: expires_at.and_utc(),
-        })
-    }
 }

@@ -30,3 +30,37 @@ diesel::table! {
         created_at -> Datetime,
     }
 }
+
+/// The columns of `crate::rows::RecordRow`, in its field order.
+macro_rules! record_columns {
+    () => {{
+        use $crate::mysql::schema::api_idempotency::dsl as r;
+        (
+            r::id,
+            r::fingerprint_version,
+            r::request_hash,
+            r::state,
+            r::response_status,
+            r::response_content_type,
+            r::response_location,
+            r::response_body,
+            r::completed_at,
+            r::expires_at,
+        )
+    }};
+}
+
+/// The columns of `crate::rows::OrderRow`, in its field order.
+macro_rules! order_columns {
+    () => {{
+        use $crate::mysql::schema::orders::dsl as o;
+        (
+            o::id,
+            o::tenant_id,
+            o::client_order_ref,
+            o::sku,
+            o::quantity,
+            o::created_at,
+        )
+    }};
+}

@@ -1,0 +1,125 @@
+//! Rows as every SQL store reads them back, and their checked conversion into domain
+//! values. Each store selects the same columns in the same order (`record_columns!` /
+//! `order_columns!` in its schema module), so the checks live here once.
+
+use application::Order;
+use application::ports::StoreError;
+use chrono::NaiveDateTime;
+use diesel::Queryable;
+use domain::{
+    ClientOrderRef, Completion, ExistingRecord, Fingerprint, FingerprintVersion, NewOrder, OrderId,
+    Quantity, RecordId, RecordState, Sku, StoredResponse, TenantId,
+};
+
+/// The state of a record being executed.
+pub(crate) const PROCESSING: &str = "PROCESSING";
+/// The state of a record holding its response.
+pub(crate) const COMPLETED: &str = "COMPLETED";
+
+/// Ids are validated to `1..=i64::MAX` by the domain, so the conversion cannot fail; the
+/// error is kept for an id read back from a corrupted row.
+pub(crate) fn to_i64(value: u64) -> Result<i64, StoreError> {
+    i64::try_from(value).map_err(|_| StoreError::Other("id out of range".to_owned()))
+}
+
+/// The fingerprint rule version as stored (`SMALLINT`).
+pub(crate) fn fingerprint_version(version: FingerprintVersion) -> Result<i16, StoreError> {
+    i16::try_from(version.0)
+        .map_err(|_| StoreError::Other("fingerprint version out of range".to_owned()))
+}
+
+/// A stored record, in the column order of `record_columns!`.
+#[derive(Queryable)]
+pub(crate) struct RecordRow {
+    pub(crate) id: i64,
+    pub(crate) fingerprint_version: i16,
+    pub(crate) request_hash: Vec<u8>,
+    pub(crate) state: String,
+    pub(crate) response_status: Option<i16>,
+    pub(crate) response_content_type: Option<String>,
+    pub(crate) response_location: Option<String>,
+    pub(crate) response_body: Option<Vec<u8>>,
+    pub(crate) completed_at: Option<NaiveDateTime>,
+    pub(crate) expires_at: Option<NaiveDateTime>,
+}
+
+fn corrupt(what: &str) -> StoreError {
+    StoreError::Other(format!("stored record is inconsistent: {what}"))
+}
+
+impl RecordRow {
+    /// Checks what the DDL cannot say ("completed means a full response"), so a damaged
+    /// row is an error and never a replay of something half-stored.
+    pub(crate) fn into_record(self) -> Result<ExistingRecord, StoreError> {
+        let hash: [u8; 32] = self
+            .request_hash
+            .as_slice()
+            .try_into()
+            .map_err(|_| corrupt("request hash length"))?;
+        let version =
+            u16::try_from(self.fingerprint_version).map_err(|_| corrupt("fingerprint version"))?;
+        let id = RecordId(u64::try_from(self.id).map_err(|_| corrupt("id"))?);
+        let state = match self.state.as_str() {
+            PROCESSING => RecordState::Processing,
+            COMPLETED => RecordState::Completed(self.into_completion()?),
+            _ => return Err(corrupt("state")),
+        };
+        Ok(ExistingRecord {
+            id,
+            fingerprint: Fingerprint::from_parts(FingerprintVersion(version), hash),
+            state,
+        })
+    }
+
+    fn into_completion(self) -> Result<Completion, StoreError> {
+        let (Some(status), Some(content_type), Some(body), Some(completed_at), Some(expires_at)) = (
+            self.response_status,
+            self.response_content_type,
+            self.response_body,
+            self.completed_at,
+            self.expires_at,
+        ) else {
+            return Err(corrupt("completed without a full response"));
+        };
+        let status = u16::try_from(status).map_err(|_| corrupt("status"))?;
+        let response = StoredResponse::new(status, content_type, self.response_location, body)
+            .map_err(|_| corrupt("response"))?;
+        Ok(Completion {
+            response,
+            completed_at: completed_at.and_utc(),
+            expires_at: expires_at.and_utc(),
+        })
+    }
+}
+
+/// A stored order, in the column order of `order_columns!`.
+#[derive(Queryable)]
+pub(crate) struct OrderRow {
+    pub(crate) id: i64,
+    pub(crate) tenant_id: i64,
+    pub(crate) client_order_ref: Vec<u8>,
+    pub(crate) sku: Vec<u8>,
+    pub(crate) quantity: i16,
+    pub(crate) created_at: NaiveDateTime,
+}
+
+impl OrderRow {
+    /// Re-validates the stored values through the domain's own parsers.
+    pub(crate) fn into_order(self) -> Result<Order, StoreError> {
+        let corrupt = || StoreError::Other("stored order is inconsistent".to_owned());
+        let text = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|_| corrupt());
+        let details = NewOrder {
+            client_order_ref: ClientOrderRef::parse(&text(self.client_order_ref)?)
+                .map_err(|_| corrupt())?,
+            sku: Sku::parse(&text(self.sku)?).map_err(|_| corrupt())?,
+            quantity: Quantity::parse(i64::from(self.quantity)).map_err(|_| corrupt())?,
+        };
+        Ok(Order {
+            id: OrderId::new(u64::try_from(self.id).map_err(|_| corrupt())?),
+            tenant: TenantId::parse(u64::try_from(self.tenant_id).map_err(|_| corrupt())?)
+                .map_err(|_| corrupt())?,
+            details,
+            created_at: self.created_at.and_utc(),
+        })
+    }
+}

@@ -1,0 +1,25 @@
+//! The embedded store: SQLite (bundled) through diesel, wrapped for async use by
+//! diesel-async's `SyncConnectionWrapper` (each statement runs on a blocking thread).
+//!
+//! Same ports, same guarantees as [`crate::mysql`]: the unique constraint decides races,
+//! one transaction holds record, order and response. Write transactions begin
+//! `IMMEDIATE`, so a transaction never fails upgrading a read lock; the busy timeout
+//! bounds how long a writer waits, and running out of it is "in progress". For local
+//! runs, demos and single-node use; several hosts need MySQL.
+
+// First: its column-list macros are used by the modules below.
+#[macro_use]
+mod schema;
+
+pub mod classify;
+mod migrate;
+mod orders;
+mod purge;
+mod reader;
+mod records;
+mod store;
+mod transaction;
+
+pub use migrate::MigrateError;
+pub use store::{SqliteConfig, SqliteStore};
+pub use transaction::SqliteTx;

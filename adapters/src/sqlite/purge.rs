@@ -1,0 +1,30 @@
+//! Deleting expired completed records in bounded batches.
+
+use application::ports::{RecordPurger, StoreError};
+use chrono::{DateTime, Utc};
+use diesel::sql_types::{Integer, Timestamp};
+use diesel_async::RunQueryDsl;
+
+use super::classify::store_error;
+use super::store::SqliteStore;
+
+impl RecordPurger for SqliteStore {
+    /// SQLite has no `DELETE ... LIMIT` in its default build: the batch is chosen by a
+    /// subquery over the expiry index. Only `COMPLETED` rows have an expiry.
+    async fn purge_expired_batch(&self, now: DateTime<Utc>, limit: u32) -> Result<u64, StoreError> {
+        let mut conn = self.connection().await?;
+        let limit = i32::try_from(limit).unwrap_or(i32::MAX);
+        let deleted = diesel::sql_query(
+            "DELETE FROM api_idempotency WHERE id IN (\
+               SELECT id FROM api_idempotency \
+               WHERE state = 'COMPLETED' AND expires_at <= ? \
+               ORDER BY expires_at LIMIT ?)",
+        )
+        .bind::<Timestamp, _>(now.naive_utc())
+        .bind::<Integer, _>(limit)
+        .execute(&mut conn)
+        .await
+        .map_err(store_error)?;
+        Ok(deleted as u64)
+    }
+}

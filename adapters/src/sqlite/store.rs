@@ -1,0 +1,148 @@
+//! The pool of SQLite connections on one database file.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use application::ports::StoreError;
+use diesel::SqliteConnection;
+use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncConnection, SimpleAsyncConnection};
+
+use super::migrate::MigrateError;
+
+pub(super) type Connection = SyncConnectionWrapper<SqliteConnection>;
+pub(super) type PooledConnection = Object<Connection>;
+
+/// Where the database file is and how writers wait for each other.
+#[derive(Debug, Clone)]
+pub struct SqliteConfig {
+    /// The database file; its directory is created when missing.
+    pub path: PathBuf,
+    /// How long a writer waits for another writer's transaction before "in progress".
+    pub busy_timeout: Duration,
+    /// The most connections the pool opens (readers run beside one writer).
+    pub max_connections: usize,
+}
+
+/// The embedded store. Cloning shares the pool.
+#[derive(Clone)]
+pub struct SqliteStore {
+    pool: Pool<Connection>,
+    path: PathBuf,
+    writers_waiting: Arc<AtomicUsize>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .field("pool", &self.pool.status())
+            .finish()
+    }
+}
+
+impl SqliteStore {
+    /// Creates the file's directory, switches the file to WAL (once: it is a property of
+    /// the file), and builds the pool. Does not migrate: see [`SqliteStore::migrate`].
+    ///
+    /// # Errors
+    /// [`MigrateError::Connect`] when the directory or the file cannot be opened.
+    pub async fn open(config: &SqliteConfig) -> Result<Self, MigrateError> {
+        if let Some(dir) = config.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            tokio::fs::create_dir_all(dir)
+                .await
+                .map_err(|e| MigrateError::Connect(e.to_string()))?;
+        }
+        let url = config
+            .path
+            .to_str()
+            .ok_or_else(|| MigrateError::Connect("the path is not UTF-8".to_owned()))?
+            .to_owned();
+        let busy_ms = config.busy_timeout.as_millis();
+        let mut manager_config = ManagerConfig::<Connection>::default();
+        manager_config.recycling_method = RecyclingMethod::Fast;
+        manager_config.custom_setup = Box::new(move |url| {
+            let url = url.to_owned();
+            Box::pin(async move {
+                let mut conn = Connection::establish(&url).await?;
+                // NORMAL is durable against process crashes in WAL mode; a power loss may
+                // drop the newest commits, record and order together, never one of them.
+                conn.batch_execute(&format!(
+                    "PRAGMA busy_timeout = {busy_ms}; PRAGMA synchronous = NORMAL; \
+                     PRAGMA foreign_keys = ON;"
+                ))
+                .await
+                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                Ok(conn)
+            })
+        });
+        let manager = AsyncDieselConnectionManager::new_with_config(url, manager_config);
+        let pool = Pool::builder(manager)
+            .max_size(config.max_connections)
+            .build()
+            .map_err(|e| MigrateError::Connect(e.to_string()))?;
+        let store = Self {
+            pool,
+            path: config.path.clone(),
+            writers_waiting: Arc::new(AtomicUsize::new(0)),
+        };
+        let mut conn = store
+            .pool
+            .get()
+            .await
+            .map_err(|e| MigrateError::Connect(e.to_string()))?;
+        conn.batch_execute("PRAGMA journal_mode = WAL;")
+            .await
+            .map_err(|e| MigrateError::Connect(e.to_string()))?;
+        Ok(store)
+    }
+
+    /// The database file.
+    #[must_use]
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    /// How many write transactions are waiting to begin right now. Tests use it to know a
+    /// follower is queued behind a leader; it also shows write contention.
+    #[must_use]
+    pub fn writers_waiting(&self) -> usize {
+        self.writers_waiting.load(Ordering::SeqCst)
+    }
+
+    pub(super) fn waiting_writer(&self) -> WaitingWriter {
+        self.writers_waiting.fetch_add(1, Ordering::SeqCst);
+        WaitingWriter(Arc::clone(&self.writers_waiting))
+    }
+
+    pub(super) async fn connection(&self) -> Result<PooledConnection, StoreError> {
+        self.pool.get().await.map_err(pool_error)
+    }
+
+    /// Whether the file answers a trivial query.
+    pub async fn ping(&self) -> bool {
+        match self.connection().await {
+            Ok(mut conn) => conn.batch_execute("SELECT 1").await.is_ok(),
+            Err(_) => false,
+        }
+    }
+}
+
+/// Counts one writer as waiting until dropped.
+pub(super) struct WaitingWriter(Arc<AtomicUsize>);
+
+impl Drop for WaitingWriter {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn pool_error(error: PoolError) -> StoreError {
+    StoreError::Other(format!("no SQLite connection: {error}"))
+}
