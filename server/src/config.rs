@@ -7,7 +7,10 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use adapters::http::{MIN_SECRET_BYTES, TokenKeys};
+use adapters::http::TokenKeys;
+
+pub(crate) use crate::database_config::DatabaseConfig;
+use crate::secret::{Secret, token_keys};
 use domain::RetentionPolicy;
 
 /// A configuration value that cannot be used.
@@ -20,7 +23,7 @@ pub(crate) struct ConfigError {
     pub(crate) problem: String,
 }
 
-fn invalid(variable: &'static str, problem: impl Into<String>) -> ConfigError {
+pub(crate) fn invalid(variable: &'static str, problem: impl Into<String>) -> ConfigError {
     ConfigError {
         variable,
         problem: problem.into(),
@@ -30,7 +33,10 @@ fn invalid(variable: &'static str, problem: impl Into<String>) -> ConfigError {
 /// Reads one variable; `None` when it is unset or empty.
 pub(crate) type Lookup<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
-fn text(lookup: Lookup<'_>, variable: &'static str) -> Result<Option<String>, ConfigError> {
+pub(crate) fn text(
+    lookup: Lookup<'_>,
+    variable: &'static str,
+) -> Result<Option<String>, ConfigError> {
     match lookup(variable) {
         None => Ok(None),
         Some(value) if value.is_empty() => Ok(None),
@@ -41,7 +47,7 @@ fn text(lookup: Lookup<'_>, variable: &'static str) -> Result<Option<String>, Co
     }
 }
 
-fn integer(
+pub(crate) fn integer(
     lookup: Lookup<'_>,
     variable: &'static str,
     range: std::ops::RangeInclusive<u64>,
@@ -65,51 +71,13 @@ fn integer(
         })
 }
 
-/// Where the data lives.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct DatabaseConfig {
-    /// `mysql://...`, passed to the driver unchanged.
-    pub(crate) url: String,
-    /// `LOCK_WAIT_TIMEOUT_SECS`.
-    pub(crate) lock_wait_timeout_secs: u32,
-    /// `DATABASE_MAX_CONNECTIONS`.
-    pub(crate) max_connections: usize,
-}
-
-impl DatabaseConfig {
-    pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
-        let url = text(lookup, "DATABASE_URL")?
-            .ok_or_else(|| invalid("DATABASE_URL", "required, a mysql:// URL"))?;
-        if !url.starts_with("mysql://") {
-            return Err(invalid("DATABASE_URL", "must start with mysql://"));
-        }
-        let lock_wait = integer(lookup, "LOCK_WAIT_TIMEOUT_SECS", 1..=3600, 5)?;
-        let max_connections = integer(lookup, "DATABASE_MAX_CONNECTIONS", 1..=1000, 32)?;
-        Ok(Self {
-            url,
-            lock_wait_timeout_secs: u32::try_from(lock_wait).unwrap_or(5),
-            max_connections: usize::try_from(max_connections).unwrap_or(32),
-        })
-    }
-}
-
-/// The token secret, `AUTH_JWT_SECRET`.
-pub(crate) fn token_keys(lookup: Lookup<'_>) -> Result<TokenKeys, ConfigError> {
-    let secret = text(lookup, "AUTH_JWT_SECRET")?
-        .ok_or_else(|| invalid("AUTH_JWT_SECRET", "required, the HS256 signing secret"))?;
-    TokenKeys::hs256(secret.as_bytes()).map_err(|_| {
-        invalid(
-            "AUTH_JWT_SECRET",
-            format!("must be at least {MIN_SECRET_BYTES} bytes"),
-        )
-    })
-}
-
 /// Everything `serve` needs.
 #[derive(Debug, Clone)]
 pub(crate) struct ServeConfig {
     pub(crate) database: DatabaseConfig,
     pub(crate) keys: TokenKeys,
+    /// Whether `keys` hold the embedded store's development secret.
+    pub(crate) development_secret: bool,
     /// `BIND_ADDR`, default `127.0.0.1:8080`.
     pub(crate) bind_addr: SocketAddr,
     /// `IDEMPOTENCY_RETENTION_SECS`, default 86400.
@@ -125,7 +93,10 @@ pub(crate) struct ServeConfig {
 impl ServeConfig {
     pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
         let database = DatabaseConfig::from_lookup(lookup)?;
-        let keys = token_keys(lookup)?;
+        let (keys, development_secret) = match token_keys(lookup, &database)? {
+            Secret::Configured(keys) => (keys, false),
+            Secret::Development(keys) => (keys, true),
+        };
         let bind_addr = match text(lookup, "BIND_ADDR")? {
             None => SocketAddr::from(([127, 0, 0, 1], 8080)),
             Some(raw) => raw.parse().map_err(|_| {
@@ -148,6 +119,7 @@ impl ServeConfig {
         Ok(Self {
             database,
             keys,
+            development_secret,
             bind_addr,
             retention,
             purge_interval: (purge_secs > 0).then(|| Duration::from_secs(purge_secs)),
@@ -180,7 +152,13 @@ mod tests {
     fn the_defaults_are_the_documented_ones() {
         let config = serve_config(&BASE).unwrap();
         assert_eq!(config.bind_addr.to_string(), "127.0.0.1:8080");
-        assert_eq!(config.database.lock_wait_timeout_secs, 5);
+        assert!(matches!(
+            config.database,
+            DatabaseConfig::Mysql {
+                lock_wait_timeout_secs: 5,
+                ..
+            }
+        ));
         assert_eq!(config.purge_interval, Some(Duration::from_secs(300)));
         assert_eq!(config.retention, RetentionPolicy::default());
         assert!(config.test_pause_dir.is_none());
@@ -210,11 +188,9 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_secret_or_database_is_named() {
+    fn mysql_without_a_secret_is_refused_naming_it() {
         let error = serve_config(&BASE[..1]).unwrap_err();
         assert_eq!(error.variable, "AUTH_JWT_SECRET");
-        let error = serve_config(&BASE[1..]).unwrap_err();
-        assert_eq!(error.variable, "DATABASE_URL");
     }
 
     #[test]

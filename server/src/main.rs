@@ -4,10 +4,13 @@
 
 mod cli;
 mod config;
+mod database_config;
 mod purge_task;
+mod secret;
 mod serve;
 mod store;
 mod token;
+mod try_it;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -17,15 +20,20 @@ use tracing_subscriber::EnvFilter;
 
 use crate::cli::{Cli, Command};
 use crate::config::{DatabaseConfig, ServeConfig};
+use crate::secret::Secret;
+use crate::store::AnyStore;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();
     let lookup = |name: &str| std::env::var_os(name);
     let result = match cli.command.unwrap_or(Command::Serve) {
-        Command::Token(args) => config::token_keys(&lookup)
+        Command::Token(args) => DatabaseConfig::from_lookup(&lookup)
+            .and_then(|database| secret::token_keys(&lookup, &database))
             .map_err(anyhow::Error::from)
-            .and_then(|keys| token::mint(&keys, &args))
+            .and_then(|secret| match secret {
+                Secret::Configured(keys) | Secret::Development(keys) => token::mint(&keys, &args),
+            })
             .and_then(|token| writeln!(std::io::stdout(), "{token}").map_err(anyhow::Error::from)),
         Command::Serve => ServeConfig::from_lookup(&lookup)
             .map_err(anyhow::Error::from)
@@ -33,14 +41,17 @@ fn main() -> ExitCode {
         Command::Migrate => DatabaseConfig::from_lookup(&lookup)
             .map_err(anyhow::Error::from)
             .and_then(|config| {
-                runtime()?.block_on(async { store::connect_and_migrate(&config).await.map(|_| ()) })
+                runtime()?.block_on(async { store::open_and_migrate(&config).await.map(|_| ()) })
             }),
         Command::Purge => DatabaseConfig::from_lookup(&lookup)
             .map_err(anyhow::Error::from)
             .and_then(|config| {
                 runtime()?.block_on(async {
-                    let store = store::connect(&config).await?;
-                    purge_task::purge_once(&store).await.map(|_| ())
+                    match store::open(&config).await? {
+                        AnyStore::Mysql(store) => purge_task::purge_once(&store).await,
+                        AnyStore::Sqlite(store) => purge_task::purge_once(&store).await,
+                    }
+                    .map(|_| ())
                 })
             }),
     };

@@ -2,13 +2,12 @@
 
 use std::time::Duration;
 
-use adapters::mysql::MysqlStore;
-use application::ports::SystemClock;
+use application::ports::{RecordPurger, SystemClock};
 use application::{PurgeSettings, purge_expired};
 use tokio::sync::watch;
 
 /// Purges once and logs how many records went.
-pub(crate) async fn purge_once(store: &MysqlStore) -> anyhow::Result<u64> {
+pub(crate) async fn purge_once<S: RecordPurger>(store: &S) -> anyhow::Result<u64> {
     let deleted = purge_expired(store, &SystemClock, PurgeSettings::default()).await?;
     if deleted > 0 {
         tracing::info!(deleted, "purged expired idempotency records");
@@ -20,8 +19,8 @@ pub(crate) async fn purge_once(store: &MysqlStore) -> anyhow::Result<u64> {
 
 /// Purges every `interval` until `stop` changes. Every process may run this: the delete
 /// is bounded and idempotent, so concurrent purges only share the work.
-pub(crate) async fn purge_every(
-    store: MysqlStore,
+pub(crate) async fn purge_every<S: RecordPurger>(
+    store: S,
     interval: Duration,
     mut stop: watch::Receiver<bool>,
 ) {

@@ -4,22 +4,33 @@ use std::sync::Arc;
 
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
-use adapters::http::{AppState, Metrics, request_context, routes};
-use adapters::mysql::MysqlStore;
+use adapters::http::{AppState, Metrics, ServiceStore, request_context, routes};
 use adapters::pause_file::PauseFileHooks;
 use anyhow::Context;
+use application::ports::RecordPurger;
 use application::{Coordinator, CoordinatorSettings};
 use tokio::sync::watch;
 
 use crate::config::ServeConfig;
 use crate::purge_task::purge_every;
-use crate::store::connect_and_migrate;
+use crate::store::{AnyStore, open_and_migrate};
+use crate::try_it::log_try_it;
 
 /// Runs the service. Returns after a graceful shutdown: SIGTERM or Ctrl-C stops accepting
 /// connections, lets in-flight requests finish (up to `SHUTDOWN_TIMEOUT_SECS`), then
 /// stops the purge timer.
 pub(crate) async fn serve(config: ServeConfig) -> anyhow::Result<()> {
-    let store: MysqlStore = connect_and_migrate(&config.database).await?;
+    match open_and_migrate(&config.database).await? {
+        AnyStore::Mysql(store) => serve_with(store, config).await,
+        AnyStore::Sqlite(store) => serve_with(store, config).await,
+    }
+}
+
+/// Serves the contract over `store`.
+async fn serve_with<S>(store: S, config: ServeConfig) -> anyhow::Result<()>
+where
+    S: ServiceStore + RecordPurger,
+{
     let hooks = match &config.test_pause_dir {
         Some(dir) => {
             tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
@@ -51,6 +62,11 @@ pub(crate) async fn serve(config: ServeConfig) -> anyhow::Result<()> {
     .with_context(|| format!("BIND_ADDR: cannot listen on {}", config.bind_addr))?;
     for address in server.addrs() {
         tracing::info!(%address, "listening");
+    }
+    if config.development_secret
+        && let Some(address) = server.addrs().first()
+    {
+        log_try_it(&config.keys, *address);
     }
 
     let (stop_purge, stopped) = watch::channel(false);

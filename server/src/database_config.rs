@@ -1,0 +1,114 @@
+//! Which store runs, from `DATABASE_URL`: MySQL for production, or the embedded SQLite
+//! store (the default, under `./data/`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::config::{ConfigError, Lookup, integer, invalid, text};
+
+/// The embedded store's file when `DATABASE_URL` is unset.
+pub(crate) const DEFAULT_SQLITE_PATH: &str = "data/orders.sqlite3";
+
+/// The store and how to reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DatabaseConfig {
+    /// `mysql://...`, passed to the driver unchanged.
+    Mysql {
+        url: String,
+        /// `LOCK_WAIT_TIMEOUT_SECS`.
+        lock_wait_timeout_secs: u32,
+        /// `DATABASE_MAX_CONNECTIONS`.
+        max_connections: usize,
+    },
+    /// `sqlite://PATH`, or nothing for [`DEFAULT_SQLITE_PATH`].
+    Sqlite {
+        path: PathBuf,
+        /// `LOCK_WAIT_TIMEOUT_SECS`, as SQLite's busy timeout.
+        busy_timeout: Duration,
+        /// `DATABASE_MAX_CONNECTIONS`.
+        max_connections: usize,
+    },
+}
+
+impl DatabaseConfig {
+    pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
+        let lock_wait = integer(lookup, "LOCK_WAIT_TIMEOUT_SECS", 1..=3600, 5)?;
+        let max_connections = integer(lookup, "DATABASE_MAX_CONNECTIONS", 1..=1000, 32)?;
+        let max_connections = usize::try_from(max_connections).unwrap_or(32);
+        let sqlite = |path: PathBuf| Self::Sqlite {
+            path,
+            busy_timeout: Duration::from_secs(lock_wait),
+            max_connections,
+        };
+        match text(lookup, "DATABASE_URL")? {
+            None => Ok(sqlite(PathBuf::from(DEFAULT_SQLITE_PATH))),
+            Some(url) if url.starts_with("mysql://") => Ok(Self::Mysql {
+                url,
+                lock_wait_timeout_secs: u32::try_from(lock_wait).unwrap_or(5),
+                max_connections,
+            }),
+            Some(url) => match url.strip_prefix("sqlite://") {
+                Some(path) if !path.is_empty() => Ok(sqlite(PathBuf::from(path))),
+                _ => Err(invalid(
+                    "DATABASE_URL",
+                    "must be mysql://... or sqlite://PATH (unset: the embedded store under ./data/)",
+                )),
+            },
+        }
+    }
+
+    /// The directory beside the embedded store's file, where its development secret lives.
+    pub(crate) fn sqlite_dir(&self) -> Option<PathBuf> {
+        match self {
+            Self::Sqlite { path, .. } => Some(
+                path.parent()
+                    .filter(|dir| !dir.as_os_str().is_empty())
+                    .map_or_else(|| PathBuf::from("."), PathBuf::from),
+            ),
+            Self::Mysql { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use super::*;
+
+    fn parse(url: Option<&str>) -> Result<DatabaseConfig, ConfigError> {
+        DatabaseConfig::from_lookup(&|name| {
+            (name == "DATABASE_URL")
+                .then(|| url.map(OsString::from))
+                .flatten()
+        })
+    }
+
+    #[test]
+    fn no_url_is_the_embedded_store_under_data() {
+        let config = parse(None).unwrap();
+        assert!(
+            matches!(&config, DatabaseConfig::Sqlite { path, .. } if path == &PathBuf::from(DEFAULT_SQLITE_PATH))
+        );
+        assert_eq!(config.sqlite_dir(), Some(PathBuf::from("data")));
+    }
+
+    #[test]
+    fn a_sqlite_url_names_the_file_and_a_mysql_url_passes_through() {
+        assert!(matches!(
+            parse(Some("sqlite:///tmp/x.db")).unwrap(),
+            DatabaseConfig::Sqlite { path, .. } if path == std::path::Path::new("/tmp/x.db")
+        ));
+        assert!(matches!(
+            parse(Some("mysql://u@h:1/db?prefer_socket=false")).unwrap(),
+            DatabaseConfig::Mysql { url, .. } if url == "mysql://u@h:1/db?prefer_socket=false"
+        ));
+        for bad in ["postgres://x", "sqlite://", "orders.db"] {
+            assert_eq!(
+                parse(Some(bad)).unwrap_err().variable,
+                "DATABASE_URL",
+                "{bad}"
+            );
+        }
+    }
+}
