@@ -43,15 +43,15 @@ impl std::fmt::Debug for TestDb {
 }
 
 #[derive(QueryableByName)]
-struct Count {
+pub(crate) struct Count {
     #[diesel(sql_type = BigInt)]
-    n: i64,
+    pub(crate) n: i64,
 }
 
 #[derive(QueryableByName)]
-struct Id {
+pub(crate) struct Id {
     #[diesel(sql_type = BigInt)]
-    id: i64,
+    pub(crate) id: i64,
 }
 
 /// A stored record as the checks see it.

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod api;
+mod backend;
 mod db;
 mod fixtures;
 mod gate;
@@ -13,12 +14,17 @@ mod pause;
 mod proxy;
 mod server;
 mod service;
+mod sqlite_db;
 
 pub use api::{ALL_PERMISSIONS, Api, Reply, order_json, token, token_expiring};
+pub use backend::Backend;
 pub use db::TestDb;
 pub use fixtures::{caller, executed_count, join_all, key, new_order, order_id_in};
 pub use gate::{GateHandle, LeaderGate};
 pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
 pub use proxy::FaultProxy;
 pub use server::{TestServer, url_via};
-pub use service::{Service, ServiceOptions, TEST_SECRET, run_command, server_binary};
+pub use service::{
+    Service, ServiceOptions, TEST_SECRET, run_command, run_command_in, server_binary,
+};
+pub use sqlite_db::SqliteDb;

@@ -13,8 +13,12 @@ pub const TEST_SECRET: &str = "black-box-test-secret-0123456789abcdef";
 /// How a server process is started.
 #[derive(Debug, Clone)]
 pub struct ServiceOptions {
-    /// The `mysql://` URL of its database.
+    /// `DATABASE_URL`; empty leaves it unset (the embedded store under `./data/`).
     pub database_url: String,
+    /// `AUTH_JWT_SECRET`; `None` leaves it unset.
+    pub auth_secret: Option<String>,
+    /// The working directory; `None` inherits the test's.
+    pub current_dir: Option<PathBuf>,
     /// `LOCK_WAIT_TIMEOUT_SECS`.
     pub lock_wait_secs: u32,
     /// `IDEMPOTENCY_TEST_PAUSE_DIR`, for tests that hold a request in its transaction.
@@ -29,6 +33,8 @@ impl ServiceOptions {
     pub fn new(database_url: &str) -> Self {
         Self {
             database_url: database_url.to_owned(),
+            auth_secret: Some(TEST_SECRET.to_owned()),
+            current_dir: None,
             lock_wait_secs: 5,
             pause_dir: None,
             env: Vec::new(),
@@ -74,7 +80,18 @@ pub fn server_binary() -> PathBuf {
 /// Runs `server <args>` to completion with `env`, returning its status and stderr.
 #[must_use]
 pub fn run_command(args: &[&str], env: &[(&str, &str)]) -> (ExitStatus, String, String) {
+    run_command_in(&std::env::temp_dir(), args, env)
+}
+
+/// [`run_command`] in the working directory `dir`.
+#[must_use]
+pub fn run_command_in(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (ExitStatus, String, String) {
     let output = Command::new(server_binary())
+        .current_dir(dir)
         .args(args)
         .env_clear()
         .envs(env.iter().copied())
@@ -99,14 +116,21 @@ impl Service {
         command
             .arg("serve")
             .env_clear()
-            .env("DATABASE_URL", &options.database_url)
-            .env("AUTH_JWT_SECRET", TEST_SECRET)
             .env("BIND_ADDR", "127.0.0.1:0")
             .env("LOCK_WAIT_TIMEOUT_SECS", options.lock_wait_secs.to_string())
             .env("DATABASE_MAX_CONNECTIONS", "80")
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
+        if !options.database_url.is_empty() {
+            command.env("DATABASE_URL", &options.database_url);
+        }
+        if let Some(secret) = &options.auth_secret {
+            command.env("AUTH_JWT_SECRET", secret);
+        }
+        if let Some(dir) = &options.current_dir {
+            command.current_dir(dir);
+        }
         if let Some(dir) = &options.pause_dir {
             command.env("IDEMPOTENCY_TEST_PAUSE_DIR", dir);
         }

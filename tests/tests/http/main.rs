@@ -7,6 +7,7 @@
 
 mod auth;
 mod body;
+mod embedded;
 mod key;
 mod outcomes;
 mod processes;

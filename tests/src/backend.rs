@@ -1,0 +1,83 @@
+//! What the conformance suite needs from a store under test, so each case is written once
+//! and runs against every store.
+
+use std::future::Future;
+
+use adapters::http::ServiceStore;
+use application::ports::RecordPurger;
+
+/// A fresh, migrated database of one store kind, with the checks the cases make.
+pub trait Backend: Sized + Send + Sync + 'static {
+    /// The store the coordinator runs on.
+    type Store: ServiceStore + RecordPurger;
+
+    /// A fresh database; a writer waits up to 5 s for another's same-key transaction.
+    fn create() -> impl Future<Output = Self> + Send {
+        Self::create_with_lock_wait(5)
+    }
+
+    /// A fresh database whose writers wait at most `secs` for each other.
+    fn create_with_lock_wait(secs: u32) -> impl Future<Output = Self> + Send;
+
+    /// The store.
+    fn store(&self) -> &Self::Store;
+
+    /// The `DATABASE_URL` a server process uses for this database.
+    fn server_url(&self) -> String;
+
+    /// Ids of the orders with this reference in this tenant.
+    fn order_ids(
+        &self,
+        tenant: u64,
+        client_order_ref: &str,
+    ) -> impl Future<Output = Vec<u64>> + Send;
+
+    /// How many idempotency records exist.
+    fn total_records(&self) -> impl Future<Output = i64> + Send;
+
+    /// Runs SQL that both dialects accept.
+    fn run_sql(&self, sql: &str) -> impl Future<Output = ()> + Send;
+
+    /// Waits until `n` writers are queued behind a held leader.
+    fn wait_for_queued_writers(&self, n: usize) -> impl Future<Output = ()> + Send;
+
+    /// Removes the database after a passing test.
+    fn finish(self) -> impl Future<Output = ()> + Send;
+}
+
+impl Backend for crate::TestDb {
+    type Store = adapters::mysql::MysqlStore;
+
+    async fn create_with_lock_wait(secs: u32) -> Self {
+        Self::with_lock_wait(secs).await
+    }
+
+    fn store(&self) -> &Self::Store {
+        Self::store(self)
+    }
+
+    fn server_url(&self) -> String {
+        self.url().to_owned()
+    }
+
+    async fn order_ids(&self, tenant: u64, client_order_ref: &str) -> Vec<u64> {
+        Self::order_ids(self, tenant, client_order_ref).await
+    }
+
+    async fn total_records(&self) -> i64 {
+        Self::total_records(self).await
+    }
+
+    async fn run_sql(&self, sql: &str) {
+        Self::run_sql(self, sql).await;
+    }
+
+    async fn wait_for_queued_writers(&self, n: usize) {
+        self.wait_for_lock_waiters(i64::try_from(n).unwrap_or(i64::MAX))
+            .await;
+    }
+
+    async fn finish(self) {
+        self.drop_database().await;
+    }
+}

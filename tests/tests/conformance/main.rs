@@ -1,0 +1,57 @@
+//! One conformance suite, written once against the ports and the HTTP contract, run
+//! against every store: MySQL (a real MySQL-compatible server) and the embedded SQLite
+//! store. Each case lives in `cases.rs` as a function generic over [`tests::Backend`];
+//! the macro below only instantiates it per store.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
+
+mod cases;
+
+macro_rules! conformance_suite {
+    ($store:ident, $backend:ty) => {
+        mod $store {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_storm_of_identical_requests_makes_one_order() {
+                crate::cases::storm::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_queued_follower_replays_the_leaders_commit() {
+                crate::cases::leader_commits::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_queued_follower_executes_once_after_the_leader_rolls_back() {
+                crate::cases::leader_rolls_back::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_follower_held_past_the_lock_wait_hears_in_progress() {
+                crate::cases::held_past_the_lock_wait::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn the_same_key_with_another_request_is_key_reused() {
+                crate::cases::key_reuse::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn another_key_with_a_used_client_order_ref_is_a_conflict() {
+                crate::cases::client_order_ref_conflict::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn purge_deletes_only_expired_completed_records() {
+                crate::cases::purge::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn a_replay_over_http_repeats_the_stored_bytes() {
+                crate::cases::replay_bytes_over_http::<$backend>().await;
+            }
+        }
+    };
+}
+
+conformance_suite!(mysql, tests::TestDb);
+conformance_suite!(sqlite, tests::SqliteDb);
