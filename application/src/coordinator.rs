@@ -128,6 +128,12 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             operation: op.operation().clone(),
         };
         let fingerprint = input.fingerprint(op.operation());
+        if let Some(answer) = self
+            .answer_from_completed(op, caller, &scope, key, &fingerprint)
+            .await
+        {
+            return answer;
+        }
         for _ in 0..self.settings.max_attempts.max(1) {
             match self.attempt(op, &scope, key, fingerprint, input).await {
                 Attempt::Finished(outcome) => return outcome,
@@ -228,6 +234,30 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
 
     /// After "key already registered": read the committed record afresh and decide.
     /// No path from here executes the operation.
+    /// The fast path for a retry: one read of the record, before any transaction. A
+    /// completed record answers directly (replay or key reused, after the same fingerprint
+    /// and authorization checks as below); a missing or still-processing record, or a
+    /// failed read, returns `None` and the request goes through the insert, which stays
+    /// the only way to win execution.
+    async fn answer_from_completed<Op>(
+        &self,
+        op: &Op,
+        caller: &Caller,
+        scope: &Scope,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+    ) -> Option<Outcome>
+    where
+        Op: IdempotentOperation<U::Tx>,
+    {
+        let existing = self.reader.find(scope, key).await.ok()??;
+        match decide(&existing, fingerprint) {
+            Decision::InProgress => None,
+            decision => Some(self.answer(op, caller, existing.id, decision)),
+        }
+    }
+
+    /// Resolves "key already registered" by a fresh read, outside the failed transaction.
     async fn resolve_existing<Op>(
         &self,
         op: &Op,
@@ -245,6 +275,15 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             Err(_) => return Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed),
         };
         let decision = decide(&existing, fingerprint);
+        self.answer(op, caller, existing.id, decision)
+    }
+
+    /// What a request hears about an existing record: key reuse is told before
+    /// authorization is consulted; anything else only to a caller authorized now.
+    fn answer<Op>(&self, op: &Op, caller: &Caller, record: RecordId, decision: Decision) -> Outcome
+    where
+        Op: IdempotentOperation<U::Tx>,
+    {
         if decision == Decision::KeyReused {
             return Outcome::KeyReused;
         }
@@ -252,10 +291,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             return Outcome::Forbidden;
         }
         match decision {
-            Decision::Replay(response) => Outcome::Replayed {
-                record: existing.id,
-                response,
-            },
+            Decision::Replay(response) => Outcome::Replayed { record, response },
             Decision::InProgress => Outcome::InProgress,
             Decision::KeyReused => Outcome::KeyReused,
         }

@@ -30,8 +30,9 @@ fn tx_hitting_the_key(seq: &mut Sequence) -> MockTx {
 /// Runs one request whose key is taken; the fresh read answers `found`.
 async fn run_with_existing(found: Result<Option<domain::ExistingRecord>, StoreError>) -> Outcome {
     let mut seq = Sequence::new();
-    let tx = tx_hitting_the_key(&mut seq);
     let mut reader = MockReader::new();
+    expect_first_read_finds_nothing(&mut reader, &mut seq);
+    let tx = tx_hitting_the_key(&mut seq);
     let found = std::sync::Mutex::new(Some(found));
     reader
         .expect_find()
@@ -101,11 +102,13 @@ async fn a_fresh_read_that_fails_is_an_unknown_outcome() {
 #[tokio::test]
 async fn a_caller_not_authorized_now_never_receives_the_stored_response() {
     let mut seq = Sequence::new();
-    let tx = tx_hitting_the_key(&mut seq);
     let mut reader = MockReader::new();
+    expect_first_read_finds_nothing(&mut reader, &mut seq);
+    let tx = tx_hitting_the_key(&mut seq);
     reader
         .expect_find()
         .times(1)
+        .in_sequence(&mut seq)
         .returning(|_, _| ready(Ok(Some(existing(&new_order(2), completed_state("{}"))))));
     let mut authorizer = MockAuthorizer::new();
     authorizer
@@ -125,11 +128,13 @@ async fn a_caller_not_authorized_now_never_receives_the_stored_response() {
 #[tokio::test]
 async fn key_reuse_is_reported_before_authorization_is_consulted() {
     let mut seq = Sequence::new();
-    let tx = tx_hitting_the_key(&mut seq);
     let mut reader = MockReader::new();
+    expect_first_read_finds_nothing(&mut reader, &mut seq);
+    let tx = tx_hitting_the_key(&mut seq);
     reader
         .expect_find()
         .times(1)
+        .in_sequence(&mut seq)
         .returning(|_, _| ready(Ok(Some(existing(&new_order(3), completed_state("{}"))))));
     let mut authorizer = MockAuthorizer::new();
     authorizer.expect_may_replay().never();

@@ -39,7 +39,7 @@ async fn a_lock_wait_timeout_on_the_record_insert_is_in_progress_without_a_fresh
     tx.expect_insert_order().never();
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), unused_reader())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
         .await;
 
@@ -54,7 +54,7 @@ async fn a_lock_wait_timeout_on_the_order_insert_rolls_back_and_is_in_progress()
         .returning(|_, _, _| ready(Err(InsertOrderError::Store(StoreError::LockWaitTimeout))));
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), unused_reader())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
         .await;
 
@@ -65,7 +65,7 @@ async fn a_lock_wait_timeout_on_the_order_insert_rolls_back_and_is_in_progress()
 async fn a_deadlock_on_the_record_insert_is_retried_and_then_succeeds() {
     let uow = ScriptedUnitOfWork::of([tx_deadlocking_on_record_insert(), tx_succeeding()]);
 
-    let outcome = coordinator(uow, unused_reader())
+    let outcome = coordinator(uow, reader_finding_nothing())
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
         .await;
 
@@ -85,8 +85,8 @@ async fn a_deadlock_on_every_attempt_gives_up_after_the_bound() {
         // Offered but never begun: any call on it would panic as unexpected.
         MockTx::new(),
     ]);
-    let coordinator =
-        Coordinator::new(uow, unused_reader(), settings).with_clock(Arc::new(FixedClock(t0())));
+    let coordinator = Coordinator::new(uow, reader_finding_nothing(), settings)
+        .with_clock(Arc::new(FixedClock(t0())));
 
     let outcome = coordinator
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
@@ -106,7 +106,7 @@ async fn a_lost_connection_during_the_transaction_is_an_unknown_outcome() {
         .returning(|_| ready(Err(InsertRecordError::Store(StoreError::ConnectionLost))));
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), unused_reader())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
         .await;
 
@@ -130,7 +130,7 @@ async fn a_hook_abort_after_the_record_insert_rolls_everything_back() {
     tx.expect_insert_order().never();
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), unused_reader())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
         .with_hooks(AbortingHooks)
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
         .await;

@@ -5,6 +5,7 @@
 mod duplicates;
 mod execution;
 mod failures;
+mod fast_path;
 mod purge;
 mod second_operation;
 mod support;

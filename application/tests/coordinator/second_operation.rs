@@ -105,7 +105,7 @@ async fn a_second_operation_runs_through_the_same_coordinator_in_its_own_scope()
         operation: Operation::parse("notes.add.v1").unwrap(),
     };
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), unused_reader())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
         .run(
             &op,
             &caller(),

@@ -15,7 +15,7 @@ use domain::{
     Operation, OrderId, Quantity, RecordId, RecordState, RetentionPolicy, Scope, Sku,
     StoredResponse, TenantId,
 };
-use mockall::mock;
+use mockall::{Sequence, mock};
 
 mock! {
     pub(crate) Tx {}
@@ -161,11 +161,24 @@ pub(crate) fn coordinator<T: RecordTx + Send>(
         .with_clock(Arc::new(FixedClock(t0())))
 }
 
-/// A reader the test forbids to be called.
-pub(crate) fn unused_reader() -> MockReader {
+/// A reader whose one read, the fast path's before any transaction, finds no record:
+/// the request is new.
+pub(crate) fn reader_finding_nothing() -> MockReader {
     let mut reader = MockReader::new();
-    reader.expect_find().never();
     reader
+        .expect_find()
+        .times(1)
+        .returning(|_, _| ready(Ok(None)));
+    reader
+}
+
+/// Expects the fast path's read, first in `seq`, to find no record.
+pub(crate) fn expect_first_read_finds_nothing(reader: &mut MockReader, seq: &mut Sequence) {
+    reader
+        .expect_find()
+        .times(1)
+        .in_sequence(seq)
+        .returning(|_, _| ready(Ok(None)));
 }
 
 pub(crate) fn ready<T: Send + 'static>(
