@@ -166,6 +166,25 @@ impl TestDb {
         rows.into_iter().map(|r| r.id as u64).collect()
     }
 
+    /// How many orders of `tenant` have a reference starting with `prefix`.
+    pub async fn orders_with_ref_prefix(&self, tenant: u64, prefix: &str) -> i64 {
+        let row: Count = diesel::sql_query(
+            "SELECT COUNT(*) AS n FROM orders WHERE tenant_id = ? AND client_order_ref LIKE ?",
+        )
+        .bind::<BigInt, _>(tenant as i64)
+        .bind::<Binary, _>(format!("{prefix}%").into_bytes())
+        .get_result(&mut *self.admin.lock().await)
+        .await
+        .expect("count orders by prefix");
+        row.n
+    }
+
+    /// The server's version string.
+    #[must_use]
+    pub fn server_version(&self) -> &str {
+        &self.info.version
+    }
+
     /// How many orders the database holds.
     pub async fn total_orders(&self) -> i64 {
         self.count("SELECT COUNT(*) AS n FROM orders").await

@@ -173,6 +173,21 @@ impl Service {
         &self.base_url
     }
 
+    /// The process id.
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The most resident memory the process has used so far (`VmHWM`), in bytes.
+    #[must_use]
+    pub fn peak_rss_bytes(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    }
+
     /// Everything the process logged so far.
     #[must_use]
     pub fn log(&self) -> String {
