@@ -2,9 +2,7 @@
 
 use application::ports::{InsertRecordError, NewRecord, StoreError};
 use chrono::NaiveDateTime;
-use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Unsigned};
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl};
 use domain::{Completion, ExistingRecord, IdempotencyKey, RecordId, Scope};
 
@@ -27,11 +25,18 @@ struct NewRecordRow<'a> {
     created_at: NaiveDateTime,
 }
 
-/// `SELECT LAST_INSERT_ID()` on the same connection (MySQL has no `RETURNING`).
+mod sql {
+
+    diesel::define_sql_function! {
+        /// MySQL's `LAST_INSERT_ID()`: the id the last insert on this connection made.
+        fn last_insert_id() -> Unsigned<BigInt>;
+    }
+}
+
+/// `SELECT LAST_INSERT_ID()` on the same connection (MySQL has no `RETURNING`). Built as
+/// a function call, not a literal, so its prepared statement is cached like the others.
 pub(super) async fn last_insert_id(conn: &mut AsyncMysqlConnection) -> QueryResult<u64> {
-    diesel::select(sql::<Unsigned<BigInt>>("LAST_INSERT_ID()"))
-        .get_result(conn)
-        .await
+    diesel::select(sql::last_insert_id()).get_result(conn).await
 }
 
 pub(super) async fn insert_processing(

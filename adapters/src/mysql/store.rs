@@ -71,6 +71,23 @@ impl MysqlStore {
     /// # Errors
     /// [`ConnectError`] when the pool cannot be built or the server cannot be reached.
     pub async fn connect(config: &MysqlConfig) -> Result<Self, ConnectError> {
+        let store = Self::lazy(config)?;
+        drop(
+            store
+                .pool
+                .get()
+                .await
+                .map_err(|e| ConnectError::Unreachable(e.to_string()))?,
+        );
+        Ok(store)
+    }
+
+    /// Builds the pool without connecting: connections open on first use, so a database
+    /// that is down right now only fails the requests that need it.
+    ///
+    /// # Errors
+    /// [`ConnectError::Pool`] when the pool cannot be built from the configuration.
+    pub fn lazy(config: &MysqlConfig) -> Result<Self, ConnectError> {
         let lock_wait = config.lock_wait_timeout_secs;
         let mut manager_config = ManagerConfig::<AsyncMysqlConnection>::default();
         // Connections come back to the pool only outside a transaction (the manager checks
@@ -96,15 +113,7 @@ impl MysqlStore {
             .max_size(config.max_connections)
             .build()
             .map_err(|e| ConnectError::Pool(e.to_string()))?;
-        let store = Self { pool };
-        drop(
-            store
-                .pool
-                .get()
-                .await
-                .map_err(|e| ConnectError::Unreachable(e.to_string()))?,
-        );
-        Ok(store)
+        Ok(Self { pool })
     }
 
     /// A connection from the pool.
