@@ -153,11 +153,8 @@ mod tests {
         let config = serve_config(&BASE).unwrap();
         assert_eq!(config.bind_addr.to_string(), "127.0.0.1:8080");
         assert!(matches!(
-            config.database,
-            DatabaseConfig::Mysql {
-                lock_wait_timeout_secs: 5,
-                ..
-            }
+            &config.database,
+            DatabaseConfig::Mysql(mysql) if mysql.lock_wait_timeout_secs == 5 && mysql.max_connections == 32
         ));
         assert_eq!(config.purge_interval, Some(Duration::from_secs(300)));
         assert_eq!(config.retention, RetentionPolicy::default());

@@ -4,30 +4,21 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use adapters::mysql::MysqlConfig;
+use adapters::sqlite::SqliteConfig;
+
 use crate::config::{ConfigError, Lookup, integer, invalid, text};
 
 /// The embedded store's file when `DATABASE_URL` is unset.
 pub(crate) const DEFAULT_SQLITE_PATH: &str = "data/orders.sqlite3";
 
-/// The store and how to reach it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The store and how to reach it; `max_connections` is the process's whole budget.
+#[derive(Debug, Clone)]
 pub(crate) enum DatabaseConfig {
     /// `mysql://...`, passed to the driver unchanged.
-    Mysql {
-        url: String,
-        /// `LOCK_WAIT_TIMEOUT_SECS`.
-        lock_wait_timeout_secs: u32,
-        /// `DATABASE_MAX_CONNECTIONS`.
-        max_connections: usize,
-    },
+    Mysql(MysqlConfig),
     /// `sqlite://PATH`, or nothing for [`DEFAULT_SQLITE_PATH`].
-    Sqlite {
-        path: PathBuf,
-        /// `LOCK_WAIT_TIMEOUT_SECS`, as SQLite's busy timeout.
-        busy_timeout: Duration,
-        /// `DATABASE_MAX_CONNECTIONS`.
-        max_connections: usize,
-    },
+    Sqlite(SqliteConfig),
 }
 
 impl DatabaseConfig {
@@ -35,18 +26,20 @@ impl DatabaseConfig {
         let lock_wait = integer(lookup, "LOCK_WAIT_TIMEOUT_SECS", 1..=3600, 5)?;
         let max_connections = integer(lookup, "DATABASE_MAX_CONNECTIONS", 1..=1000, 32)?;
         let max_connections = usize::try_from(max_connections).unwrap_or(32);
-        let sqlite = |path: PathBuf| Self::Sqlite {
-            path,
-            busy_timeout: Duration::from_secs(lock_wait),
-            max_connections,
+        let sqlite = |path: PathBuf| {
+            Self::Sqlite(SqliteConfig {
+                path,
+                busy_timeout: Duration::from_secs(lock_wait),
+                max_connections,
+            })
         };
         match text(lookup, "DATABASE_URL")? {
             None => Ok(sqlite(PathBuf::from(DEFAULT_SQLITE_PATH))),
-            Some(url) if url.starts_with("mysql://") => Ok(Self::Mysql {
+            Some(url) if url.starts_with("mysql://") => Ok(Self::Mysql(MysqlConfig {
                 url,
                 lock_wait_timeout_secs: u32::try_from(lock_wait).unwrap_or(5),
                 max_connections,
-            }),
+            })),
             Some(url) => match url.strip_prefix("sqlite://") {
                 Some(path) if !path.is_empty() => Ok(sqlite(PathBuf::from(path))),
                 _ => Err(invalid(
@@ -60,12 +53,12 @@ impl DatabaseConfig {
     /// The directory beside the embedded store's file, where its development secret lives.
     pub(crate) fn sqlite_dir(&self) -> Option<PathBuf> {
         match self {
-            Self::Sqlite { path, .. } => Some(
+            Self::Sqlite(SqliteConfig { path, .. }) => Some(
                 path.parent()
                     .filter(|dir| !dir.as_os_str().is_empty())
                     .map_or_else(|| PathBuf::from("."), PathBuf::from),
             ),
-            Self::Mysql { .. } => None,
+            Self::Mysql(_) => None,
         }
     }
 }
@@ -88,7 +81,7 @@ mod tests {
     fn no_url_is_the_embedded_store_under_data() {
         let config = parse(None).unwrap();
         assert!(
-            matches!(&config, DatabaseConfig::Sqlite { path, .. } if path == &PathBuf::from(DEFAULT_SQLITE_PATH))
+            matches!(&config, DatabaseConfig::Sqlite(c) if c.path == std::path::Path::new(DEFAULT_SQLITE_PATH))
         );
         assert_eq!(config.sqlite_dir(), Some(PathBuf::from("data")));
     }
@@ -97,11 +90,11 @@ mod tests {
     fn a_sqlite_url_names_the_file_and_a_mysql_url_passes_through() {
         assert!(matches!(
             parse(Some("sqlite:///tmp/x.db")).unwrap(),
-            DatabaseConfig::Sqlite { path, .. } if path == std::path::Path::new("/tmp/x.db")
+            DatabaseConfig::Sqlite(c) if c.path == std::path::Path::new("/tmp/x.db")
         ));
         assert!(matches!(
             parse(Some("mysql://u@h:1/db?prefer_socket=false")).unwrap(),
-            DatabaseConfig::Mysql { url, .. } if url == "mysql://u@h:1/db?prefer_socket=false"
+            DatabaseConfig::Mysql(c) if c.url == "mysql://u@h:1/db?prefer_socket=false"
         ));
         for bad in ["postgres://x", "sqlite://", "orders.db"] {
             assert_eq!(

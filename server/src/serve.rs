@@ -3,34 +3,42 @@
 use std::sync::Arc;
 
 use actix_web::middleware::from_fn;
-use actix_web::{App, HttpServer, web};
-use adapters::http::{AppState, Metrics, ServiceStore, request_context, routes};
+use actix_web::{App, HttpServer};
+use adapters::http::{AppState, Metrics, request_context, routes};
 use adapters::pause_file::PauseFileHooks;
 use anyhow::Context;
-use application::ports::RecordPurger;
 use application::{Coordinator, CoordinatorSettings};
 use tokio::sync::watch;
 
-use crate::config::ServeConfig;
+use crate::config::{DatabaseConfig, ServeConfig};
 use crate::purge_task::purge_every;
-use crate::store::{AnyStore, open_and_migrate};
+use crate::store::{AnyStore, WorkerStore, open_and_migrate};
 use crate::try_it::log_try_it;
 
 /// Runs the service. Returns after a graceful shutdown: SIGTERM or Ctrl-C stops accepting
 /// connections, lets in-flight requests finish (up to `SHUTDOWN_TIMEOUT_SECS`), then
 /// stops the purge timer.
 pub(crate) async fn serve(config: ServeConfig) -> anyhow::Result<()> {
-    match open_and_migrate(&config.database).await? {
-        AnyStore::Mysql(store) => serve_with(store, config).await,
-        AnyStore::Sqlite(store) => serve_with(store, config).await,
+    match (open_and_migrate(&config.database).await?, &config.database) {
+        (AnyStore::Mysql(store), DatabaseConfig::Mysql(database)) => {
+            let database = database.clone();
+            serve_with(store, database, config).await
+        }
+        (AnyStore::Sqlite(store), DatabaseConfig::Sqlite(database)) => {
+            let database = database.clone();
+            serve_with(store, database, config).await
+        }
+        _ => anyhow::bail!("DATABASE_URL: the store opened is not the one configured"),
     }
 }
 
-/// Serves the contract over `store`.
-async fn serve_with<S>(store: S, config: ServeConfig) -> anyhow::Result<()>
-where
-    S: ServiceStore + RecordPurger,
-{
+/// Serves the contract; `store` purges, and each HTTP worker opens its own store from
+/// `database` with its share of the connections.
+async fn serve_with<S: WorkerStore>(
+    store: S,
+    database: S::Config,
+    config: ServeConfig,
+) -> anyhow::Result<()> {
     let hooks = match &config.test_pause_dir {
         Some(dir) => {
             tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
@@ -42,20 +50,29 @@ where
         retention: config.retention,
         ..CoordinatorSettings::default()
     };
-    let coordinator = Coordinator::new(store.clone(), store.clone(), settings).with_hooks(hooks);
-    let state = web::Data::new(AppState::new(
-        coordinator,
-        store.clone(),
-        config.keys.clone(),
-        Arc::new(Metrics::new()),
-        tokio::runtime::Handle::current(),
-    ));
+    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    let worker_database = S::with_connections(&database, S::connection_budget(&database) / workers);
+    let keys = config.keys.clone();
+    let metrics = Arc::new(Metrics::new());
 
     let server = HttpServer::new(move || {
+        let (database, keys, hooks) = (worker_database.clone(), keys.clone(), hooks.clone());
+        let shared_metrics = Arc::clone(&metrics);
         App::new()
             .wrap(from_fn(request_context))
-            .configure(routes(state.clone()))
+            .data_factory(move || {
+                let (database, keys, hooks) = (database.clone(), keys.clone(), hooks.clone());
+                let metrics = Arc::clone(&shared_metrics);
+                async move {
+                    let store = S::open_worker(&database).await?;
+                    let coordinator =
+                        Coordinator::new(store.clone(), store.clone(), settings).with_hooks(hooks);
+                    anyhow::Ok(AppState::new(coordinator, store, keys, metrics))
+                }
+            })
+            .configure(routes::<S, PauseFileHooks>(Arc::clone(&metrics)))
     })
+    .workers(workers)
     .disable_signals()
     .shutdown_timeout(config.shutdown_timeout_secs)
     .bind(config.bind_addr)

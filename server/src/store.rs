@@ -1,10 +1,19 @@
-//! Opening the store the configuration names, migrated.
+//! Opening the store the configuration names: once for migrations, purge and probes, and
+//! once per HTTP worker for request traffic.
 
+use std::future::Future;
+
+use adapters::http::ServiceStore;
 use adapters::mysql::{MysqlConfig, MysqlStore};
 use adapters::sqlite::{SqliteConfig, SqliteStore};
 use anyhow::Context;
+use application::ports::RecordPurger;
 
 use crate::config::DatabaseConfig;
+
+/// Connections of the store that migrates, purges and probes; request traffic goes
+/// through each worker's own store.
+const ADMIN_CONNECTIONS: usize = 2;
 
 /// One of the stores; every command works with either.
 #[derive(Debug, Clone)]
@@ -27,21 +36,13 @@ pub(crate) async fn open_and_migrate(config: &DatabaseConfig) -> anyhow::Result<
     Ok(store)
 }
 
-/// Opens the store and logs which one runs.
+/// Opens the administrative store and logs which one runs.
 pub(crate) async fn open(config: &DatabaseConfig) -> anyhow::Result<AnyStore> {
     match config {
-        DatabaseConfig::Mysql {
-            url,
-            lock_wait_timeout_secs,
-            max_connections,
-        } => {
-            let store = MysqlStore::connect(&MysqlConfig {
-                url: url.clone(),
-                lock_wait_timeout_secs: *lock_wait_timeout_secs,
-                max_connections: *max_connections,
-            })
-            .await
-            .context("DATABASE_URL: cannot connect")?;
+        DatabaseConfig::Mysql(mysql) => {
+            let store =
+                MysqlStore::open_worker(&MysqlStore::with_connections(mysql, ADMIN_CONNECTIONS))
+                    .await?;
             let info = store
                 .server_info()
                 .await
@@ -55,24 +56,71 @@ pub(crate) async fn open(config: &DatabaseConfig) -> anyhow::Result<AnyStore> {
             );
             Ok(AnyStore::Mysql(store))
         }
-        DatabaseConfig::Sqlite {
-            path,
-            busy_timeout,
-            max_connections,
-        } => {
-            let store = SqliteStore::open(&SqliteConfig {
-                path: path.clone(),
-                busy_timeout: *busy_timeout,
-                max_connections: *max_connections,
-            })
-            .await
-            .context("DATABASE_URL: cannot open the embedded store")?;
+        DatabaseConfig::Sqlite(sqlite) => {
+            let store =
+                SqliteStore::open_worker(&SqliteStore::with_connections(sqlite, ADMIN_CONNECTIONS))
+                    .await?;
             tracing::info!(
                 store = "sqlite",
-                path = %path.display(),
+                path = %sqlite.path.display(),
                 "store opened (embedded: for local runs, demos and single-node use)"
             );
             Ok(AnyStore::Sqlite(store))
         }
+    }
+}
+
+/// A store each HTTP worker opens for itself on the same database.
+pub(crate) trait WorkerStore: ServiceStore + RecordPurger + Sized {
+    /// What opening needs.
+    type Config: Clone + Send + 'static;
+
+    /// Opens the store (no migrations) without needing the database to answer now.
+    fn open_worker(config: &Self::Config) -> impl Future<Output = anyhow::Result<Self>>;
+
+    /// `config` with a connection limit of `max_connections`.
+    fn with_connections(config: &Self::Config, max_connections: usize) -> Self::Config;
+
+    /// The process's whole connection budget in `config`.
+    fn connection_budget(config: &Self::Config) -> usize;
+}
+
+impl WorkerStore for MysqlStore {
+    type Config = MysqlConfig;
+
+    async fn open_worker(config: &MysqlConfig) -> anyhow::Result<Self> {
+        MysqlStore::lazy(config).context("DATABASE_URL: cannot build the connection pool")
+    }
+
+    fn with_connections(config: &MysqlConfig, max_connections: usize) -> MysqlConfig {
+        MysqlConfig {
+            max_connections: max_connections.max(1),
+            ..config.clone()
+        }
+    }
+
+    fn connection_budget(config: &MysqlConfig) -> usize {
+        config.max_connections
+    }
+}
+
+impl WorkerStore for SqliteStore {
+    type Config = SqliteConfig;
+
+    async fn open_worker(config: &SqliteConfig) -> anyhow::Result<Self> {
+        SqliteStore::open(config)
+            .await
+            .context("DATABASE_URL: cannot open the embedded store")
+    }
+
+    fn with_connections(config: &SqliteConfig, max_connections: usize) -> SqliteConfig {
+        SqliteConfig {
+            max_connections: max_connections.max(1),
+            ..config.clone()
+        }
+    }
+
+    fn connection_budget(config: &SqliteConfig) -> usize {
+        config.max_connections
     }
 }

@@ -4,7 +4,6 @@ use actix_web::http::header::AUTHORIZATION;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use application::ports::FlowHooks;
 use application::{CreateOrder, ORDERS_CREATE, Outcome};
-use tracing::Instrument;
 
 use super::body::decode_new_order;
 use super::key_header::parse_key_header;
@@ -61,17 +60,13 @@ pub(super) async fn create_order<S: ServiceStore, H: FlowHooks + 'static>(
         Err(errors) => return respond::problem(&Problem::invalid_body(&errors)),
     };
 
-    let shared = state.clone().into_inner();
-    let execution = async move {
-        shared
-            .coordinator
-            .run(&shared.create_order, &caller, &key, &order)
-            .await
-    };
-    let outcome = match state.runtime.spawn(execution.in_current_span()).await {
-        Ok(outcome) => outcome,
-        Err(_) => return respond::problem(&Problem::internal()),
-    };
+    // Runs on this worker. A client that hangs up drops this future; an open transaction
+    // is then rolled back with its connection, exactly as in a crash, and the retry
+    // executes or replays.
+    let outcome = state
+        .coordinator
+        .run(&state.create_order, &caller, &key, &order)
+        .await;
 
     state.metrics.count_outcome(CreateOrder::NAME, &outcome);
     let span = tracing::Span::current();

@@ -33,15 +33,14 @@ pub use request_context::{REQUEST_ID, request_context};
 pub use respond::IDEMPOTENT_REPLAYED;
 pub use state::{AppState, ServiceStore};
 
-/// Registers every route and the shared state. Wrap the app in [`request_context`] for
-/// request ids, logs and latency.
+/// Registers every route and the shared metrics. Each worker's `AppState<S, H>` comes from
+/// the app's data (for example `App::data_factory`, one store per worker). Wrap the app in
+/// [`request_context`] for request ids, logs and latency.
 pub fn routes<S: ServiceStore, H: FlowHooks + 'static>(
-    state: web::Data<AppState<S, H>>,
+    metrics: Arc<Metrics>,
 ) -> impl FnOnce(&mut web::ServiceConfig) {
     move |config| {
-        let metrics: Arc<Metrics> = Arc::clone(&state.metrics);
         config
-            .app_data(state)
             .app_data(web::Data::new(metrics))
             .route(
                 "/api/orders",

@@ -18,12 +18,7 @@ pub(super) async fn healthz() -> HttpResponse {
 pub(super) async fn readyz<S: ServiceStore, H: FlowHooks + 'static>(
     state: web::Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let store = state.store.clone();
-    let ready = state
-        .runtime
-        .spawn(async move { store.is_ready().await })
-        .await
-        .unwrap_or(false);
+    let ready = state.store.is_ready().await;
     let (mut response, body) = if ready {
         (HttpResponse::Ok(), r#"{"status":"ready"}"#)
     } else {

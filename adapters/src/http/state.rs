@@ -6,7 +6,6 @@ use application::ports::{
     FlowHooks, OrderReader, OrderRepository, Readiness, RecordReader, UnitOfWork,
 };
 use application::{Coordinator, CreateOrder};
-use tokio::runtime::Handle;
 
 use super::auth::TokenKeys;
 use super::metrics::Metrics;
@@ -30,7 +29,6 @@ pub struct AppState<S, H> {
     pub(super) store: S,
     pub(super) keys: TokenKeys,
     pub(super) metrics: Arc<Metrics>,
-    pub(super) runtime: Handle,
 }
 
 impl<S, H> std::fmt::Debug for AppState<S, H> {
@@ -42,17 +40,16 @@ impl<S, H> std::fmt::Debug for AppState<S, H> {
 }
 
 impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
-    /// State for the routes.
+    /// State for the routes of one HTTP worker.
     ///
-    /// `runtime` is where idempotent executions run: on it, and not on the HTTP worker that
-    /// received the request, so that a client hanging up cannot cancel a transaction
-    /// half-way, and every pooled connection lives on one runtime.
+    /// Each worker has its own state and store (its own connection pool): requests run on
+    /// the worker that received them and their connections live on its runtime, with no
+    /// hand-over between threads on the request path. Metrics are shared.
     pub fn new(
         coordinator: Coordinator<S, S, H>,
         store: S,
         keys: TokenKeys,
         metrics: Arc<Metrics>,
-        runtime: Handle,
     ) -> Self {
         Self {
             coordinator,
@@ -60,7 +57,6 @@ impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
             store,
             keys,
             metrics,
-            runtime,
         }
     }
 }
