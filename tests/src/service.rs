@@ -25,6 +25,9 @@ pub struct ServiceOptions {
     pub pause_dir: Option<PathBuf>,
     /// Further environment.
     pub env: Vec<(String, String)>,
+    /// Sends the server's log to this file instead of into the test's memory (for the
+    /// benchmark: reading every line would load the measuring process).
+    pub log_file: Option<PathBuf>,
 }
 
 impl ServiceOptions {
@@ -38,6 +41,7 @@ impl ServiceOptions {
             lock_wait_secs: 5,
             pause_dir: None,
             env: Vec::new(),
+            log_file: None,
         }
     }
 }
@@ -137,6 +141,16 @@ impl Service {
         for (name, value) in &options.env {
             command.env(name, value);
         }
+        if let Some(path) = &options.log_file {
+            command.stderr(std::fs::File::create(path).unwrap());
+            let mut child = command.spawn().unwrap();
+            let address = wait_for_address_in(path, &mut child);
+            return Self {
+                child,
+                base_url: format!("http://{address}"),
+                log: Arc::new(Log::default()),
+            };
+        }
         let mut child = command.spawn().unwrap();
         let stderr = child.stderr.take().unwrap();
         let log = Arc::new(Log::default());
@@ -144,10 +158,8 @@ impl Service {
         let sink = Arc::clone(&log);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if line.contains("listening")
-                    && let Some(address) = line.split("address=").nth(1)
-                {
-                    let _ = address_tx.send(address.trim().to_owned());
+                if let Some(address) = listening_address(&line) {
+                    let _ = address_tx.send(address);
                 }
                 let mut text = sink.text.lock().unwrap();
                 text.push_str(&line);
@@ -236,5 +248,29 @@ impl Drop for Service {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The address in the server's "listening" log line.
+fn listening_address(line: &str) -> Option<String> {
+    if !line.contains("listening") {
+        return None;
+    }
+    Some(line.split("address=").nth(1)?.trim().to_owned())
+}
+
+/// Waits for the "listening" line in a log file.
+fn wait_for_address_in(path: &Path, child: &mut Child) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if let Some(address) = text.lines().find_map(listening_address) {
+            return address;
+        }
+        if std::time::Instant::now() > deadline || matches!(child.try_wait(), Ok(Some(_))) {
+            let _ = child.kill();
+            panic!("the server did not start:\n{text}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
     }
 }

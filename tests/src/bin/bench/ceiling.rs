@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use diesel::sql_types::{BigInt, Binary, SmallInt, Text, Timestamp};
+use diesel::prelude::*;
 use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
@@ -30,78 +30,129 @@ fn now() -> chrono::NaiveDateTime {
     chrono::Utc::now().naive_utc()
 }
 
+diesel::table! {
+    api_idempotency (id) {
+        id -> BigInt,
+        tenant_id -> BigInt,
+        actor_id -> BigInt,
+        operation -> Varbinary,
+        idempotency_key -> Varbinary,
+        fingerprint_version -> SmallInt,
+        request_hash -> Binary,
+        state -> Varchar,
+        response_status -> Nullable<SmallInt>,
+        response_content_type -> Nullable<Varchar>,
+        response_location -> Nullable<Varchar>,
+        response_body -> Nullable<Blob>,
+        created_at -> Datetime,
+        completed_at -> Nullable<Datetime>,
+        expires_at -> Nullable<Datetime>,
+    }
+}
+
+diesel::table! {
+    orders (id) {
+        id -> BigInt,
+        tenant_id -> BigInt,
+        client_order_ref -> Varbinary,
+        sku -> Varbinary,
+        quantity -> SmallInt,
+        created_at -> Datetime,
+    }
+}
+
 /// The three-statement creation transaction for `key`, between `BEGIN` and `COMMIT`
-/// exactly as the service's unit of work sends them.
+/// exactly as the service's unit of work sends them. Statements are built with diesel's
+/// query builder, like the service's, so their prepared statements are cached the same way.
 pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str) {
+    use api_idempotency::dsl as r;
+    use orders::dsl as o;
+    const OPERATION: &[u8] = b"orders.create.v1";
     conn.batch_execute("BEGIN").await.expect("BEGIN");
-    diesel::sql_query(
-        "INSERT INTO api_idempotency (tenant_id, actor_id, operation, idempotency_key, \
-         fingerprint_version, request_hash, state, created_at) \
-         VALUES (?, 1, 'orders.create.v1', ?, 1, ?, 'PROCESSING', ?)",
-    )
-    .bind::<BigInt, _>(CEILING_TENANT)
-    .bind::<Binary, _>(key.as_bytes())
-    .bind::<Binary, _>([7u8; 32].as_slice())
-    .bind::<Timestamp, _>(now())
-    .execute(conn)
-    .await
-    .expect("ceiling record insert");
-    diesel::sql_query(
-        "INSERT INTO orders (tenant_id, client_order_ref, sku, quantity, created_at) \
-         VALUES (?, ?, 'SKU-1', 1, ?)",
-    )
-    .bind::<BigInt, _>(CEILING_TENANT)
-    .bind::<Binary, _>(key.as_bytes())
-    .bind::<Timestamp, _>(now())
-    .execute(conn)
-    .await
-    .expect("ceiling order insert");
+    diesel::insert_into(r::api_idempotency)
+        .values((
+            r::tenant_id.eq(CEILING_TENANT),
+            r::actor_id.eq(1_i64),
+            r::operation.eq(OPERATION),
+            r::idempotency_key.eq(key.as_bytes()),
+            r::fingerprint_version.eq(1_i16),
+            r::request_hash.eq([7u8; 32].as_slice()),
+            r::state.eq("PROCESSING"),
+            r::created_at.eq(now()),
+        ))
+        .execute(conn)
+        .await
+        .expect("ceiling record insert");
+    diesel::insert_into(o::orders)
+        .values((
+            o::tenant_id.eq(CEILING_TENANT),
+            o::client_order_ref.eq(key.as_bytes()),
+            o::sku.eq(b"SKU-1".as_slice()),
+            o::quantity.eq(1_i16),
+            o::created_at.eq(now()),
+        ))
+        .execute(conn)
+        .await
+        .expect("ceiling order insert");
     let body = format!(
         r#"{{"orderId":"1","clientOrderRef":"{key}","sku":"SKU-1","quantity":1,"createdAt":"2026-01-01T00:00:00.000000Z"}}"#
     );
-    diesel::sql_query(
-        "UPDATE api_idempotency SET state = 'COMPLETED', response_status = ?, \
-         response_content_type = 'application/json', response_location = ?, \
-         response_body = ?, completed_at = ?, expires_at = ? \
-         WHERE tenant_id = ? AND actor_id = 1 AND operation = 'orders.create.v1' \
-         AND idempotency_key = ? AND state = 'PROCESSING'",
+    diesel::update(
+        r::api_idempotency
+            .filter(r::tenant_id.eq(CEILING_TENANT))
+            .filter(r::actor_id.eq(1_i64))
+            .filter(r::operation.eq(OPERATION))
+            .filter(r::idempotency_key.eq(key.as_bytes()))
+            .filter(r::state.eq("PROCESSING")),
     )
-    .bind::<SmallInt, _>(201_i16)
-    .bind::<Text, _>("/api/orders/1")
-    .bind::<Binary, _>(body.as_bytes())
-    .bind::<Timestamp, _>(now())
-    .bind::<Timestamp, _>(now())
-    .bind::<BigInt, _>(CEILING_TENANT)
-    .bind::<Binary, _>(key.as_bytes())
+    .set((
+        r::state.eq("COMPLETED"),
+        r::response_status.eq(201_i16),
+        r::response_content_type.eq("application/json"),
+        r::response_location.eq("/api/orders/1"),
+        r::response_body.eq(body.as_bytes()),
+        r::completed_at.eq(now()),
+        r::expires_at.eq(now()),
+    ))
     .execute(conn)
     .await
     .expect("ceiling record update");
     conn.batch_execute("COMMIT").await.expect("COMMIT");
 }
 
-#[derive(diesel::QueryableByName)]
-struct StoredRow {
-    #[diesel(sql_type = Text)]
-    #[allow(dead_code)] // read, as the service reads it
-    state: String,
-    #[diesel(sql_type = diesel::sql_types::Nullable<Binary>)]
-    #[allow(dead_code)]
-    response_body: Option<Vec<u8>>,
-}
+/// The columns the service reads for a replay.
+type StoredColumns = (
+    String,
+    Vec<u8>,
+    Option<i16>,
+    Option<String>,
+    Option<String>,
+    Option<Vec<u8>>,
+    Option<chrono::NaiveDateTime>,
+    Option<chrono::NaiveDateTime>,
+);
 
 /// The point read of a completed record by its unique key.
 pub(crate) async fn read(conn: &mut AsyncMysqlConnection, key: &str) {
-    let _row: StoredRow = diesel::sql_query(
-        "SELECT state, request_hash, response_status, response_content_type, \
-         response_location, response_body, completed_at, expires_at FROM api_idempotency \
-         WHERE tenant_id = ? AND actor_id = 1 AND operation = 'orders.create.v1' \
-         AND idempotency_key = ?",
-    )
-    .bind::<BigInt, _>(CEILING_TENANT)
-    .bind::<Binary, _>(key.as_bytes())
-    .get_result(conn)
-    .await
-    .expect("ceiling read");
+    use api_idempotency::dsl as r;
+    let _row: StoredColumns = r::api_idempotency
+        .filter(r::tenant_id.eq(CEILING_TENANT))
+        .filter(r::actor_id.eq(1_i64))
+        .filter(r::operation.eq(b"orders.create.v1".as_slice()))
+        .filter(r::idempotency_key.eq(key.as_bytes()))
+        .select((
+            r::state,
+            r::request_hash,
+            r::response_status,
+            r::response_content_type,
+            r::response_location,
+            r::response_body,
+            r::completed_at,
+            r::expires_at,
+        ))
+        .first(conn)
+        .await
+        .expect("ceiling read");
 }
 
 /// What one ceiling worker does for its `i`-th unit of work.

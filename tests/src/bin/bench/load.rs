@@ -4,7 +4,7 @@
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use tests::Api;
+use crate::wire::Connection;
 
 /// One request to send: its key and body.
 #[derive(Debug, Clone)]
@@ -30,15 +30,15 @@ pub(crate) struct Run {
     pub(crate) elapsed: Duration,
 }
 
-fn send(api: &Api, token: &str, request: &Request) -> Sample {
+fn send(connection: &mut Connection, token: &str, request: &Request) -> Sample {
     let started = Instant::now();
-    let reply = api.try_send_create(token, &request.key, &request.body);
+    let answer = connection.create(token, &request.key, &request.body);
     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-    match reply {
-        Ok(reply) => Sample {
+    match answer {
+        Ok(answer) => Sample {
             key: request.key.clone(),
-            status: reply.status,
-            replayed: reply.headers.contains_key("idempotent-replayed"),
+            status: answer.status,
+            replayed: answer.replayed,
             micros,
         },
         Err(_) => Sample {
@@ -65,13 +65,13 @@ pub(crate) fn for_duration(
             .map(|w| {
                 let barrier = &barrier;
                 s.spawn(move || {
-                    let api = Api::new(base_url);
+                    let mut connection = Connection::new(base_url);
                     let mut samples = Vec::new();
                     barrier.wait();
                     let deadline = Instant::now() + duration;
                     let mut i = 0;
                     while Instant::now() < deadline {
-                        samples.push(send(&api, token, &next(w, i)));
+                        samples.push(send(&mut connection, token, &next(w, i)));
                         i += 1;
                     }
                     samples
@@ -100,11 +100,11 @@ pub(crate) fn in_rounds(base_url: &str, token: &str, rounds: &[Vec<Request>]) ->
             .map(|column| {
                 let barrier = &barrier;
                 s.spawn(move || {
-                    let api = Api::new(base_url);
+                    let mut connection = Connection::new(base_url);
                     let mut samples = Vec::with_capacity(rounds.len());
                     for round in rounds {
                         barrier.wait();
-                        samples.push(send(&api, token, &round[column]));
+                        samples.push(send(&mut connection, token, &round[column]));
                     }
                     samples
                 })

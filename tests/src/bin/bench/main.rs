@@ -3,22 +3,28 @@
 //! the same SQL work, measured in the same run. Run it with `scripts/bench`.
 //!
 //! Environment: `TEST_DATABASE_URL` (the server, no database; `scripts/bench` sets it),
-//! `SERVER_BIN` (the release binary), `BENCH_SECONDS` (per measured phase, default 5).
+//! `SERVER_BIN` (the release binary), `BENCH_SECONDS` (per measured phase, default 5),
+//! `BENCH_SCENARIOS` (a comma list to run only some, for profiling), `BENCH_SERVER_LOG`
+//! (the server's `RUST_LOG`, default `info` as in production).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod ceiling;
 mod load;
 mod report;
+mod wire;
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use ceiling::Work;
+use diesel_async::AsyncMysqlConnection;
+use diesel_async::pooled_connection::deadpool::Pool;
 use load::{Request, Run};
 use report::{Report, Scenario};
 use tests::{ALL_PERMISSIONS, Api, Service, ServiceOptions, TestDb, order_json, token};
+use tokio::runtime::Runtime;
 
 const REPLAY_KEYS: usize = 500;
 const STORM_KEYS: usize = 200;
@@ -38,118 +44,175 @@ fn distinct_keys(run: &Run) -> usize {
         .len()
 }
 
+/// Everything a scenario needs.
+struct Bench {
+    runtime: Runtime,
+    db: TestDb,
+    base: String,
+    bearer: String,
+    pool: Pool<AsyncMysqlConnection>,
+    duration: Duration,
+}
+
+impl Bench {
+    fn orders(&self, prefix: &str) -> usize {
+        usize::try_from(
+            self.runtime
+                .block_on(self.db.orders_with_ref_prefix(1, prefix)),
+        )
+        .unwrap_or(0)
+    }
+
+    fn ceiling(&self, label: &str, work: Work, concurrency: usize, keys: Vec<String>) -> f64 {
+        self.runtime.block_on(ceiling::measure(
+            &self.pool,
+            label,
+            work,
+            concurrency,
+            self.duration,
+            Arc::new(keys),
+        ))
+    }
+
+    fn warm_up(&self) {
+        let _ = load::for_duration(
+            &self.base,
+            &self.bearer,
+            8,
+            Duration::from_secs(1),
+            &|w, i| request(format!("warm-{w}-{i}")),
+        );
+        let _ = self.runtime.block_on(ceiling::measure(
+            &self.pool,
+            "ceil-warm",
+            Work::Create,
+            8,
+            Duration::from_secs(1),
+            Arc::new(Vec::new()),
+        ));
+    }
+
+    /// Every request a new key.
+    fn create(&self, concurrency: usize) -> Scenario {
+        let prefix = format!("create{concurrency}-");
+        let run = load::for_duration(
+            &self.base,
+            &self.bearer,
+            concurrency,
+            self.duration,
+            &|w, i| request(format!("{prefix}{w}-{i}")),
+        );
+        let made = self.orders(&prefix);
+        let roof = self.ceiling(
+            &format!("ceil-create{concurrency}"),
+            Work::Create,
+            concurrency,
+            Vec::new(),
+        );
+        report::scenario("create", concurrency, &run, distinct_keys(&run), made, roof)
+    }
+
+    /// Retries of completed keys.
+    fn replay(&self) -> Scenario {
+        let seeds: Vec<Request> = (0..REPLAY_KEYS)
+            .map(|k| request(format!("replay-{k}")))
+            .collect();
+        let seeder = Api::new(&self.base);
+        for seed in &seeds {
+            assert_eq!(
+                seeder.create(&self.bearer, &seed.key, &seed.body).status,
+                201
+            );
+        }
+        let run = load::for_duration(&self.base, &self.bearer, 32, self.duration, &|w, i| {
+            seeds[(w * 7919 + i) % REPLAY_KEYS].clone()
+        });
+        let made = self.orders("replay-");
+        let read_keys =
+            self.runtime
+                .block_on(ceiling::seed(&self.pool, "ceil-replay", REPLAY_KEYS));
+        let roof = self.ceiling("ceil-replay", Work::Read, 32, read_keys);
+        report::scenario("replay", 32, &run, REPLAY_KEYS, made, roof)
+    }
+
+    /// 64 simultaneous requests on each key, key after key.
+    fn storm(&self) -> Scenario {
+        let rounds: Vec<Vec<Request>> = (0..STORM_KEYS)
+            .map(|k| vec![request(format!("storm-{k}")); STORM_WIDTH])
+            .collect();
+        let run = load::in_rounds(&self.base, &self.bearer, &rounds);
+        let made = self.orders("storm-");
+        let roof = self.ceiling("ceil-storm", Work::Storm, STORM_WIDTH, Vec::new());
+        report::scenario("storm", STORM_WIDTH, &run, STORM_KEYS, made, roof)
+    }
+
+    /// 80% new keys, 20% retries of the request just before.
+    fn mixed(&self) -> Scenario {
+        let run = load::for_duration(&self.base, &self.bearer, 32, self.duration, &|w, i| {
+            let n = if i % 5 == 4 { i - 1 } else { i };
+            request(format!("mixed-{w}-{n}"))
+        });
+        let made = self.orders("mixed-");
+        let roof = self.ceiling("ceil-mixed", Work::Mixed, 32, Vec::new());
+        report::scenario("mixed", 32, &run, distinct_keys(&run), made, roof)
+    }
+}
+
 fn main() {
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let runtime = Runtime::new().expect("runtime");
     let seconds: u64 = std::env::var("BENCH_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
-    let duration = Duration::from_secs(seconds);
+    let only = std::env::var("BENCH_SCENARIOS").unwrap_or_default();
+    let wanted = |name: &str| only.is_empty() || only.split(',').any(|n| n == name);
     let db = runtime.block_on(TestDb::create());
+    let log_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/bench");
+    std::fs::create_dir_all(log_dir).expect("target/bench");
     let service = Service::start(&ServiceOptions {
-        env: vec![("DATABASE_MAX_CONNECTIONS".into(), "32".into())],
+        env: vec![
+            ("DATABASE_MAX_CONNECTIONS".into(), "32".into()),
+            (
+                "RUST_LOG".into(),
+                std::env::var("BENCH_SERVER_LOG").unwrap_or_else(|_| "info".into()),
+            ),
+        ],
+        log_file: Some(format!("{log_dir}/server.log").into()),
         ..ServiceOptions::new(db.url())
     });
-    let base = service.base_url().to_owned();
-    let bearer = token(1, 1, ALL_PERMISSIONS);
-    let pool = ceiling::pool(db.url(), STORM_WIDTH);
-    let orders = |prefix: &str| -> usize {
-        usize::try_from(runtime.block_on(db.orders_with_ref_prefix(1, prefix))).unwrap_or(0)
+    let bench = Bench {
+        pool: ceiling::pool(db.url(), STORM_WIDTH),
+        base: service.base_url().to_owned(),
+        bearer: token(1, 1, ALL_PERMISSIONS),
+        duration: Duration::from_secs(seconds),
+        runtime,
+        db,
     };
-    let ceiling = |label: &str, work: Work, c: usize, keys: Vec<String>| -> f64 {
-        runtime.block_on(ceiling::measure(
-            &pool,
-            label,
-            work,
-            c,
-            duration,
-            Arc::new(keys),
-        ))
-    };
-    let mut scenarios: Vec<Scenario> = Vec::new();
+    bench.warm_up();
 
-    // Warm both paths so the first scenario does not pay for cold caches.
-    let _ = load::for_duration(&base, &bearer, 8, Duration::from_secs(1), &|w, i| {
-        request(format!("warm-{w}-{i}"))
-    });
-    let _ = ceiling("ceil-warm", Work::Create, 8, Vec::new());
-
-    for c in [1, 8, 32] {
-        let prefix = format!("create{c}-");
-        let run = load::for_duration(&base, &bearer, c, duration, &|w, i| {
-            request(format!("{prefix}{w}-{i}"))
-        });
-        let made = orders(&prefix);
-        let roof = ceiling(&format!("ceil-create{c}"), Work::Create, c, Vec::new());
-        scenarios.push(report::scenario(
-            "create",
-            c,
-            &run,
-            distinct_keys(&run),
-            made,
-            roof,
-        ));
+    let mut scenarios = Vec::new();
+    if wanted("create") {
+        for concurrency in [1, 8, 32] {
+            scenarios.push(bench.create(concurrency));
+        }
     }
-
-    let seeds: Vec<Request> = (0..REPLAY_KEYS)
-        .map(|k| request(format!("replay-{k}")))
-        .collect();
-    let seeder = Api::new(&base);
-    for seed in &seeds {
-        assert_eq!(seeder.create(&bearer, &seed.key, &seed.body).status, 201);
+    if wanted("replay") {
+        scenarios.push(bench.replay());
     }
-    let run = load::for_duration(&base, &bearer, 32, duration, &|w, i| {
-        seeds[(w * 7919 + i) % REPLAY_KEYS].clone()
-    });
-    let made = orders("replay-");
-    let read_keys = runtime.block_on(ceiling::seed(&pool, "ceil-replay", REPLAY_KEYS));
-    let roof = ceiling("ceil-replay", Work::Read, 32, read_keys);
-    scenarios.push(report::scenario(
-        "replay",
-        32,
-        &run,
-        REPLAY_KEYS,
-        made,
-        roof,
-    ));
-
-    let rounds: Vec<Vec<Request>> = (0..STORM_KEYS)
-        .map(|k| vec![request(format!("storm-{k}")); STORM_WIDTH])
-        .collect();
-    let run = load::in_rounds(&base, &bearer, &rounds);
-    let made = orders("storm-");
-    let roof = ceiling("ceil-storm", Work::Storm, STORM_WIDTH, Vec::new());
-    scenarios.push(report::scenario(
-        "storm",
-        STORM_WIDTH,
-        &run,
-        STORM_KEYS,
-        made,
-        roof,
-    ));
-
-    let run = load::for_duration(&base, &bearer, 32, duration, &|w, i| {
-        // Every fifth request retries the request before it: a recent, completed key.
-        let n = if i % 5 == 4 { i - 1 } else { i };
-        request(format!("mixed-{w}-{n}"))
-    });
-    let made = orders("mixed-");
-    let roof = ceiling("ceil-mixed", Work::Mixed, 32, Vec::new());
-    scenarios.push(report::scenario(
-        "mixed",
-        32,
-        &run,
-        distinct_keys(&run),
-        made,
-        roof,
-    ));
+    if wanted("storm") {
+        scenarios.push(bench.storm());
+    }
+    if wanted("mixed") {
+        scenarios.push(bench.mixed());
+    }
 
     let report = Report {
         scenarios,
         server_peak_rss_bytes: service.peak_rss_bytes().unwrap_or(0),
-        database: db.server_version().to_owned(),
+        database: bench.db.server_version().to_owned(),
     };
     report::print(&report);
+    report::print_targets(&report);
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/bench");
     std::fs::create_dir_all(dir).expect("target/bench");
     std::fs::write(
@@ -158,19 +221,17 @@ fn main() {
     )
     .expect("write target/bench/latest.json");
 
-    let wrong: Vec<&Scenario> = report
+    drop(service);
+    let Bench { runtime, db, .. } = bench;
+    runtime.block_on(db.drop_database());
+    let wrong: Vec<&str> = report
         .scenarios
         .iter()
         .filter(|s| s.errors > 0 || s.duplicates > 0)
+        .map(|s| s.name.as_str())
         .collect();
-    report::print_targets(&report);
-    drop(service);
-    runtime.block_on(db.drop_database());
     if !wrong.is_empty() {
-        println!(
-            "FAILED: errors or duplicates in {:?}",
-            wrong.iter().map(|s| &s.name).collect::<Vec<_>>()
-        );
+        println!("FAILED: errors or duplicates in {wrong:?}");
         std::process::exit(1);
     }
 }
