@@ -1,8 +1,10 @@
-//! Closed-loop HTTP load: `concurrency` client threads, each sending its next request as
+//! Closed-loop HTTP load: `concurrency` client tasks, each sending its next request as
 //! soon as the previous answer arrived, for a fixed time or a fixed list of requests.
 
-use std::sync::Barrier;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use tokio::sync::Barrier;
 
 use crate::wire::Connection;
 
@@ -30,91 +32,82 @@ pub(crate) struct Run {
     pub(crate) elapsed: Duration,
 }
 
-fn send(connection: &mut Connection, token: &str, request: &Request) -> Sample {
+async fn send(connection: &mut Connection, token: &str, request: &Request) -> Sample {
     let started = Instant::now();
-    let answer = connection.create(token, &request.key, &request.body);
+    let answer = connection.create(token, &request.key, &request.body).await;
     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-    match answer {
-        Ok(answer) => Sample {
-            key: request.key.clone(),
-            status: answer.status,
-            replayed: answer.replayed,
-            micros,
-        },
-        Err(_) => Sample {
-            key: request.key.clone(),
-            status: 0,
-            replayed: false,
-            micros,
-        },
+    let (status, replayed) = answer.map_or((0, false), |a| (a.status, a.replayed));
+    Sample {
+        key: request.key.clone(),
+        status,
+        replayed,
+        micros,
     }
 }
 
 /// Runs for `duration`; worker `w` sends `next(w, i)` as its `i`-th request.
-pub(crate) fn for_duration(
+pub(crate) async fn for_duration(
     base_url: &str,
     token: &str,
     concurrency: usize,
     duration: Duration,
-    next: &(dyn Fn(usize, usize) -> Request + Sync),
+    next: Arc<dyn Fn(usize, usize) -> Request + Send + Sync>,
 ) -> Run {
-    let barrier = Barrier::new(concurrency);
+    let barrier = Arc::new(Barrier::new(concurrency));
     let started = Instant::now();
-    let samples = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..concurrency)
-            .map(|w| {
-                let barrier = &barrier;
-                s.spawn(move || {
-                    let mut connection = Connection::new(base_url);
-                    let mut samples = Vec::new();
-                    barrier.wait();
-                    let deadline = Instant::now() + duration;
-                    let mut i = 0;
-                    while Instant::now() < deadline {
-                        samples.push(send(&mut connection, token, &next(w, i)));
-                        i += 1;
-                    }
-                    samples
-                })
+    let workers: Vec<_> = (0..concurrency)
+        .map(|w| {
+            let (barrier, next) = (Arc::clone(&barrier), Arc::clone(&next));
+            let (base_url, token) = (base_url.to_owned(), token.to_owned());
+            tokio::spawn(async move {
+                let mut connection = Connection::new(&base_url);
+                let mut samples = Vec::new();
+                barrier.wait().await;
+                let deadline = Instant::now() + duration;
+                let mut i = 0;
+                while Instant::now() < deadline {
+                    samples.push(send(&mut connection, &token, &next(w, i)).await);
+                    i += 1;
+                }
+                samples
             })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
+        })
+        .collect();
+    let mut samples = Vec::new();
+    for worker in workers {
+        samples.extend(worker.await.unwrap_or_default());
+    }
     Run {
         samples,
         elapsed: started.elapsed(),
     }
 }
 
-/// Sends every request of a round at once (one thread per column, released together by a
+/// Sends every request of a round at once (one task per column, released together by a
 /// barrier), round after round. Every round must have the same width.
-pub(crate) fn in_rounds(base_url: &str, token: &str, rounds: &[Vec<Request>]) -> Run {
+pub(crate) async fn in_rounds(base_url: &str, token: &str, rounds: Arc<Vec<Vec<Request>>>) -> Run {
     let width = rounds.first().map_or(0, Vec::len);
-    let barrier = Barrier::new(width);
+    let barrier = Arc::new(Barrier::new(width));
     let started = Instant::now();
-    let samples = std::thread::scope(|s| {
-        let columns: Vec<_> = (0..width)
-            .map(|column| {
-                let barrier = &barrier;
-                s.spawn(move || {
-                    let mut connection = Connection::new(base_url);
-                    let mut samples = Vec::with_capacity(rounds.len());
-                    for round in rounds {
-                        barrier.wait();
-                        samples.push(send(&mut connection, token, &round[column]));
-                    }
-                    samples
-                })
+    let columns: Vec<_> = (0..width)
+        .map(|column| {
+            let (barrier, rounds) = (Arc::clone(&barrier), Arc::clone(&rounds));
+            let (base_url, token) = (base_url.to_owned(), token.to_owned());
+            tokio::spawn(async move {
+                let mut connection = Connection::new(&base_url);
+                let mut samples = Vec::with_capacity(rounds.len());
+                for round in rounds.iter() {
+                    barrier.wait().await;
+                    samples.push(send(&mut connection, &token, &round[column]).await);
+                }
+                samples
             })
-            .collect();
-        columns
-            .into_iter()
-            .flat_map(|c| c.join().unwrap_or_default())
-            .collect()
-    });
+        })
+        .collect();
+    let mut samples = Vec::new();
+    for column in columns {
+        samples.extend(column.await.unwrap_or_default());
+    }
     Run {
         samples,
         elapsed: started.elapsed(),

@@ -74,14 +74,26 @@ impl Bench {
         ))
     }
 
-    fn warm_up(&self) {
-        let _ = load::for_duration(
+    /// Runs the HTTP load of one scenario on the benchmark's runtime.
+    fn load(
+        &self,
+        concurrency: usize,
+        duration: Duration,
+        next: impl Fn(usize, usize) -> Request + Send + Sync + 'static,
+    ) -> Run {
+        self.runtime.block_on(load::for_duration(
             &self.base,
             &self.bearer,
-            8,
-            Duration::from_secs(1),
-            &|w, i| request(format!("warm-{w}-{i}")),
-        );
+            concurrency,
+            duration,
+            Arc::new(next),
+        ))
+    }
+
+    fn warm_up(&self) {
+        let _ = self.load(8, Duration::from_secs(1), |w, i| {
+            request(format!("warm-{w}-{i}"))
+        });
         let _ = self.runtime.block_on(ceiling::measure(
             &self.pool,
             "ceil-warm",
@@ -95,13 +107,10 @@ impl Bench {
     /// Every request a new key.
     fn create(&self, concurrency: usize) -> Scenario {
         let prefix = format!("create{concurrency}-");
-        let run = load::for_duration(
-            &self.base,
-            &self.bearer,
-            concurrency,
-            self.duration,
-            &|w, i| request(format!("{prefix}{w}-{i}")),
-        );
+        let key_prefix = prefix.clone();
+        let run = self.load(concurrency, self.duration, move |w, i| {
+            request(format!("{key_prefix}{w}-{i}"))
+        });
         let made = self.orders(&prefix);
         let roof = self.ceiling(
             &format!("ceil-create{concurrency}"),
@@ -124,8 +133,9 @@ impl Bench {
                 201
             );
         }
-        let run = load::for_duration(&self.base, &self.bearer, 32, self.duration, &|w, i| {
-            seeds[(w * 7919 + i) % REPLAY_KEYS].clone()
+        let replays = Arc::new(seeds);
+        let run = self.load(32, self.duration, move |w, i| {
+            replays[(w * 7919 + i) % REPLAY_KEYS].clone()
         });
         let made = self.orders("replay-");
         let read_keys =
@@ -140,7 +150,9 @@ impl Bench {
         let rounds: Vec<Vec<Request>> = (0..STORM_KEYS)
             .map(|k| vec![request(format!("storm-{k}")); STORM_WIDTH])
             .collect();
-        let run = load::in_rounds(&self.base, &self.bearer, &rounds);
+        let run =
+            self.runtime
+                .block_on(load::in_rounds(&self.base, &self.bearer, Arc::new(rounds)));
         let made = self.orders("storm-");
         let roof = self.ceiling("ceil-storm", Work::Storm, STORM_WIDTH, Vec::new());
         report::scenario("storm", STORM_WIDTH, &run, STORM_KEYS, made, roof)
@@ -148,7 +160,7 @@ impl Bench {
 
     /// 80% new keys, 20% retries of the request just before.
     fn mixed(&self) -> Scenario {
-        let run = load::for_duration(&self.base, &self.bearer, 32, self.duration, &|w, i| {
+        let run = self.load(32, self.duration, |w, i| {
             let n = if i % 5 == 4 { i - 1 } else { i };
             request(format!("mixed-{w}-{n}"))
         });

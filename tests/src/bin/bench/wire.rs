@@ -1,10 +1,13 @@
 //! The load generator's HTTP/1.1 client: one keep-alive connection, one request in flight,
-//! requests written in one piece, response heads parsed by `httparse`. A general client
-//! (redirects, pools, header maps) spends more CPU per request than the server it
+//! requests written in one piece, response heads parsed by `httparse`, on the same tokio
+//! runtime shape as the ceiling's database client. A general client (redirects, pools,
+//! header maps, a thread per connection) spends more CPU per request than the server it
 //! measures on a two-core machine, so the generator keeps to what these requests need.
 
-use std::io::{self, Read, Write};
-use std::net::TcpStream;
+use std::io::{self, Write};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 /// What the benchmark needs from a response.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +37,12 @@ impl Connection {
     }
 
     /// `POST /api/orders`; reconnects once if a kept-alive connection was closed.
-    pub(crate) fn create(&mut self, token: &str, key: &str, body: &str) -> io::Result<Answer> {
+    pub(crate) async fn create(
+        &mut self,
+        token: &str,
+        key: &str,
+        body: &str,
+    ) -> io::Result<Answer> {
         self.request.clear();
         write!(
             self.request,
@@ -44,24 +52,27 @@ impl Connection {
             self.address,
             body.len()
         )?;
-        self.exchange().or_else(|_| {
-            self.stream = None;
-            self.exchange()
-        })
+        match self.exchange().await {
+            Ok(answer) => Ok(answer),
+            Err(_) => {
+                self.stream = None;
+                self.exchange().await
+            }
+        }
     }
 
-    fn exchange(&mut self) -> io::Result<Answer> {
+    async fn exchange(&mut self) -> io::Result<Answer> {
         if self.stream.is_none() {
-            let stream = TcpStream::connect(&self.address)?;
+            let stream = TcpStream::connect(&self.address).await?;
             stream.set_nodelay(true)?;
             self.stream = Some(stream);
         }
         let stream = self.stream.as_mut().ok_or(io::ErrorKind::NotConnected)?;
-        stream.write_all(&self.request)?;
+        stream.write_all(&self.request).await?;
         self.response.clear();
         let mut chunk = [0u8; 4096];
         loop {
-            let n = stream.read(&mut chunk)?;
+            let n = stream.read(&mut chunk).await?;
             if n == 0 {
                 return Err(io::ErrorKind::UnexpectedEof.into());
             }
