@@ -1,6 +1,5 @@
 //! `POST /api/orders`: the checks in the contract's order, then the coordinator.
 
-use actix_web::http::header::AUTHORIZATION;
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use application::ports::FlowHooks;
 use application::{CreateOrder, ORDERS_CREATE, Outcome};
@@ -26,14 +25,10 @@ pub(super) async fn create_order<S: ServiceStore, H: FlowHooks + 'static>(
     payload: web::Payload,
     state: web::Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let authorization = request.headers().get(AUTHORIZATION).map(|v| v.as_bytes());
-    let caller = match state.keys.verify_header(authorization) {
+    let caller = match respond::authorized(&request, &state.keys, ORDERS_CREATE) {
         Ok(caller) => caller,
-        Err(error) => return respond::unauthorized(error),
+        Err(refusal) => return refusal.response(),
     };
-    if !caller.has_permission(ORDERS_CREATE) {
-        return respond::problem(&Problem::forbidden());
-    }
     let key_fields: Vec<&[u8]> = request
         .headers()
         .get_all(IDEMPOTENCY_KEY)

@@ -1,6 +1,6 @@
 //! `GET /api/orders/{orderId}`: an order of the caller's tenant.
 
-use actix_web::http::header::{AUTHORIZATION, CONTENT_TYPE};
+use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{HttpRequest, HttpResponse, web};
 use application::ports::FlowHooks;
 use domain::OrderId;
@@ -19,14 +19,10 @@ pub(super) async fn get_order<S: ServiceStore, H: FlowHooks + 'static>(
     path: web::Path<String>,
     state: web::Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let authorization = request.headers().get(AUTHORIZATION).map(|v| v.as_bytes());
-    let caller = match state.keys.verify_header(authorization) {
+    let caller = match respond::authorized(&request, &state.keys, ORDERS_READ) {
         Ok(caller) => caller,
-        Err(error) => return respond::unauthorized(error),
+        Err(refusal) => return refusal.response(),
     };
-    if !caller.has_permission(ORDERS_READ) {
-        return respond::problem(&Problem::forbidden());
-    }
     let Some(id) = parse_order_id(&path) else {
         return respond::problem(&Problem::not_found());
     };

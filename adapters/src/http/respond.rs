@@ -56,3 +56,40 @@ pub(super) fn stored(response: &StoredResponse, replayed: bool) -> HttpResponse 
     }
     builder.body(response.body().to_vec())
 }
+
+/// Why a request may not proceed: no valid token, or no permission.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Refusal {
+    Unauthorized(AuthError),
+    Forbidden,
+}
+
+impl Refusal {
+    /// The `401` or `403` to send.
+    pub(super) fn response(self) -> HttpResponse {
+        match self {
+            Self::Unauthorized(error) => unauthorized(error),
+            Self::Forbidden => problem(&Problem::forbidden()),
+        }
+    }
+}
+
+/// The verified caller of a request that needs `permission`.
+pub(super) fn authorized(
+    request: &actix_web::HttpRequest,
+    keys: &super::auth::TokenKeys,
+    permission: &str,
+) -> Result<application::Caller, Refusal> {
+    let authorization = request
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .map(|v| v.as_bytes());
+    let caller = keys
+        .verify_header(authorization)
+        .map_err(Refusal::Unauthorized)?;
+    if caller.has_permission(permission) {
+        Ok(caller)
+    } else {
+        Err(Refusal::Forbidden)
+    }
+}

@@ -6,10 +6,12 @@ use application::ports::{HookVerdict, SystemClock};
 use application::{
     Coordinator, CoordinatorSettings, CreateOrder, Outcome, PurgeSettings, Rejection, purge_expired,
 };
+use domain::{IdempotencyKey, NewOrder};
 use tests::{
-    Api, Backend, LeaderGate, Service, ServiceOptions, caller, executed_count, join_all, key,
-    new_order, order_id_in, order_json, token,
+    Api, Backend, GateHandle, LeaderGate, Service, ServiceOptions, caller, executed_count,
+    join_all, key, new_order, order_id_in, order_json, token,
 };
+use tokio::task::JoinHandle;
 
 const STORM_ROUNDS: usize = 5;
 const STORM_SIZE: usize = 32;
@@ -68,6 +70,25 @@ pub(crate) async fn storm<B: Backend>() {
     db.finish().await;
 }
 
+/// Starts a leader for `k` and holds it right after its record insert, in its open
+/// transaction, until the handle releases it.
+async fn held_leader<B: Backend>(
+    db: &B,
+    k: &IdempotencyKey,
+    order: &NewOrder,
+) -> (JoinHandle<Outcome>, GateHandle) {
+    let (gate, mut handle) = LeaderGate::new();
+    let leader_coordinator = coordinator(db).with_hooks(gate);
+    let (k, order) = (k.clone(), order.clone());
+    let leader = tokio::spawn(async move {
+        leader_coordinator
+            .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
+            .await
+    });
+    handle.leader_inserted().await;
+    (leader, handle)
+}
+
 /// Runs a held leader and one follower queued behind it; returns both outcomes.
 async fn leader_and_follower<B: Backend>(
     db: &B,
@@ -78,17 +99,7 @@ async fn leader_and_follower<B: Backend>(
         key(&format!("leader-{round}")),
         new_order(&format!("R-{round}"), 1),
     );
-    let (gate, mut handle) = LeaderGate::new();
-    let leader_coordinator = coordinator(db).with_hooks(gate);
-    let leader = {
-        let (k, order) = (k.clone(), order.clone());
-        tokio::spawn(async move {
-            leader_coordinator
-                .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
-                .await
-        })
-    };
-    handle.leader_inserted().await;
+    let (leader, handle) = held_leader(db, &k, &order).await;
     let follower_coordinator = coordinator(db);
     let follower = {
         let (k, order) = (k.clone(), order.clone());
@@ -132,17 +143,7 @@ pub(crate) async fn leader_rolls_back<B: Backend>() {
 pub(crate) async fn held_past_the_lock_wait<B: Backend>() {
     let db = B::create_with_lock_wait(1).await;
     let (k, order) = (key("held"), new_order("R-held", 1));
-    let (gate, mut handle) = LeaderGate::new();
-    let leader_coordinator = coordinator(&db).with_hooks(gate);
-    let leader = {
-        let (k, order) = (k.clone(), order.clone());
-        tokio::spawn(async move {
-            leader_coordinator
-                .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
-                .await
-        })
-    };
-    handle.leader_inserted().await;
+    let (leader, handle) = held_leader(&db, &k, &order).await;
     let follower = coordinator(&db)
         .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
         .await;
