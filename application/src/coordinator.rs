@@ -1,11 +1,12 @@
 //! The idempotent flow: one transaction for record, business write and stored response;
 //! duplicates resolved outside the failed transaction by a fresh read.
 
+mod existing;
+
 use std::sync::Arc;
 
 use domain::{
-    Completion, Decision, Fingerprint, Fingerprinted, IdempotencyKey, RecordId, RetentionPolicy,
-    Scope, decide,
+    Completion, Fingerprint, Fingerprinted, IdempotencyKey, RecordId, RetentionPolicy, Scope,
 };
 
 use crate::ports::{
@@ -229,71 +230,6 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             Err(_) => {
                 Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown))
             }
-        }
-    }
-
-    /// After "key already registered": read the committed record afresh and decide.
-    /// No path from here executes the operation.
-    /// The fast path for a retry: one read of the record, before any transaction. A
-    /// completed record answers directly (replay or key reused, after the same fingerprint
-    /// and authorization checks as below); a missing or still-processing record, or a
-    /// failed read, returns `None` and the request goes through the insert, which stays
-    /// the only way to win execution.
-    async fn answer_from_completed<Op>(
-        &self,
-        op: &Op,
-        caller: &Caller,
-        scope: &Scope,
-        key: &IdempotencyKey,
-        fingerprint: &Fingerprint,
-    ) -> Option<Outcome>
-    where
-        Op: IdempotentOperation<U::Tx>,
-    {
-        let existing = self.reader.find(scope, key).await.ok()??;
-        match decide(&existing, fingerprint) {
-            Decision::InProgress => None,
-            decision => Some(self.answer(op, caller, existing.id, decision)),
-        }
-    }
-
-    /// Resolves "key already registered" by a fresh read, outside the failed transaction.
-    async fn resolve_existing<Op>(
-        &self,
-        op: &Op,
-        caller: &Caller,
-        scope: &Scope,
-        key: &IdempotencyKey,
-        fingerprint: &Fingerprint,
-    ) -> Outcome
-    where
-        Op: IdempotentOperation<U::Tx>,
-    {
-        let existing = match self.reader.find(scope, key).await {
-            Ok(Some(existing)) => existing,
-            Ok(None) => return Outcome::OutcomeUnknown(UnknownCause::RecordVanished),
-            Err(_) => return Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed),
-        };
-        let decision = decide(&existing, fingerprint);
-        self.answer(op, caller, existing.id, decision)
-    }
-
-    /// What a request hears about an existing record: key reuse is told before
-    /// authorization is consulted; anything else only to a caller authorized now.
-    fn answer<Op>(&self, op: &Op, caller: &Caller, record: RecordId, decision: Decision) -> Outcome
-    where
-        Op: IdempotentOperation<U::Tx>,
-    {
-        if decision == Decision::KeyReused {
-            return Outcome::KeyReused;
-        }
-        if !self.authorizer.may_replay(caller, op.required_permission()) {
-            return Outcome::Forbidden;
-        }
-        match decision {
-            Decision::Replay(response) => Outcome::Replayed { record, response },
-            Decision::InProgress => Outcome::InProgress,
-            Decision::KeyReused => Outcome::KeyReused,
         }
     }
 }

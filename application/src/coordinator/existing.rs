@@ -1,0 +1,74 @@
+//! Answering from a record that already exists: the fast path before any transaction,
+//! and the fresh read after "key already registered".
+
+use domain::{Decision, Fingerprint, IdempotencyKey, RecordId, Scope, decide};
+
+use super::Coordinator;
+use crate::ports::{FlowHooks, RecordReader, UnitOfWork};
+use crate::{Caller, IdempotentOperation, Outcome, UnknownCause};
+
+impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
+    /// The fast path for a retry: one read of the record, before any transaction. A
+    /// completed record answers directly (replay or key reused, after the same fingerprint
+    /// and authorization checks as below); a missing or still-processing record, or a
+    /// failed read, returns `None` and the request goes through the insert, which stays
+    /// the only way to win execution.
+    pub(super) async fn answer_from_completed<Op>(
+        &self,
+        op: &Op,
+        caller: &Caller,
+        scope: &Scope,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+    ) -> Option<Outcome>
+    where
+        Op: IdempotentOperation<U::Tx>,
+    {
+        let existing = self.reader.find(scope, key).await.ok()??;
+        match decide(&existing, fingerprint) {
+            Decision::InProgress => None,
+            decision => Some(self.answer(op, caller, existing.id, decision)),
+        }
+    }
+
+    /// After "key already registered": reads the committed record afresh, outside the
+    /// failed transaction, and decides. No path from here executes the operation.
+    pub(super) async fn resolve_existing<Op>(
+        &self,
+        op: &Op,
+        caller: &Caller,
+        scope: &Scope,
+        key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+    ) -> Outcome
+    where
+        Op: IdempotentOperation<U::Tx>,
+    {
+        let existing = match self.reader.find(scope, key).await {
+            Ok(Some(existing)) => existing,
+            Ok(None) => return Outcome::OutcomeUnknown(UnknownCause::RecordVanished),
+            Err(_) => return Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed),
+        };
+        let decision = decide(&existing, fingerprint);
+        self.answer(op, caller, existing.id, decision)
+    }
+
+    /// What a request hears about an existing record: key reuse is told before
+    /// authorization is consulted; anything else only to a caller authorized now.
+    fn answer<Op>(&self, op: &Op, caller: &Caller, record: RecordId, decision: Decision) -> Outcome
+    where
+        Op: IdempotentOperation<U::Tx>,
+    {
+        if decision == Decision::KeyReused {
+            return Outcome::KeyReused;
+        }
+        if !self.authorizer.may_replay(caller, op.required_permission()) {
+            return Outcome::Forbidden;
+        }
+        match decision {
+            Decision::Replay(response) => Outcome::Replayed { record, response },
+            Decision::InProgress => Outcome::InProgress,
+            Decision::KeyReused => Outcome::KeyReused,
+        }
+    }
+}
