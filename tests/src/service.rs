@@ -185,12 +185,6 @@ impl Service {
         &self.base_url
     }
 
-    /// The process id.
-    #[must_use]
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     /// The most resident memory the process has used so far (`VmHWM`), in bytes.
     #[must_use]
     pub fn peak_rss_bytes(&self) -> Option<u64> {
@@ -200,7 +194,8 @@ impl Service {
         Some(kib * 1024)
     }
 
-    /// Everything the process logged so far.
+    /// Everything the process logged so far (empty when its log goes to
+    /// [`ServiceOptions::log_file`]).
     #[must_use]
     pub fn log(&self) -> String {
         self.log.text.lock().unwrap().clone()

@@ -29,14 +29,6 @@ impl std::fmt::Debug for SqliteDb {
     }
 }
 
-impl SqliteDb {
-    /// The database file.
-    #[must_use]
-    pub fn path(&self) -> &std::path::Path {
-        &self.path
-    }
-}
-
 impl Backend for SqliteDb {
     type Store = SqliteStore;
 
