@@ -76,7 +76,27 @@ pub fn token(tenant: u64, actor: u64, scope: &str) -> String {
 /// A token whose `exp` is `seconds_from_now` away (negative: already expired).
 #[must_use]
 pub fn token_expiring(tenant: u64, actor: u64, scope: &str, seconds_from_now: i64) -> String {
-    let keys = TokenKeys::hs256(TEST_SECRET.as_bytes()).unwrap();
+    mint(TEST_SECRET, tenant, actor, scope, seconds_from_now)
+}
+
+/// A token with the claims of a valid one whose signature another secret made: a forgery
+/// that is certain, unlike one that edits a character of the signature (the edit may land
+/// on the same character, or only on base64 padding bits).
+#[must_use]
+pub fn forged_token(tenant: u64, actor: u64, scope: &str) -> String {
+    let forged = mint(
+        "not-the-server-secret-but-as-long-as-one",
+        tenant,
+        actor,
+        scope,
+        3600,
+    );
+    assert_ne!(forged, token(tenant, actor, scope), "a different signature");
+    forged
+}
+
+fn mint(secret: &str, tenant: u64, actor: u64, scope: &str, seconds_from_now: i64) -> String {
+    let keys = TokenKeys::hs256(secret.as_bytes()).unwrap();
     keys.mint(&Claims {
         sub: actor.to_string(),
         tid: tenant,

@@ -16,7 +16,7 @@ mod server;
 mod service;
 mod sqlite_db;
 
-pub use api::{ALL_PERMISSIONS, Api, Reply, order_json, token, token_expiring};
+pub use api::{ALL_PERMISSIONS, Api, Reply, forged_token, order_json, token, token_expiring};
 pub use backend::Backend;
 pub use db::TestDb;
 pub use fixtures::{caller, executed_count, join_all, key, new_order, order_id_in};

@@ -1,18 +1,13 @@
 //! Contract section 1: who may call, and as whom. Tenant and actor come from the token.
 
-use tests::{ALL_PERMISSIONS, TEST_SECRET, order_json, token, token_expiring};
+use tests::{ALL_PERMISSIONS, TEST_SECRET, forged_token, order_json, token, token_expiring};
 
 use crate::support::{App, full_token};
 
 #[tokio::test]
 async fn a_missing_malformed_forged_or_expired_token_is_401_with_a_bearer_challenge() {
     let app = App::start().await;
-    let forged = {
-        let mut t = full_token();
-        t.pop();
-        t.push(if t.ends_with('A') { 'B' } else { 'A' });
-        t
-    };
+    let forged = forged_token(1, 1, ALL_PERMISSIONS);
     let expired = token_expiring(1, 1, ALL_PERMISSIONS, -3600);
     let cases: [(&str, Option<String>); 6] = [
         ("no header", None),
