@@ -4,6 +4,7 @@
 mod existing;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use domain::{
     Completion, Fingerprint, Fingerprinted, IdempotencyKey, RecordId, RetentionPolicy, Scope,
@@ -47,6 +48,7 @@ pub struct Coordinator<U, R, H = NoHooks> {
     clock: Arc<dyn Clock>,
     authorizer: Arc<dyn ReplayAuthorizer>,
     settings: CoordinatorSettings,
+    deadlocks: AtomicU64,
 }
 
 impl<U, R, H> std::fmt::Debug for Coordinator<U, R, H> {
@@ -77,6 +79,7 @@ impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
             clock: Arc::new(SystemClock),
             authorizer: Arc::new(PermissionAuthorizer),
             settings,
+            deadlocks: AtomicU64::new(0),
         }
     }
 }
@@ -105,7 +108,15 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             clock: self.clock,
             authorizer: self.authorizer,
             settings: self.settings,
+            deadlocks: self.deadlocks,
         }
+    }
+
+    /// How many transaction attempts the server rolled back as deadlock victims (or, on a
+    /// Galera cluster, certification failures) since this coordinator was made: each one
+    /// was run again while attempts were left. For metrics and tests.
+    pub fn deadlocks(&self) -> u64 {
+        self.deadlocks.load(Ordering::Relaxed)
     }
 
     /// Runs `input` once per scope and key: executes it, or answers from what the first
@@ -138,7 +149,9 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         for _ in 0..self.settings.max_attempts.max(1) {
             match self.attempt(op, &scope, key, fingerprint, input).await {
                 Attempt::Finished(outcome) => return outcome,
-                Attempt::Deadlocked => {}
+                Attempt::Deadlocked => {
+                    self.deadlocks.fetch_add(1, Ordering::Relaxed);
+                }
                 Attempt::KeyAlreadyRegistered => {
                     return self
                         .resolve_existing(op, caller, &scope, key, &fingerprint)

@@ -1,34 +1,11 @@
-//! Lock waits, deadlocks and aborts: each classified on its own, never taken for a replay.
-
-use std::sync::Arc;
+//! Lock waits, lost connections and aborts: each classified on its own, never taken for a
+//! replay. Deadlocks have a file of their own.
 
 use application::ports::{FlowHooks, HookVerdict, InsertOrderError, InsertRecordError, StoreError};
-use application::{
-    Coordinator, CoordinatorSettings, CreateOrder, FailureCause, Outcome, UnknownCause,
-};
-use domain::{IdempotencyKey, OrderId, Scope};
+use application::{CreateOrder, FailureCause, Outcome, UnknownCause};
+use domain::{IdempotencyKey, Scope};
 
 use crate::support::*;
-
-fn tx_deadlocking_on_record_insert() -> MockTx {
-    let mut tx = MockTx::new();
-    tx.expect_insert_processing()
-        .times(1)
-        .returning(|_| ready(Err(InsertRecordError::Store(StoreError::Deadlock))));
-    expect_rollback_only(&mut tx);
-    tx
-}
-
-fn tx_succeeding() -> MockTx {
-    let mut tx = tx_inserting_record();
-    tx.expect_insert_order()
-        .times(1)
-        .returning(|_, _, _| ready(Ok(OrderId::new(9))));
-    tx.expect_complete().times(1).returning(|_, _| ready(Ok(1)));
-    tx.expect_commit().times(1).returning(|| ready(Ok(())));
-    tx.expect_rollback().never();
-    tx
-}
 
 #[tokio::test]
 async fn a_lock_wait_timeout_on_the_record_insert_is_in_progress_without_a_fresh_read() {
@@ -59,43 +36,6 @@ async fn a_lock_wait_timeout_on_the_order_insert_rolls_back_and_is_in_progress()
         .await;
 
     assert_eq!(outcome, Outcome::InProgress);
-}
-
-#[tokio::test]
-async fn a_deadlock_on_the_record_insert_is_retried_and_then_succeeds() {
-    let uow = ScriptedUnitOfWork::of([tx_deadlocking_on_record_insert(), tx_succeeding()]);
-
-    let outcome = coordinator(uow, reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
-        .await;
-
-    assert!(matches!(outcome, Outcome::Executed { .. }), "{outcome:?}");
-}
-
-#[tokio::test]
-async fn a_deadlock_on_every_attempt_gives_up_after_the_bound() {
-    let settings = CoordinatorSettings {
-        max_attempts: 3,
-        ..CoordinatorSettings::default()
-    };
-    let uow = ScriptedUnitOfWork::of([
-        tx_deadlocking_on_record_insert(),
-        tx_deadlocking_on_record_insert(),
-        tx_deadlocking_on_record_insert(),
-        // Offered but never begun: any call on it would panic as unexpected.
-        MockTx::new(),
-    ]);
-    let coordinator = Coordinator::new(uow, reader_finding_nothing(), settings)
-        .with_clock(Arc::new(FixedClock(t0())));
-
-    let outcome = coordinator
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
-        .await;
-
-    assert_eq!(
-        outcome,
-        Outcome::Failed(FailureCause::DeadlockRetriesExhausted)
-    );
 }
 
 #[tokio::test]

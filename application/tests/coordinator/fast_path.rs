@@ -71,6 +71,8 @@ async fn the_fast_path_also_refuses_a_caller_not_authorized_now() {
 async fn a_record_still_processing_goes_through_the_insert() {
     let reader = reader_finding(Some(existing(&new_order(2), RecordState::Processing)));
     // The insert path runs: here it begins, and the store says the key is held too long.
+    // Were the fast path to answer "in progress" itself, this begin would never be taken
+    // and the scripted unit of work fails the test when dropped.
     let uow = ScriptedUnitOfWork::<MockTx>::new([Err(StoreError::LockWaitTimeout)]);
 
     let outcome = coordinator(uow, reader)
@@ -87,6 +89,7 @@ async fn a_failed_first_read_goes_through_the_insert() {
         .expect_find()
         .times(1)
         .returning(|_, _| ready(Err(StoreError::ConnectionLost)));
+    // As above: the begin must be taken, or the test fails when the unit of work drops.
     let uow = ScriptedUnitOfWork::<MockTx>::new([Err(StoreError::ConnectionLost)]);
 
     let outcome = coordinator(uow, reader)

@@ -2,10 +2,12 @@
 //! decisions; the database's own guarantees are proven against a real server in `tests/`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
+mod deadlocks;
 mod duplicates;
 mod execution;
 mod failures;
 mod fast_path;
 mod purge;
 mod second_operation;
+mod step_failures;
 mod support;

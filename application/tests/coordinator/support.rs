@@ -62,8 +62,19 @@ mock! {
 
 /// A unit of work that hands out prepared transactions in order; one `begin` more than
 /// prepared panics, so a test that prepares one transaction proves a single execution.
+/// Dropping it with a prepared result never begun panics too, so a test that scripts the
+/// insert path proves that the path ran (and was not answered before it).
 pub(crate) struct ScriptedUnitOfWork<T = MockTx> {
     txs: Mutex<VecDeque<Result<T, StoreError>>>,
+}
+
+impl<T> Drop for ScriptedUnitOfWork<T> {
+    fn drop(&mut self) {
+        let left = self.txs.get_mut().map_or(0, |txs| txs.len());
+        if left > 0 && !std::thread::panicking() {
+            panic!("{left} scripted transaction(s) never begun");
+        }
+    }
 }
 
 impl<T> ScriptedUnitOfWork<T> {
@@ -193,6 +204,18 @@ pub(crate) fn tx_inserting_record() -> MockTx {
     tx.expect_insert_processing()
         .times(1)
         .returning(|_| ready(Ok(RecordId(5))));
+    tx
+}
+
+/// A transaction that runs to the end (order 9) and commits.
+pub(crate) fn tx_committing() -> MockTx {
+    let mut tx = tx_inserting_record();
+    tx.expect_insert_order()
+        .times(1)
+        .returning(|_, _, _| ready(Ok(OrderId::new(9))));
+    tx.expect_complete().times(1).returning(|_, _| ready(Ok(1)));
+    tx.expect_commit().times(1).returning(|| ready(Ok(())));
+    tx.expect_rollback().never();
     tx
 }
 
