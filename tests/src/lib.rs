@@ -7,6 +7,7 @@
 
 mod api;
 mod backend;
+mod batch_log;
 mod db;
 mod fixtures;
 mod gate;
@@ -18,6 +19,7 @@ mod sqlite_db;
 
 pub use api::{ALL_PERMISSIONS, Api, Reply, forged_token, order_json, token, token_expiring};
 pub use backend::Backend;
+pub use batch_log::BatchLog;
 pub use db::TestDb;
 pub use fixtures::{caller, executed_count, join_all, key, new_order, order_id_in};
 pub use gate::{GateHandle, LeaderGate};

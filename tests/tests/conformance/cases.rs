@@ -8,8 +8,8 @@ use application::{
 };
 use domain::{IdempotencyKey, NewOrder};
 use tests::{
-    Api, Backend, GateHandle, LeaderGate, Service, ServiceOptions, caller, executed_count,
-    join_all, key, new_order, order_id_in, order_json, token,
+    Api, Backend, BatchLog, GateHandle, LeaderGate, Service, ServiceOptions, caller,
+    executed_count, join_all, key, new_order, order_id_in, order_json, token,
 };
 use tokio::task::JoinHandle;
 
@@ -215,10 +215,14 @@ pub(crate) async fn purge<B: Backend>() {
         batch_size: 1,
         max_batches: 10,
     };
-    let deleted = purge_expired(db.store(), &SystemClock, settings)
-        .await
-        .unwrap();
-    assert_eq!(deleted, 2, "both expired records, one batch at a time");
+    let log = BatchLog::new(db.store());
+    let deleted = purge_expired(&log, &SystemClock, settings).await.unwrap();
+    assert_eq!(deleted, 2, "both expired records");
+    assert_eq!(
+        log.batches(),
+        [1, 1, 0],
+        "one row per batch, then a short batch"
+    );
     assert_eq!(db.total_records().await, 1, "the unexpired record stays");
 
     // The purged key with the same request meets the clientOrderRef: never a second order.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use application::ports::{Clock, SystemClock};
 use application::{CreateOrder, Outcome, PurgeSettings, Rejection, purge_expired};
 use chrono::{DateTime, TimeDelta, Utc};
-use tests::{TestDb, caller, key, new_order};
+use tests::{BatchLog, TestDb, caller, key, new_order};
 
 struct TwoDaysAgo;
 
@@ -54,11 +54,11 @@ async fn purge_removes_only_expired_completed_records_in_batches() {
         batch_size: 2,
         max_batches: 100,
     };
-    let deleted = purge_expired(db.store(), &SystemClock, settings)
-        .await
-        .unwrap();
+    let log = BatchLog::new(db.store());
+    let deleted = purge_expired(&log, &SystemClock, settings).await.unwrap();
 
     assert_eq!(deleted, 5, "({})", db.context());
+    assert_eq!(log.batches(), [2, 2, 1], "at most two rows per batch");
     assert_eq!(
         db.total_records().await,
         2,
