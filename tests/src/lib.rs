@@ -24,7 +24,7 @@ pub use db::TestDb;
 pub use fixtures::{caller, executed_count, join_all, key, new_order, order_id_in};
 pub use gate::{GateHandle, LeaderGate};
 pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
-pub use proxy::FaultProxy;
+pub use proxy::{CommitFault, FaultProxy};
 pub use server::{TestServer, url_via};
 pub use service::{
     Service, ServiceOptions, TEST_SECRET, run_command, run_command_in, server_binary,

@@ -1,17 +1,42 @@
 //! A TCP proxy between a server process and the database, to make the database vanish
 //! and come back at a moment the test chooses (a real lost connection, not a mock).
+//!
+//! It reads the MySQL client/server protocol's packet framing on the way to the server
+//! (3-byte length, 1-byte sequence, payload), so it can also fail one connection exactly
+//! at its `COMMIT`: either the `COMMIT` never reaches the server, or the server commits
+//! and its answer never reaches the client.
 
-use std::io;
+use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// `COM_QUERY`: a text statement follows.
+const COM_QUERY: u8 = 0x03;
+
+/// How the next `COMMIT` fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitFault {
+    /// The connection breaks before the `COMMIT` reaches the server: nothing commits.
+    NeverArrives,
+    /// The server receives and runs the `COMMIT`; the connection breaks before its answer
+    /// reaches the client: everything commits, and the client cannot know.
+    AnswerLost,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    cut: AtomicBool,
+    commit_fault: Mutex<Option<CommitFault>>,
+    commit_faults_fired: AtomicUsize,
+    open: Mutex<Vec<TcpStream>>,
+}
 
 /// Forwards connections to an upstream address until cut.
 #[derive(Debug)]
 pub struct FaultProxy {
     address: SocketAddr,
-    cut: Arc<AtomicBool>,
-    open: Arc<Mutex<Vec<TcpStream>>>,
+    shared: Arc<Shared>,
 }
 
 impl FaultProxy {
@@ -23,22 +48,21 @@ impl FaultProxy {
     pub fn start(upstream: SocketAddr) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap();
-        let cut = Arc::new(AtomicBool::new(false));
-        let open = Arc::new(Mutex::new(Vec::new()));
-        let (accept_cut, accept_open) = (Arc::clone(&cut), Arc::clone(&open));
+        let shared = Arc::new(Shared::default());
+        let accept_shared = Arc::clone(&shared);
         std::thread::spawn(move || {
             for client in listener.incoming().map_while(Result::ok) {
-                if accept_cut.load(Ordering::SeqCst) {
+                if accept_shared.cut.load(Ordering::SeqCst) {
                     let _ = client.shutdown(Shutdown::Both);
                     continue;
                 }
                 let Ok(server) = TcpStream::connect(upstream) else {
                     continue;
                 };
-                let _ = forward(&client, &server, &accept_open);
+                let _ = forward(client, server, &accept_shared);
             }
         });
-        Self { address, cut, open }
+        Self { address, shared }
     }
 
     /// The address to give the server process instead of the database's.
@@ -49,33 +73,124 @@ impl FaultProxy {
 
     /// Breaks every open connection and refuses new ones: the database is gone.
     pub fn cut(&self) {
-        self.cut.store(true, Ordering::SeqCst);
-        for stream in self.open.lock().unwrap().drain(..) {
+        self.shared.cut.store(true, Ordering::SeqCst);
+        for stream in self.shared.open.lock().unwrap().drain(..) {
             let _ = stream.shutdown(Shutdown::Both);
         }
     }
 
     /// Accepts and forwards new connections again.
     pub fn restore(&self) {
-        self.cut.store(false, Ordering::SeqCst);
+        self.shared.cut.store(false, Ordering::SeqCst);
+    }
+
+    /// Fails the next `COMMIT` sent through any connection, once, as `fault` says; only
+    /// that connection breaks.
+    pub fn fail_next_commit(&self, fault: CommitFault) {
+        *self.shared.commit_fault.lock().unwrap() = Some(fault);
+    }
+
+    /// How many `COMMIT`s were failed so far: proof that the fault hit a `COMMIT`.
+    #[must_use]
+    pub fn commit_faults_fired(&self) -> usize {
+        self.shared.commit_faults_fired.load(Ordering::SeqCst)
     }
 }
 
-fn forward(client: &TcpStream, server: &TcpStream, open: &Mutex<Vec<TcpStream>>) -> io::Result<()> {
+fn forward(client: TcpStream, server: TcpStream, shared: &Arc<Shared>) -> io::Result<()> {
     {
-        let mut open = open.lock().unwrap();
+        let mut open = shared.open.lock().unwrap();
         open.push(client.try_clone()?);
         open.push(server.try_clone()?);
     }
-    pump(client.try_clone()?, server.try_clone()?);
-    pump(server.try_clone()?, client.try_clone()?);
+    let swallow_answer = Arc::new(AtomicBool::new(false));
+    let to_server = Pump {
+        from: client.try_clone()?,
+        to: server.try_clone()?,
+        shared: Arc::clone(shared),
+        swallow_answer: Arc::clone(&swallow_answer),
+    };
+    let to_client = Pump {
+        from: server,
+        to: client,
+        shared: Arc::clone(shared),
+        swallow_answer,
+    };
+    std::thread::spawn(move || to_server.client_to_server());
+    std::thread::spawn(move || to_client.server_to_client());
     Ok(())
 }
 
-fn pump(mut from: TcpStream, mut to: TcpStream) {
-    std::thread::spawn(move || {
-        let _ = io::copy(&mut from, &mut to);
-        let _ = to.shutdown(Shutdown::Both);
-        let _ = from.shutdown(Shutdown::Both);
-    });
+/// One direction of one proxied connection.
+struct Pump {
+    from: TcpStream,
+    to: TcpStream,
+    shared: Arc<Shared>,
+    /// Set on the way to the server when the answer to the `COMMIT` must be lost.
+    swallow_answer: Arc<AtomicBool>,
+}
+
+impl Pump {
+    /// Forwards packet by packet, looking at each for a `COMMIT` to fail.
+    fn client_to_server(mut self) {
+        let mut header = [0_u8; 4];
+        let mut payload = Vec::new();
+        loop {
+            if self.from.read_exact(&mut header).is_err() {
+                break;
+            }
+            let length =
+                usize::from(header[0]) | usize::from(header[1]) << 8 | usize::from(header[2]) << 16;
+            payload.resize(length, 0);
+            if self.from.read_exact(&mut payload).is_err() {
+                break;
+            }
+            if is_commit(&payload) {
+                let fault = self.shared.commit_fault.lock().unwrap().take();
+                if let Some(fault) = fault {
+                    self.shared
+                        .commit_faults_fired
+                        .fetch_add(1, Ordering::SeqCst);
+                    match fault {
+                        CommitFault::NeverArrives => break,
+                        CommitFault::AnswerLost => {
+                            self.swallow_answer.store(true, Ordering::SeqCst);
+                        }
+                    }
+                }
+            }
+            if self.to.write_all(&header).is_err() || self.to.write_all(&payload).is_err() {
+                break;
+            }
+        }
+        self.close();
+    }
+
+    /// Forwards bytes as they come, unless the answer to a failed `COMMIT` is due.
+    fn server_to_client(mut self) {
+        let mut buffer = [0_u8; 16 * 1024];
+        while let Ok(n) = self.from.read(&mut buffer) {
+            // The flag is set before the COMMIT is forwarded, so its answer cannot be
+            // read before the flag is seen.
+            if n == 0 || self.swallow_answer.load(Ordering::SeqCst) {
+                break;
+            }
+            if self.to.write_all(&buffer[..n]).is_err() {
+                break;
+            }
+        }
+        self.close();
+    }
+
+    fn close(&self) {
+        let _ = self.to.shutdown(Shutdown::Both);
+        let _ = self.from.shutdown(Shutdown::Both);
+    }
+}
+
+fn is_commit(payload: &[u8]) -> bool {
+    match payload.split_first() {
+        Some((&COM_QUERY, text)) => text.trim_ascii().eq_ignore_ascii_case(b"COMMIT"),
+        _ => false,
+    }
 }

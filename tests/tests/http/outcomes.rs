@@ -3,7 +3,7 @@
 
 use std::thread;
 
-use tests::{FaultProxy, PauseDir, order_json, url_via};
+use tests::{CommitFault, FaultProxy, PauseDir, order_json, url_via};
 
 use crate::support::{App, full_token};
 
@@ -213,7 +213,7 @@ async fn an_unreachable_database_is_503_outcome_unknown_and_the_retry_executes_o
 }
 
 #[tokio::test]
-async fn a_connection_lost_before_commit_is_503_and_the_retry_executes_exactly_once() {
+async fn a_connection_lost_inside_the_transaction_is_503_and_the_retry_executes_exactly_once() {
     let pause = PauseDir::new();
     let proxy = FaultProxy::start(tests::TestServer::from_env().socket_addr());
     let app = App::start_with(|o| {
@@ -247,6 +247,50 @@ async fn a_connection_lost_before_commit_is_503_and_the_retry_executes_exactly_o
 }
 
 /// What a client told "retry with the same key" does: retries while the answer is 503.
+/// Fails the create's `COMMIT` as `fault` says, then retries with the same key once the
+/// connection is gone; returns the first answer and the retry's.
+async fn create_through_a_failing_commit(fault: CommitFault) -> (tests::Reply, tests::Reply) {
+    let proxy = FaultProxy::start(tests::TestServer::from_env().socket_addr());
+    let app = App::start_with(|o| o.database_url = url_via(&o.database_url, proxy.address())).await;
+    let token = full_token();
+    let body = order_json("REF-1", "SKU-1", 2);
+
+    proxy.fail_next_commit(fault);
+    let first = app.api.create(&token, "commit-1", &body);
+    assert_eq!(proxy.commit_faults_fired(), 1, "the fault hit the COMMIT");
+    let retry = retry_while_unavailable(|| app.api.create(&token, "commit-1", &body));
+
+    assert_eq!(first.status_code(), (503, Some("outcome_unknown".into())));
+    assert_eq!(first.header("retry-after").as_deref(), Some("1"));
+    assert_eq!(retry.status, 201);
+    assert_eq!(app.db.order_ids(1, "REF-1").await.len(), 1, "one order");
+    assert_eq!(app.db.total_records().await, 1, "one record");
+    app.finish().await;
+    (first, retry)
+}
+
+#[tokio::test]
+async fn a_commit_that_never_reaches_the_server_is_503_and_the_retry_executes_once() {
+    let (_, retry) = create_through_a_failing_commit(CommitFault::NeverArrives).await;
+
+    assert_eq!(
+        retry.header("idempotent-replayed"),
+        None,
+        "nothing had committed: the retry executed"
+    );
+}
+
+#[tokio::test]
+async fn a_commit_whose_answer_is_lost_is_503_and_the_retry_replays_the_committed_order() {
+    let (_, retry) = create_through_a_failing_commit(CommitFault::AnswerLost).await;
+
+    assert_eq!(
+        retry.header("idempotent-replayed").as_deref(),
+        Some("true"),
+        "the commit had landed: the retry replays it"
+    );
+}
+
 fn retry_while_unavailable(mut send: impl FnMut() -> tests::Reply) -> tests::Reply {
     for _ in 0..20 {
         let reply = send();

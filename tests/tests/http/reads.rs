@@ -76,25 +76,32 @@ async fn logs_carry_request_ids_and_outcomes_but_never_tokens_or_bodies() {
     let app = App::start().await;
     let token = full_token();
     let body = order_json("SECRET-REF-7", "SECRET-SKU-7", 1);
-    let created = app.api.create(&token, "log-1", &body);
-    let _ = app.api.create(
-        &token,
-        "log-1",
-        &order_json("SECRET-REF-8", "SECRET-SKU-8", 1),
-    );
-    let _ = app.api.create(
-        &token,
-        "log-2",
-        r#"{"clientOrderRef":"SECRET-REF-9","x":1}"#,
-    );
-    let _ = app.api.create("SECRET.TOKEN.VALUE", "log-3", &body);
-    let request_id = created.header("x-request-id").unwrap();
-
-    // The request's line is written just after its response, so wait for it.
-    app.service.wait_for_log(&request_id).unwrap();
-    app.service.wait_for_log("outcome=\"key_reused\"").unwrap();
+    let replies = [
+        app.api.create(&token, "log-1", &body),
+        app.api.create(
+            &token,
+            "log-1",
+            &order_json("SECRET-REF-8", "SECRET-SKU-8", 1),
+        ),
+        app.api.create(
+            &token,
+            "log-2",
+            r#"{"clientOrderRef":"SECRET-REF-9","x":1}"#,
+        ),
+        app.api.create("SECRET.TOKEN.VALUE", "log-3", &body),
+    ];
+    // Each request's line is written just after its response: wait for every one of them,
+    // so the lines checked for secrets below are all there.
+    let request_ids: Vec<String> = replies
+        .iter()
+        .map(|reply| reply.header("x-request-id").unwrap())
+        .collect();
+    for request_id in &request_ids {
+        app.service.wait_for_log(request_id).unwrap();
+    }
+    let request_id = &request_ids[0];
     let log = app.service.log();
-    for line in log.lines().filter(|l| l.contains(&request_id)) {
+    for line in log.lines().filter(|l| l.contains(request_id.as_str())) {
         assert!(
             line.contains("outcome=\"executed\"") && line.contains("record_id="),
             "{line}"
