@@ -259,6 +259,9 @@ fn classify(error: StoreError) -> Attempt {
         StoreError::ConnectionLost => {
             Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::DatabaseUnavailable))
         }
+        StoreError::Timeout => {
+            Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::DatabaseTimeout))
+        }
         StoreError::Other(why) => failed(FailureCause::Store(why)),
     }
 }

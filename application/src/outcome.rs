@@ -42,6 +42,8 @@ pub enum UnknownCause {
     CommitOutcomeUnknown,
     /// The database could not be reached or the connection broke.
     DatabaseUnavailable,
+    /// The database did not answer within the deadline.
+    DatabaseTimeout,
     /// The key was registered but its record could not be read now.
     FreshReadFailed,
     /// The key was registered but the record is gone (purged in between).

@@ -154,7 +154,10 @@ mod tests {
         assert_eq!(config.bind_addr.to_string(), "127.0.0.1:8080");
         assert!(matches!(
             &config.database,
-            DatabaseConfig::Mysql(mysql) if mysql.lock_wait_timeout_secs == 5 && mysql.max_connections == 32
+            DatabaseConfig::Mysql(mysql) if mysql.lock_wait_timeout_secs == 5
+                && mysql.max_connections == 32
+                && mysql.database_timeout == Duration::from_secs(6)
+                && mysql.migration_timeout == Duration::from_secs(3600)
         ));
         assert_eq!(config.purge_interval, Some(Duration::from_secs(300)));
         assert_eq!(config.retention, RetentionPolicy::default());
@@ -171,6 +174,9 @@ mod tests {
             ("PURGE_INTERVAL_SECS", "1.5"),
             ("AUTH_JWT_SECRET", "short"),
             ("DATABASE_URL", "postgres://x"),
+            ("DATABASE_TIMEOUT_SECS", "5"),
+            ("DATABASE_TIMEOUT_SECS", "0"),
+            ("MIGRATION_TIMEOUT_SECS", "0"),
         ];
         for (variable, value) in cases {
             let mut vars = BASE.to_vec();
@@ -182,6 +188,19 @@ mod tests {
                 assert!(!error.to_string().contains(value), "echoed {value}");
             }
         }
+    }
+
+    #[test]
+    fn the_database_deadline_follows_the_lock_wait_unless_set() {
+        let mut vars = BASE.to_vec();
+        vars.push(("LOCK_WAIT_TIMEOUT_SECS", "2"));
+        let timeout = |vars: &[(&str, &str)]| match serve_config(vars).unwrap().database {
+            DatabaseConfig::Mysql(mysql) => mysql.database_timeout,
+            DatabaseConfig::Sqlite(_) => unreachable!("a mysql URL"),
+        };
+        assert_eq!(timeout(&vars), Duration::from_secs(3));
+        vars.push(("DATABASE_TIMEOUT_SECS", "10"));
+        assert_eq!(timeout(&vars), Duration::from_secs(10));
     }
 
     #[test]

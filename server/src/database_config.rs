@@ -26,6 +26,16 @@ impl DatabaseConfig {
         let lock_wait = integer(lookup, "LOCK_WAIT_TIMEOUT_SECS", 1..=3600, 5)?;
         let max_connections = integer(lookup, "DATABASE_MAX_CONNECTIONS", 1..=1000, 32)?;
         let max_connections = usize::try_from(max_connections).unwrap_or(32);
+        // A follower waits up to the lock wait on a same-key insert: the deadline of a
+        // database call must leave it that long, or a correct wait would look like silence.
+        let timeout = integer(lookup, "DATABASE_TIMEOUT_SECS", 1..=3600, lock_wait + 1)?;
+        if timeout <= lock_wait {
+            return Err(invalid(
+                "DATABASE_TIMEOUT_SECS",
+                "must be larger than LOCK_WAIT_TIMEOUT_SECS",
+            ));
+        }
+        let migration_timeout = integer(lookup, "MIGRATION_TIMEOUT_SECS", 1..=86_400, 3600)?;
         let sqlite = |path: PathBuf| {
             Self::Sqlite(SqliteConfig {
                 path,
@@ -39,6 +49,8 @@ impl DatabaseConfig {
                 url,
                 lock_wait_timeout_secs: u32::try_from(lock_wait).unwrap_or(5),
                 max_connections,
+                database_timeout: Duration::from_secs(timeout),
+                migration_timeout: Duration::from_secs(migration_timeout),
             })),
             Some(url) => match url.strip_prefix("sqlite://") {
                 Some(path) if !path.is_empty() => Ok(sqlite(PathBuf::from(path))),

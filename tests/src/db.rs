@@ -94,6 +94,8 @@ impl TestDb {
             url: url.clone(),
             lock_wait_timeout_secs: secs,
             max_connections: 48,
+            database_timeout: std::time::Duration::from_secs(u64::from(secs) + 1),
+            migration_timeout: std::time::Duration::from_secs(600),
         })
         .await
         .expect("connect the store");

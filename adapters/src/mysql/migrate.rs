@@ -21,6 +21,10 @@ pub enum MigrateError {
     /// Occurs when a migration failed.
     #[error("migration failed: {0}")]
     Failed(String),
+    /// Occurs when the migrations did not finish within `MIGRATION_TIMEOUT_SECS`; their
+    /// connection is abandoned (the server rolls back what it can when it closes).
+    #[error("migrations did not finish within MIGRATION_TIMEOUT_SECS")]
+    TimedOut,
 }
 
 impl MysqlStore {
@@ -31,12 +35,18 @@ impl MysqlStore {
     /// one database take turns through a named server lock (`GET_LOCK`), so only the
     /// first applies a migration and the others find nothing pending.
     ///
+    /// The checkout has the deadline of any database call; the run itself has the long
+    /// one of migrations.
+    ///
     /// # Errors
     /// [`MigrateError`].
     pub async fn migrate(&self) -> Result<Vec<String>, MigrateError> {
-        let conn: AsyncMysqlConnection =
-            PooledConnection::take(self.connection().await.map_err(|_| MigrateError::Connect)?);
-        tokio::task::spawn_blocking(move || {
+        let conn: AsyncMysqlConnection = PooledConnection::take(
+            self.connection(self.deadline())
+                .await
+                .map_err(|_| MigrateError::Connect)?,
+        );
+        let run = tokio::task::spawn_blocking(move || {
             let mut wrapper = AsyncConnectionWrapper::<AsyncMysqlConnection>::from(conn);
             // Released when this connection closes, right after the migrations.
             wrapper
@@ -46,8 +56,10 @@ impl MysqlStore {
                 .run_pending_migrations(MIGRATIONS)
                 .map(|done| done.iter().map(ToString::to_string).collect())
                 .map_err(|e| MigrateError::Failed(e.to_string()))
-        })
-        .await
-        .map_err(|e| MigrateError::Failed(e.to_string()))?
+        });
+        match tokio::time::timeout(self.migration_timeout(), run).await {
+            Ok(joined) => joined.map_err(|e| MigrateError::Failed(e.to_string()))?,
+            Err(_elapsed) => Err(MigrateError::TimedOut),
+        }
     }
 }

@@ -8,6 +8,7 @@
 mod schema;
 
 pub mod classify;
+mod deadline;
 mod migrate;
 mod orders;
 mod purge;

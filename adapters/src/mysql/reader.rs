@@ -4,6 +4,7 @@ use application::Order;
 use application::ports::{OrderReader, Readiness, RecordReader, StoreError};
 use domain::{ExistingRecord, IdempotencyKey, OrderId, Scope, TenantId};
 
+use super::deadline::bounded;
 use super::store::{self, MysqlStore};
 use super::{orders, records};
 
@@ -14,8 +15,14 @@ impl RecordReader for MysqlStore {
         scope: &Scope,
         key: &IdempotencyKey,
     ) -> Result<Option<ExistingRecord>, StoreError> {
-        let mut conn = self.connection().await?;
-        let found = records::find(&mut conn, scope, key).await;
+        let deadline = self.deadline();
+        let mut conn = self.connection(deadline).await?;
+        let found = bounded(
+            deadline,
+            "record read",
+            records::find(&mut conn, scope, key),
+        )
+        .await;
         store::release(conn, &found);
         found
     }
@@ -23,8 +30,9 @@ impl RecordReader for MysqlStore {
 
 impl OrderReader for MysqlStore {
     async fn find_order(&self, tenant: TenantId, id: OrderId) -> Result<Option<Order>, StoreError> {
-        let mut conn = self.connection().await?;
-        let found = orders::find(&mut conn, tenant, id).await;
+        let deadline = self.deadline();
+        let mut conn = self.connection(deadline).await?;
+        let found = bounded(deadline, "order read", orders::find(&mut conn, tenant, id)).await;
         store::release(conn, &found);
         found
     }

@@ -1,5 +1,7 @@
 //! The MySQL store: a connection pool and what it implements.
 
+use std::time::Duration;
+
 use application::ports::StoreError;
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Text};
@@ -8,6 +10,9 @@ use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
 use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
+use tokio::time::Instant;
+
+use super::deadline::{bounded, timed_out};
 
 /// A pooled connection.
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
@@ -22,6 +27,12 @@ pub struct MysqlConfig {
     pub lock_wait_timeout_secs: u32,
     /// The most connections the pool opens.
     pub max_connections: usize,
+    /// The deadline of every database call (checkout and connect included, then each
+    /// statement, `BEGIN`, `COMMIT` and `ROLLBACK`): past it the connection is discarded
+    /// and the call fails with [`StoreError::Timeout`]. Must exceed the lock wait.
+    pub database_timeout: Duration,
+    /// The deadline of a whole migration run, which may legitimately take minutes.
+    pub migration_timeout: Duration,
 }
 
 /// Why the store could not start.
@@ -55,6 +66,8 @@ pub struct ServerInfo {
 #[derive(Clone)]
 pub struct MysqlStore {
     pool: Pool<AsyncMysqlConnection>,
+    database_timeout: Duration,
+    migration_timeout: Duration,
 }
 
 impl std::fmt::Debug for MysqlStore {
@@ -72,13 +85,15 @@ impl MysqlStore {
     /// [`ConnectError`] when the pool cannot be built or the server cannot be reached.
     pub async fn connect(config: &MysqlConfig) -> Result<Self, ConnectError> {
         let store = Self::lazy(config)?;
-        drop(
-            store
-                .pool
-                .get()
-                .await
-                .map_err(|e| ConnectError::Unreachable(e.to_string()))?,
-        );
+        match tokio::time::timeout(store.database_timeout, store.pool.get()).await {
+            Ok(Ok(conn)) => drop(conn),
+            Ok(Err(error)) => return Err(ConnectError::Unreachable(error.to_string())),
+            Err(_elapsed) => {
+                return Err(ConnectError::Unreachable(
+                    "no answer within DATABASE_TIMEOUT_SECS".to_owned(),
+                ));
+            }
+        }
         Ok(store)
     }
 
@@ -113,12 +128,38 @@ impl MysqlStore {
             .max_size(config.max_connections)
             .build()
             .map_err(|e| ConnectError::Pool(e.to_string()))?;
-        Ok(Self { pool })
+        Ok(Self {
+            pool,
+            database_timeout: config.database_timeout,
+            migration_timeout: config.migration_timeout,
+        })
     }
 
-    /// A connection from the pool.
-    pub(super) async fn connection(&self) -> Result<PooledConnection, StoreError> {
-        self.pool.get().await.map_err(pool_error)
+    /// When a database call starting now must be done.
+    pub(super) fn deadline(&self) -> Instant {
+        Instant::now() + self.database_timeout
+    }
+
+    /// How long one database call may take.
+    pub(super) fn database_timeout(&self) -> Duration {
+        self.database_timeout
+    }
+
+    /// How long a whole migration run may take.
+    pub(super) fn migration_timeout(&self) -> Duration {
+        self.migration_timeout
+    }
+
+    /// A connection from the pool by `deadline`: waiting for a free one and opening a new
+    /// one (connect, handshake, session setup) count against the call's deadline.
+    pub(super) async fn connection(
+        &self,
+        deadline: Instant,
+    ) -> Result<PooledConnection, StoreError> {
+        match tokio::time::timeout_at(deadline, self.pool.get()).await {
+            Ok(got) => got.map_err(pool_error),
+            Err(_elapsed) => Err(timed_out("connection checkout")),
+        }
     }
 
     /// Version, isolation level and lock wait setting, as a connection of this pool sees them.
@@ -126,32 +167,49 @@ impl MysqlStore {
     /// # Errors
     /// Any [`StoreError`].
     pub async fn server_info(&self) -> Result<ServerInfo, StoreError> {
-        let mut conn = self.connection().await?;
+        let deadline = self.deadline();
+        let mut conn = self.connection(deadline).await?;
         // MySQL 8 and MariaDB 11.1+ name the variable `transaction_isolation`; older
         // MariaDB only `tx_isolation`.
-        let mut last_error = None;
+        let mut last_error = StoreError::Other("no isolation variable".to_owned());
         for variable in ["transaction_isolation", "tx_isolation"] {
             let query = format!(
                 "SELECT VERSION() AS version, @@SESSION.{variable} AS isolation, \
                  CAST(@@SESSION.innodb_lock_wait_timeout AS SIGNED) AS lock_wait_timeout_secs"
             );
-            match diesel::sql_query(query).get_result(&mut conn).await {
+            let read = async {
+                diesel::sql_query(query)
+                    .get_result(&mut conn)
+                    .await
+                    .map_err(super::classify::store_error)
+            };
+            match bounded(deadline, "server info", read).await {
                 Ok(info) => return Ok(info),
-                Err(error) => last_error = Some(error),
+                Err(StoreError::Timeout) => {
+                    last_error = StoreError::Timeout;
+                    break;
+                }
+                Err(error) => last_error = error,
             }
         }
-        Err(last_error.map_or_else(
-            || StoreError::Other("no isolation variable".to_owned()),
-            super::classify::store_error,
-        ))
+        let failed = Err(last_error);
+        release(conn, &failed);
+        failed
     }
 
     /// Whether the database answers a trivial query (for readiness).
     pub async fn ping(&self) -> bool {
-        let Ok(mut conn) = self.connection().await else {
+        let deadline = self.deadline();
+        let Ok(mut conn) = self.connection(deadline).await else {
             return false;
         };
-        let answered = conn.batch_execute("SELECT 1").await.is_ok();
+        let answered = bounded(deadline, "readiness probe", async {
+            conn.batch_execute("SELECT 1")
+                .await
+                .map_err(super::classify::store_error)
+        })
+        .await
+        .is_ok();
         if !answered {
             drop(PooledConnection::take(conn));
         }
@@ -159,11 +217,15 @@ impl MysqlStore {
     }
 }
 
-/// Keeps a connection that lost its server out of the pool, so the next checkout opens a
-/// fresh one instead of failing on the same dead socket (fast recycling does not test
-/// idle connections).
+/// Keeps a connection that lost its server, or whose call ran out of time, out of the
+/// pool, so the next checkout opens a fresh one instead of failing on the same dead socket
+/// (fast recycling does not test idle connections) or reading a late answer meant for
+/// another statement.
 pub(super) fn release<T>(conn: PooledConnection, result: &Result<T, StoreError>) {
-    if matches!(result, Err(StoreError::ConnectionLost)) {
+    if matches!(
+        result,
+        Err(StoreError::ConnectionLost | StoreError::Timeout)
+    ) {
         drop(PooledConnection::take(conn));
     }
 }

@@ -4,11 +4,15 @@ use application::ports::{
     CommitError, InsertOrderError, InsertRecordError, NewRecord, OrderRepository, RecordTx,
     StoreError, UnitOfWork,
 };
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 use diesel_async::{AsyncConnection, AsyncMysqlConnection, TransactionManager};
 use domain::{Completion, NewOrder, OrderId, RecordId, TenantId};
+use tokio::time::{Instant, timeout_at};
 
 use super::classify::store_error;
+use super::deadline::{bounded, timed_out};
 use super::store::{MysqlStore, PooledConnection};
 use super::{orders, records};
 
@@ -18,9 +22,11 @@ type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
 ///
 /// When it ends without a clean COMMIT or ROLLBACK (dropped, or either statement failed),
 /// the connection is detached from the pool and closed, so the server rolls back and no
-/// later caller ever inherits a transaction in an unknown state.
+/// later caller ever inherits a transaction in an unknown state. A statement past its
+/// deadline ends the transaction the same way at once: nothing more is sent on it.
 pub struct MysqlTx {
     conn: Option<PooledConnection>,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for MysqlTx {
@@ -36,6 +42,45 @@ impl MysqlTx {
         self.conn
             .as_mut()
             .ok_or_else(|| StoreError::Other("transaction already finished".to_owned()))
+    }
+
+    /// When a statement starting now must be done.
+    fn deadline(&self) -> Instant {
+        Instant::now() + self.timeout
+    }
+
+    /// Passes a statement's result on; after one that ran out of time, discards the
+    /// connection first, so the rollback that follows sends nothing on it.
+    fn settle<T, E: TimedOut>(&mut self, result: Result<T, E>) -> Result<T, E> {
+        if result.as_ref().is_err_and(TimedOut::timed_out)
+            && let Some(conn) = self.conn.take()
+        {
+            discard(conn);
+        }
+        result
+    }
+}
+
+/// Whether an error says the statement's deadline passed.
+trait TimedOut {
+    fn timed_out(&self) -> bool;
+}
+
+impl TimedOut for StoreError {
+    fn timed_out(&self) -> bool {
+        matches!(self, Self::Timeout)
+    }
+}
+
+impl TimedOut for InsertRecordError {
+    fn timed_out(&self) -> bool {
+        matches!(self, Self::Store(StoreError::Timeout))
+    }
+}
+
+impl TimedOut for InsertOrderError {
+    fn timed_out(&self) -> bool {
+        matches!(self, Self::Store(StoreError::Timeout))
     }
 }
 
@@ -56,12 +101,21 @@ impl UnitOfWork for MysqlStore {
     type Tx = MysqlTx;
 
     async fn begin(&self) -> Result<MysqlTx, StoreError> {
-        let mut conn = self.connection().await?;
-        match Manager::begin_transaction(&mut *conn).await {
-            Ok(()) => Ok(MysqlTx { conn: Some(conn) }),
+        let deadline = self.deadline();
+        let mut conn = self.connection(deadline).await?;
+        let begun = bounded(deadline, "begin", async {
+            Manager::begin_transaction(&mut *conn)
+                .await
+                .map_err(store_error)
+        });
+        match begun.await {
+            Ok(()) => Ok(MysqlTx {
+                conn: Some(conn),
+                timeout: self.database_timeout(),
+            }),
             Err(error) => {
                 discard(conn);
-                Err(store_error(error))
+                Err(error)
             }
         }
     }
@@ -72,20 +126,40 @@ impl RecordTx for MysqlTx {
         &mut self,
         record: &NewRecord,
     ) -> Result<RecordId, InsertRecordError> {
-        records::insert_processing(self.conn()?, record).await
+        let deadline = self.deadline();
+        let inserted = bounded(
+            deadline,
+            "record insert",
+            records::insert_processing(self.conn()?, record),
+        )
+        .await;
+        self.settle(inserted)
     }
 
     async fn complete(&mut self, id: RecordId, completion: &Completion) -> Result<u64, StoreError> {
-        records::complete(self.conn()?, id, completion).await
+        let deadline = self.deadline();
+        let completed = bounded(
+            deadline,
+            "record completion",
+            records::complete(self.conn()?, id, completion),
+        )
+        .await;
+        self.settle(completed)
     }
 
     async fn commit(mut self) -> Result<(), CommitError> {
         let Some(mut conn) = self.conn.take() else {
             return Err(CommitError::CommitOutcomeUnknown);
         };
-        match Manager::commit_transaction(&mut *conn).await {
-            Ok(()) => Ok(()),
-            Err(_) => {
+        let deadline = self.deadline();
+        match timeout_at(deadline, Manager::commit_transaction(&mut *conn)).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => {
+                discard(conn);
+                Err(CommitError::CommitOutcomeUnknown)
+            }
+            Err(_elapsed) => {
+                let _ = timed_out("commit");
                 discard(conn);
                 Err(CommitError::CommitOutcomeUnknown)
             }
@@ -96,11 +170,17 @@ impl RecordTx for MysqlTx {
         let Some(mut conn) = self.conn.take() else {
             return Ok(());
         };
-        match Manager::rollback_transaction(&mut *conn).await {
+        let deadline = self.deadline();
+        let rolled_back = bounded(deadline, "rollback", async {
+            Manager::rollback_transaction(&mut *conn)
+                .await
+                .map_err(store_error)
+        });
+        match rolled_back.await {
             Ok(()) => Ok(()),
             Err(error) => {
                 discard(conn);
-                Err(store_error(error))
+                Err(error)
             }
         }
     }
@@ -113,6 +193,13 @@ impl OrderRepository for MysqlTx {
         order: &NewOrder,
         created_at: DateTime<Utc>,
     ) -> Result<OrderId, InsertOrderError> {
-        orders::insert(self.conn()?, tenant, order, created_at).await
+        let deadline = self.deadline();
+        let inserted = bounded(
+            deadline,
+            "order insert",
+            orders::insert(self.conn()?, tenant, order, created_at),
+        )
+        .await;
+        self.settle(inserted)
     }
 }

@@ -4,7 +4,7 @@
 use domain::{Decision, Fingerprint, IdempotencyKey, RecordId, Scope, decide};
 
 use super::Coordinator;
-use crate::ports::{FlowHooks, RecordReader, UnitOfWork};
+use crate::ports::{FlowHooks, RecordReader, StoreError, UnitOfWork};
 use crate::{Caller, IdempotentOperation, Outcome, UnknownCause};
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
@@ -12,7 +12,9 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     /// completed record answers directly (replay or key reused, after the same fingerprint
     /// and authorization checks as below); a missing or still-processing record, or a
     /// failed read, returns `None` and the request goes through the insert, which stays
-    /// the only way to win execution.
+    /// the only way to win execution. A read that ran out of its deadline ends the request
+    /// as an unknown outcome instead: the database is silent, and going on would hold the
+    /// request for another deadline.
     pub(super) async fn answer_from_completed<Op>(
         &self,
         op: &Op,
@@ -24,7 +26,13 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     where
         Op: IdempotentOperation<U::Tx>,
     {
-        let existing = self.reader.find(scope, key).await.ok()??;
+        let existing = match self.reader.find(scope, key).await {
+            Ok(found) => found?,
+            Err(StoreError::Timeout) => {
+                return Some(Outcome::OutcomeUnknown(UnknownCause::DatabaseTimeout));
+            }
+            Err(_) => return None,
+        };
         match decide(&existing, fingerprint) {
             Decision::InProgress => None,
             decision => Some(self.answer(op, caller, existing.id, decision)),

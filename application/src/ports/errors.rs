@@ -19,6 +19,12 @@ pub enum StoreError {
     /// Occurs when the connection broke or none could be had: the database is unavailable.
     #[error("database connection lost or unavailable")]
     ConnectionLost,
+    /// Occurs when the database did not answer within the deadline
+    /// (`DATABASE_TIMEOUT_SECS`), the connection checkout included. The adapter has already
+    /// discarded the connection, whose state is unknown: the statement may or may not have
+    /// taken effect, and nothing more may be sent on it.
+    #[error("database deadline passed")]
+    Timeout,
     /// Occurs for anything else; the message is for logs and never holds request data.
     #[error("storage failure: {0}")]
     Other(String),

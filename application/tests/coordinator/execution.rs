@@ -86,18 +86,7 @@ async fn a_client_order_ref_conflict_rolls_back_and_is_reported_as_such() {
 
 #[tokio::test]
 async fn an_unexpected_business_storage_error_rolls_back_and_fails() {
-    let mut tx = tx_inserting_record();
-    tx.expect_insert_order().times(1).returning(|_, _, _| {
-        ready(Err(InsertOrderError::Store(StoreError::Other(
-            "boom".into(),
-        ))))
-    });
-    tx.expect_complete().never();
-    expect_rollback_only(&mut tx);
-
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
-        .await;
+    let outcome = create_with_order_insert_failing(StoreError::Other("boom".into())).await;
 
     assert_eq!(outcome, Outcome::Failed(FailureCause::Store("boom".into())));
 }

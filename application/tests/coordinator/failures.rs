@@ -1,7 +1,7 @@
 //! Lock waits, lost connections and aborts: each classified on its own, never taken for a
 //! replay. Deadlocks have a file of their own.
 
-use application::ports::{FlowHooks, HookVerdict, InsertOrderError, InsertRecordError, StoreError};
+use application::ports::{FlowHooks, HookVerdict, InsertRecordError, StoreError};
 use application::{CreateOrder, FailureCause, Outcome, UnknownCause};
 use domain::{IdempotencyKey, Scope};
 
@@ -25,15 +25,7 @@ async fn a_lock_wait_timeout_on_the_record_insert_is_in_progress_without_a_fresh
 
 #[tokio::test]
 async fn a_lock_wait_timeout_on_the_order_insert_rolls_back_and_is_in_progress() {
-    let mut tx = tx_inserting_record();
-    tx.expect_insert_order()
-        .times(1)
-        .returning(|_, _, _| ready(Err(InsertOrderError::Store(StoreError::LockWaitTimeout))));
-    expect_rollback_only(&mut tx);
-
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
-        .await;
+    let outcome = create_with_order_insert_failing(StoreError::LockWaitTimeout).await;
 
     assert_eq!(outcome, Outcome::InProgress);
 }
@@ -76,4 +68,14 @@ async fn a_hook_abort_after_the_record_insert_rolls_everything_back() {
         .await;
 
     assert_eq!(outcome, Outcome::Failed(FailureCause::Aborted));
+}
+
+#[tokio::test]
+async fn a_statement_past_the_database_deadline_is_an_unknown_outcome() {
+    let outcome = create_with_order_insert_failing(StoreError::Timeout).await;
+
+    assert_eq!(
+        outcome,
+        Outcome::OutcomeUnknown(UnknownCause::DatabaseTimeout)
+    );
 }

@@ -98,3 +98,21 @@ async fn a_failed_first_read_goes_through_the_insert() {
 
     assert!(matches!(outcome, Outcome::OutcomeUnknown(_)), "{outcome:?}");
 }
+
+#[tokio::test]
+async fn a_first_read_past_the_database_deadline_is_an_unknown_outcome_without_a_transaction() {
+    let mut reader = MockReader::new();
+    reader
+        .expect_find()
+        .times(1)
+        .returning(|_, _| ready(Err(StoreError::Timeout)));
+
+    let outcome = coordinator(no_transactions(), reader)
+        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .await;
+
+    assert_eq!(
+        outcome,
+        Outcome::OutcomeUnknown(application::UnknownCause::DatabaseTimeout)
+    );
+}

@@ -8,7 +8,7 @@ use application::ports::{
     Clock, CommitError, InsertOrderError, InsertRecordError, NewRecord, OrderRepository,
     RecordReader, RecordTx, ReplayAuthorizer, StoreError, UnitOfWork,
 };
-use application::{Caller, Coordinator, CoordinatorSettings};
+use application::{Caller, Coordinator, CoordinatorSettings, CreateOrder, Outcome};
 use chrono::{DateTime, Utc};
 use domain::{
     ActorId, ClientOrderRef, Completion, ExistingRecord, Fingerprinted, IdempotencyKey, NewOrder,
@@ -217,6 +217,23 @@ pub(crate) fn tx_committing() -> MockTx {
     tx.expect_commit().times(1).returning(|| ready(Ok(())));
     tx.expect_rollback().never();
     tx
+}
+
+/// Runs one create whose order insert fails with `error`; the transaction must be rolled
+/// back, never completed or committed.
+pub(crate) async fn create_with_order_insert_failing(error: StoreError) -> Outcome {
+    let mut tx = tx_inserting_record();
+    let error = Mutex::new(Some(error));
+    tx.expect_insert_order().times(1).returning(move |_, _, _| {
+        ready(Err(InsertOrderError::Store(
+            error.lock().unwrap().take().unwrap(),
+        )))
+    });
+    tx.expect_complete().never();
+    expect_rollback_only(&mut tx);
+    coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .await
 }
 
 /// A transaction expected to be rolled back exactly once and never committed.
