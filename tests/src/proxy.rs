@@ -5,11 +5,15 @@
 //! (3-byte length, 1-byte sequence, payload), so it can also fail one connection exactly
 //! at its `COMMIT`: either the `COMMIT` never reaches the server, or the server commits
 //! and its answer never reaches the client.
+//!
+//! It can also fall silent: nothing is forwarded in either direction and nothing is
+//! closed, as with a blackholed route or a frozen host. Bytes sent meanwhile are held
+//! and delivered when the silence ends, as TCP would after the route came back.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// `COM_QUERY`: a text statement follows.
 const COM_QUERY: u8 = 0x03;
@@ -22,6 +26,9 @@ pub enum CommitFault {
     /// The server receives and runs the `COMMIT`; the connection breaks before its answer
     /// reaches the client: everything commits, and the client cannot know.
     AnswerLost,
+    /// The proxy falls silent just before the `COMMIT` would be forwarded (see
+    /// [`FaultProxy::silence`]); the `COMMIT` is held with everything else.
+    Silence,
 }
 
 #[derive(Debug, Default)]
@@ -30,6 +37,31 @@ struct Shared {
     commit_fault: Mutex<Option<CommitFault>>,
     commit_faults_fired: AtomicUsize,
     open: Mutex<Vec<TcpStream>>,
+    silent: Mutex<bool>,
+    spoke_again: Condvar,
+}
+
+impl Shared {
+    fn set_silent(&self, silent: bool) {
+        *lock(&self.silent) = silent;
+        self.spoke_again.notify_all();
+    }
+
+    /// Blocks while the proxy is silent.
+    fn wait_while_silent(&self) {
+        let silent = lock(&self.silent);
+        drop(
+            self.spoke_again
+                .wait_while(silent, |silent| *silent)
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Forwards connections to an upstream address until cut.
@@ -52,6 +84,8 @@ impl FaultProxy {
         let accept_shared = Arc::clone(&shared);
         std::thread::spawn(move || {
             for client in listener.incoming().map_while(Result::ok) {
+                // A silent network delivers no handshake: the client's connect waits.
+                accept_shared.wait_while_silent();
                 if accept_shared.cut.load(Ordering::SeqCst) {
                     let _ = client.shutdown(Shutdown::Both);
                     continue;
@@ -74,7 +108,7 @@ impl FaultProxy {
     /// Breaks every open connection and refuses new ones: the database is gone.
     pub fn cut(&self) {
         self.shared.cut.store(true, Ordering::SeqCst);
-        for stream in self.shared.open.lock().unwrap().drain(..) {
+        for stream in lock(&self.shared.open).drain(..) {
             let _ = stream.shutdown(Shutdown::Both);
         }
     }
@@ -87,7 +121,18 @@ impl FaultProxy {
     /// Fails the next `COMMIT` sent through any connection, once, as `fault` says; only
     /// that connection breaks.
     pub fn fail_next_commit(&self, fault: CommitFault) {
-        *self.shared.commit_fault.lock().unwrap() = Some(fault);
+        *lock(&self.shared.commit_fault) = Some(fault);
+    }
+
+    /// Stops forwarding in both directions without closing anything: requests on the
+    /// database meet silence, not an error.
+    pub fn silence(&self) {
+        self.shared.set_silent(true);
+    }
+
+    /// Ends the silence: held bytes and connections go through.
+    pub fn speak_again(&self) {
+        self.shared.set_silent(false);
     }
 
     /// How many `COMMIT`s were failed so far: proof that the fault hit a `COMMIT`.
@@ -97,9 +142,16 @@ impl FaultProxy {
     }
 }
 
+impl Drop for FaultProxy {
+    /// Lets held connections go, so no forwarding thread outlives the test blocked.
+    fn drop(&mut self) {
+        self.speak_again();
+    }
+}
+
 fn forward(client: TcpStream, server: TcpStream, shared: &Arc<Shared>) -> io::Result<()> {
     {
-        let mut open = shared.open.lock().unwrap();
+        let mut open = lock(&shared.open);
         open.push(client.try_clone()?);
         open.push(server.try_clone()?);
     }
@@ -146,7 +198,7 @@ impl Pump {
                 break;
             }
             if is_commit(&payload) {
-                let fault = self.shared.commit_fault.lock().unwrap().take();
+                let fault = lock(&self.shared.commit_fault).take();
                 if let Some(fault) = fault {
                     self.shared
                         .commit_faults_fired
@@ -156,9 +208,11 @@ impl Pump {
                         CommitFault::AnswerLost => {
                             self.swallow_answer.store(true, Ordering::SeqCst);
                         }
+                        CommitFault::Silence => self.shared.set_silent(true),
                     }
                 }
             }
+            self.shared.wait_while_silent();
             if self.to.write_all(&header).is_err() || self.to.write_all(&payload).is_err() {
                 break;
             }
@@ -175,6 +229,7 @@ impl Pump {
             if n == 0 || self.swallow_answer.load(Ordering::SeqCst) {
                 break;
             }
+            self.shared.wait_while_silent();
             if self.to.write_all(&buffer[..n]).is_err() {
                 break;
             }

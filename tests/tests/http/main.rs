@@ -7,6 +7,7 @@
 
 mod auth;
 mod body;
+mod deadlines;
 mod embedded;
 mod key;
 mod outcomes;

@@ -5,7 +5,7 @@ use std::thread;
 
 use tests::{CommitFault, FaultProxy, PauseDir, order_json, url_via};
 
-use crate::support::{App, full_token};
+use crate::support::{App, full_token, retry_while_unavailable};
 
 #[tokio::test]
 async fn a_first_request_creates_one_order_and_answers_201_with_its_location() {
@@ -246,7 +246,6 @@ async fn a_connection_lost_inside_the_transaction_is_503_and_the_retry_executes_
     app.finish().await;
 }
 
-/// What a client told "retry with the same key" does: retries while the answer is 503.
 /// Fails the create's `COMMIT` as `fault` says, then retries with the same key once the
 /// connection is gone; returns the first answer and the retry's.
 async fn create_through_a_failing_commit(fault: CommitFault) -> (tests::Reply, tests::Reply) {
@@ -289,14 +288,4 @@ async fn a_commit_whose_answer_is_lost_is_503_and_the_retry_replays_the_committe
         Some("true"),
         "the commit had landed: the retry replays it"
     );
-}
-
-fn retry_while_unavailable(mut send: impl FnMut() -> tests::Reply) -> tests::Reply {
-    for _ in 0..20 {
-        let reply = send();
-        if reply.status != 503 {
-            return reply;
-        }
-    }
-    panic!("still 503 after 20 retries with the database back");
 }

@@ -45,3 +45,14 @@ impl App {
 pub(crate) fn full_token() -> String {
     token(1, 1, ALL_PERMISSIONS)
 }
+
+/// What a client told "retry with the same key" does: retries while the answer is 503.
+pub(crate) fn retry_while_unavailable(mut send: impl FnMut() -> tests::Reply) -> tests::Reply {
+    for _ in 0..20 {
+        let reply = send();
+        if reply.status != 503 {
+            return reply;
+        }
+    }
+    panic!("still 503 after 20 retries with the database back");
+}
