@@ -5,6 +5,7 @@
 mod cli;
 mod config;
 mod database_config;
+mod logging;
 mod purge_task;
 mod secret;
 mod serve;
@@ -12,11 +13,10 @@ mod store;
 mod token;
 mod try_it;
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
 
 use crate::cli::{Cli, Command};
 use crate::config::{DatabaseConfig, ServeConfig};
@@ -25,8 +25,14 @@ use crate::store::AnyStore;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
     let lookup = |name: &str| std::env::var_os(name);
+    match logging::LogFormat::from_lookup(&lookup) {
+        Ok(format) => logging::init(format),
+        Err(error) => {
+            let _ = writeln!(std::io::stderr(), "error: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
     let result = match cli.command.unwrap_or(Command::Serve) {
         Command::Token(args) => DatabaseConfig::from_lookup(&lookup)
             .and_then(|database| secret::token_keys(&lookup, &database))
@@ -69,14 +75,4 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?)
-}
-
-/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
-fn init_logging() {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
 }

@@ -247,9 +247,14 @@ impl Drop for Service {
 }
 
 /// The address in the server's "listening" log line.
+/// The address in the "listening" line, as text (`address=...`) or JSON
+/// (`"address":"..."`) logs write it.
 fn listening_address(line: &str) -> Option<String> {
     if !line.contains("listening") {
         return None;
+    }
+    if let Some(json) = line.split(r#""address":""#).nth(1) {
+        return Some(json.split('"').next()?.to_owned());
     }
     Some(line.split("address=").nth(1)?.trim().to_owned())
 }

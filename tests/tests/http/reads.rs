@@ -71,9 +71,11 @@ async fn health_readiness_and_metrics_answer() {
     app.finish().await;
 }
 
-#[tokio::test]
-async fn logs_carry_request_ids_and_outcomes_but_never_tokens_or_bodies() {
-    let app = App::start().await;
+/// Sends an executed create, a key reuse, a refused body and a forged token to a server
+/// logging in `format`, waits for every request's line, checks that none holds a secret,
+/// and returns the log and the executed create's request id.
+async fn log_of_four_requests(format: &str) -> (String, String) {
+    let app = App::start_with(|o| o.env.push(("LOG_FORMAT".into(), format.into()))).await;
     let token = full_token();
     let body = order_json("SECRET-REF-7", "SECRET-SKU-7", 1);
     let replies = [
@@ -99,16 +101,50 @@ async fn logs_carry_request_ids_and_outcomes_but_never_tokens_or_bodies() {
     for request_id in &request_ids {
         app.service.wait_for_log(request_id).unwrap();
     }
-    let request_id = &request_ids[0];
     let log = app.service.log();
-    for line in log.lines().filter(|l| l.contains(request_id.as_str())) {
+    for secret in [token.as_str(), "SECRET", "log-1"] {
+        assert!(!log.contains(secret), "the log holds {secret}:\n{log}");
+    }
+    app.finish().await;
+    (log, request_ids[0].clone())
+}
+
+#[tokio::test]
+async fn text_logs_carry_request_ids_and_outcomes_but_never_tokens_or_bodies() {
+    let (log, request_id) = log_of_four_requests("text").await;
+
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains(&request_id)).collect();
+    assert!(!lines.is_empty(), "{log}");
+    for line in lines {
         assert!(
             line.contains("outcome=\"executed\"") && line.contains("record_id="),
             "{line}"
         );
     }
-    for secret in [token.as_str(), "SECRET", "log-1"] {
-        assert!(!log.contains(secret), "the log holds {secret}:\n{log}");
+}
+
+#[tokio::test]
+async fn json_logs_are_one_object_per_line_with_the_request_fields_and_no_secrets() {
+    let (log, request_id) = log_of_four_requests("json").await;
+
+    let mut finished = None;
+    for line in log.lines() {
+        let object: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("not one JSON object ({e}): {line}"));
+        for member in ["timestamp", "level", "target", "message"] {
+            assert!(object.get(member).is_some(), "no {member}: {line}");
+        }
+        if object["span"]["request_id"] == request_id.as_str()
+            && object["message"] == "request finished"
+        {
+            finished = Some(object);
+        }
     }
-    app.finish().await;
+    let finished = finished.unwrap_or_else(|| panic!("no finished line:\n{log}"));
+    assert_eq!(finished["status"], 201);
+    assert!(finished["elapsed_us"].is_u64(), "{finished}");
+    let span = &finished["span"];
+    assert_eq!(span["route"], "/api/orders");
+    assert_eq!(span["outcome"], "executed");
+    assert!(span["record_id"].is_u64(), "{finished}");
 }

@@ -1,0 +1,74 @@
+//! Logs to stderr, filtered by `RUST_LOG` (default `info`), as text for people or as one
+//! JSON object per line for log shippers (`LOG_FORMAT`). Either way a line holds the
+//! request's span fields (request id, route, record id, outcome) and the event's (status,
+//! latency), and never a token, key or body value: nothing logs them.
+
+use std::io::IsTerminal;
+
+use tracing_subscriber::EnvFilter;
+
+use crate::config::{ConfigError, Lookup, invalid, text};
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LogFormat {
+    /// `key=value` text (the default).
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, `target`, the event's fields
+    /// (`message`, `status`, `elapsed_us`, ...) at the top level, and the request's span
+    /// fields under `span`.
+    Json,
+}
+
+impl LogFormat {
+    /// `LOG_FORMAT`: `text` (or unset) or `json`.
+    pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
+        match text(lookup, "LOG_FORMAT")?.as_deref() {
+            None | Some("text") => Ok(Self::Text),
+            Some("json") => Ok(Self::Json),
+            Some(_) => Err(invalid("LOG_FORMAT", "must be text or json")),
+        }
+    }
+}
+
+/// Installs the global subscriber.
+pub(crate) fn init(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use super::*;
+
+    fn parse(value: Option<&str>) -> Result<LogFormat, ConfigError> {
+        LogFormat::from_lookup(&|_| value.map(OsString::from))
+    }
+
+    #[test]
+    fn text_is_the_default_and_json_is_the_other_choice() {
+        assert_eq!(parse(None).unwrap(), LogFormat::Text);
+        assert_eq!(parse(Some("text")).unwrap(), LogFormat::Text);
+        assert_eq!(parse(Some("json")).unwrap(), LogFormat::Json);
+    }
+
+    #[test]
+    fn another_format_is_refused_naming_the_variable() {
+        let error = parse(Some("JSON-lines")).unwrap_err();
+        assert_eq!(error.variable, "LOG_FORMAT");
+        assert!(!error.to_string().contains("JSON-lines"));
+    }
+}
