@@ -9,6 +9,10 @@ use super::key_header::parse_key_header;
 use super::metrics::outcome_label;
 use super::problem::Problem;
 use super::respond;
+use super::schema::{
+    CreateBadRequest, CreateConflict, CreateOrderRequest, CreateUnavailable, Forbidden, Internal,
+    KeyReused, Order, PayloadTooLarge, Replayed, Unauthorized, UnsupportedMediaType,
+};
 use super::state::{AppState, ServiceStore};
 
 /// The body limit: 16 KiB.
@@ -20,6 +24,133 @@ pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
 /// Authentication (401), permission (403), key (400), media type (415), size (413), body
 /// (400), then the idempotent execution. The body is read only after the cheap checks
 /// passed, and a rejected request reaches no store.
+#[utoipa::path(
+    post,
+    path = "/api/orders",
+    tag = "orders",
+    operation_id = "createOrder",
+    summary = "Create an order, at most once per Idempotency-Key",
+    description = "Checks run in this order, and a refused request stores nothing: \
+        authentication (401), permission `orders:create` (403), `Idempotency-Key` (400), \
+        media type (415), size (413), body (400 `invalid_body`), then the idempotent \
+        execution. The key is scoped to the token's tenant and actor and to this operation \
+        (`orders.create.v1`). A retry with the same key and the same values (member order \
+        and whitespace do not matter) gets the stored answer again, byte for byte, with \
+        `Idempotent-Replayed: true`, provided the token grants `orders:create` now.",
+    security(("bearer" = ["orders:create"])),
+    params(
+        (
+            "Idempotency-Key" = String,
+            Header,
+            description = "Exactly one header field: 1 to 128 characters of `A-Z a-z 0-9 - _`, \
+                or the same value as an RFC 8941 string (`\"order-42\"`), which names the same \
+                key. Nothing is trimmed (beyond HTTP's own whitespace), lower-cased or \
+                truncated. Missing: `400 idempotency_key_missing`; empty, too long, other \
+                characters, two fields or a list: `400 idempotency_key_invalid`.",
+            pattern = "^(?:[A-Za-z0-9_-]{1,128}|\"[A-Za-z0-9_-]{1,128}\")$",
+            example = "order-42"
+        ),
+    ),
+    request_body(
+        content = CreateOrderRequest,
+        content_type = "application/json",
+        description = "`application/json` (a `charset=utf-8` parameter is allowed; anything \
+            else is `415`), at most 16 KiB (`413`). Exactly these members; each violation is \
+            listed in the `400 invalid_body` problem's `errors`.",
+        example = json!({"clientOrderRef": "ref-42", "sku": "SKU-1", "quantity": 2})
+    ),
+    responses(
+        (
+            status = 201,
+            description = "Created; or, with `Idempotent-Replayed: true`, the stored answer of \
+                the first request with this key, byte for byte.",
+            body = Order,
+            headers(
+                ("Location" = String, description = "`/api/orders/{orderId}`: where the order can be read."),
+                ("Idempotent-Replayed" = inline(Replayed), description = "`true` on a replay; absent on the first answer."),
+            ),
+            example = json!({
+                "orderId": "1",
+                "clientOrderRef": "ref-42",
+                "sku": "SKU-1",
+                "quantity": 2,
+                "createdAt": "2026-01-31T09:30:00.123456Z"
+            }),
+        ),
+        (
+            status = 400,
+            description = "`idempotency_key_missing`, `idempotency_key_invalid`, or \
+                `invalid_body` with an `errors` entry `{pointer, reason}` per violation.",
+            body = CreateBadRequest,
+            content_type = "application/problem+json",
+            example = json!({
+                "type": "urn:problem:invalid_body",
+                "title": "Invalid body",
+                "status": 400,
+                "detail": "The body does not match the operation's schema; see errors.",
+                "code": "invalid_body",
+                "errors": [{"pointer": "/quantity", "reason": "must be at most 100"}]
+            }),
+        ),
+        (
+            status = 401,
+            description = "No valid bearer token: missing, malformed, badly signed or expired.",
+            body = Unauthorized,
+            content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`, or `Bearer error=\"invalid_token\"` when a token was sent.")),
+        ),
+        (
+            status = 403,
+            description = "The token does not grant `orders:create` (also for a replay).",
+            body = Forbidden,
+            content_type = "application/problem+json",
+        ),
+        (
+            status = 409,
+            description = "`request_in_progress`: a request with this key is still being \
+                processed past the lock wait; retry later with the same key (`Retry-After`). \
+                `client_order_ref_conflict`: another key already created an order with this \
+                `clientOrderRef` in this tenant; nothing about it is revealed.",
+            body = CreateConflict,
+            content_type = "application/problem+json",
+            headers(("Retry-After" = u32, description = "Seconds to wait; sent with `request_in_progress` only.")),
+        ),
+        (
+            status = 413,
+            description = "The body is over 16 KiB.",
+            body = PayloadTooLarge,
+            content_type = "application/problem+json",
+        ),
+        (
+            status = 415,
+            description = "The body is not `application/json`.",
+            body = UnsupportedMediaType,
+            content_type = "application/problem+json",
+        ),
+        (
+            status = 422,
+            description = "`idempotency_key_reused`: this key was used with other values; \
+                nothing was created. A new request needs a new key.",
+            body = KeyReused,
+            content_type = "application/problem+json",
+        ),
+        (
+            status = 500,
+            description = "`internal`: something unexpected; rolled back, nothing stored.",
+            body = Internal,
+            content_type = "application/problem+json",
+        ),
+        (
+            status = 503,
+            description = "`outcome_unknown`: whether the request took effect cannot be told \
+                now. Retry with the same key (never a new one): the retry replays or executes \
+                once.",
+            body = CreateUnavailable,
+            content_type = "application/problem+json",
+            headers(("Retry-After" = u32, description = "Seconds to wait before the retry.")),
+        ),
+    ),
+)]
 pub(super) async fn create_order<S: ServiceStore, H: FlowHooks + 'static>(
     request: HttpRequest,
     payload: web::Payload,

@@ -7,6 +7,7 @@ use domain::OrderId;
 
 use super::problem::Problem;
 use super::respond;
+use super::schema::{Forbidden, NotFound, Order, ReadUnavailable, Unauthorized};
 use super::state::{AppState, ServiceStore};
 
 /// The permission to read orders.
@@ -14,6 +15,54 @@ pub const ORDERS_READ: &str = "orders:read";
 
 /// `404` for an id that is not a positive decimal, and for another tenant's order alike:
 /// the answer never tells whether an order exists elsewhere.
+#[utoipa::path(
+    get,
+    path = "/api/orders/{orderId}",
+    tag = "orders",
+    operation_id = "getOrder",
+    summary = "Read an order of the caller's tenant",
+    description = "Any actor of the order's tenant whose token grants `orders:read`. Another \
+        tenant's order, and an id that is not a positive decimal, are `404` alike: the answer \
+        never tells whether an order exists elsewhere.",
+    security(("bearer" = ["orders:read"])),
+    params(
+        (
+            "orderId" = String,
+            Path,
+            description = "The `orderId` of the create's answer (the end of its `Location`).",
+            example = "1"
+        ),
+    ),
+    responses(
+        (status = 200, description = "The order, in the create's shape.", body = Order),
+        (
+            status = 401,
+            description = "No valid bearer token: missing, malformed, badly signed or expired.",
+            body = Unauthorized,
+            content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "`Bearer`, or `Bearer error=\"invalid_token\"` when a token was sent.")),
+        ),
+        (
+            status = 403,
+            description = "The token does not grant `orders:read`.",
+            body = Forbidden,
+            content_type = "application/problem+json",
+        ),
+        (
+            status = 404,
+            description = "No such order in the caller's tenant.",
+            body = NotFound,
+            content_type = "application/problem+json",
+        ),
+        (
+            status = 503,
+            description = "`unavailable`: the database cannot be reached now; retry later.",
+            body = ReadUnavailable,
+            content_type = "application/problem+json",
+            headers(("Retry-After" = u32, description = "Seconds to wait before the retry.")),
+        ),
+    ),
+)]
 pub(super) async fn get_order<S: ServiceStore, H: FlowHooks + 'static>(
     request: HttpRequest,
     path: web::Path<String>,

@@ -10,10 +10,12 @@ mod create_order;
 mod get_order;
 mod key_header;
 mod metrics;
+mod openapi;
 mod probes;
 mod problem;
 mod request_context;
 mod respond;
+mod schema;
 mod state;
 mod strict_json;
 
@@ -28,6 +30,7 @@ pub use create_order::{BODY_LIMIT_BYTES, IDEMPOTENCY_KEY};
 pub use get_order::ORDERS_READ;
 pub use key_header::parse_key_header;
 pub use metrics::{METRICS_CONTENT_TYPE, Metrics, outcome_label};
+pub use openapi::{ApiDoc, openapi_document};
 pub use problem::{PROBLEM_JSON, Problem, ProblemField, RETRY_AFTER_SECS};
 pub use request_context::{REQUEST_ID, request_context};
 pub use respond::IDEMPOTENT_REPLAYED;
@@ -52,6 +55,7 @@ pub fn routes<S: ServiceStore, H: FlowHooks + 'static>(
             )
             .route("/healthz", web::get().to(probes::healthz))
             .route("/readyz", web::get().to(probes::readyz::<S, H>))
-            .route("/metrics", web::get().to(probes::metrics::<S, H>));
+            .route("/metrics", web::get().to(probes::metrics::<S, H>))
+            .route("/openapi.json", web::get().to(openapi::openapi_json));
     }
 }

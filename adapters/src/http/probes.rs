@@ -5,9 +5,20 @@ use actix_web::{HttpResponse, web};
 use application::ports::FlowHooks;
 
 use super::metrics::METRICS_CONTENT_TYPE;
+use super::schema::{Health, Readiness};
 use super::state::{AppState, ServiceStore};
 
 /// `200` while the process serves HTTP.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "operations",
+    operation_id = "healthz",
+    summary = "Liveness: 200 while the process serves HTTP",
+    description = "No token needed.",
+    security(()),
+    responses((status = 200, description = "The process serves.", body = Health)),
+)]
 pub(super) async fn healthz() -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((CONTENT_TYPE, "application/json"))
@@ -15,6 +26,21 @@ pub(super) async fn healthz() -> HttpResponse {
 }
 
 /// `200` when the database answers a trivial query now, else `503`.
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    tag = "operations",
+    operation_id = "readyz",
+    summary = "Readiness: 200 when the database answers now, else 503",
+    description = "No token needed.",
+    security(()),
+    responses(
+        (status = 200, description = "The database answered.", body = Readiness,
+            example = json!({"status": "ready"})),
+        (status = 503, description = "The database did not answer.", body = Readiness,
+            example = json!({"status": "unavailable"})),
+    ),
+)]
 pub(super) async fn readyz<S: ServiceStore, H: FlowHooks + 'static>(
     state: web::Data<AppState<S, H>>,
 ) -> HttpResponse {
@@ -33,6 +59,22 @@ pub(super) async fn readyz<S: ServiceStore, H: FlowHooks + 'static>(
 }
 
 /// The Prometheus text exposition.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "operations",
+    operation_id = "metrics",
+    summary = "Prometheus metrics (OpenMetrics text)",
+    description = "No token needed. Among others: `idempotent_outcomes_total{operation,outcome}` \
+        and `http_request_duration_seconds`.",
+    security(()),
+    responses((
+        status = 200,
+        description = "OpenMetrics text, `version=1.0.0; charset=utf-8`.",
+        body = String,
+        content_type = "application/openmetrics-text",
+    )),
+)]
 pub(super) async fn metrics<S: ServiceStore, H: FlowHooks + 'static>(
     state: web::Data<AppState<S, H>>,
 ) -> HttpResponse {

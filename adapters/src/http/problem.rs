@@ -4,6 +4,7 @@
 use application::{Outcome, Rejection};
 use domain::KeyError;
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::FieldError;
 
@@ -15,21 +16,33 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 pub const RETRY_AFTER_SECS: u32 = 1;
 
 /// One error response. Texts are fixed per code: no token, header or body is ever quoted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "urn:problem:invalid_body",
+    "title": "Invalid body",
+    "status": 400,
+    "detail": "The body does not match the operation's schema; see errors.",
+    "code": "invalid_body",
+    "errors": [{"pointer": "/quantity", "reason": "must be at most 100"}]
+}))]
 pub struct Problem {
-    /// `about:blank`-style type URI, unique per code.
+    /// A URI naming the problem type, one per code (`urn:problem:<code>`).
     #[serde(rename = "type")]
+    #[schema(format = "uri", example = "urn:problem:invalid_body")]
     pub type_uri: String,
     /// A short summary.
     pub title: &'static str,
     /// The HTTP status.
+    #[schema(minimum = 400, maximum = 599)]
     pub status: u16,
     /// What happened and what to do.
     pub detail: &'static str,
-    /// The stable machine-readable code.
+    /// The stable machine-readable code; each response lists the codes it can carry.
+    #[schema(example = "invalid_body")]
     pub code: &'static str,
-    /// The violations of an `invalid_body`.
+    /// The violations of an `invalid_body` (at most 16); absent on other problems.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(max_items = 16)]
     pub errors: Vec<ProblemField>,
     /// `Retry-After` to send, in seconds.
     #[serde(skip)]
@@ -37,9 +50,10 @@ pub struct Problem {
 }
 
 /// A violation in the `errors` array.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 pub struct ProblemField {
-    /// JSON Pointer to the value.
+    /// JSON Pointer (RFC 6901) to the value; `""` is the whole document.
+    #[schema(example = "/quantity")]
     pub pointer: &'static str,
     /// What is wrong.
     pub reason: &'static str,

@@ -10,6 +10,7 @@ mod body;
 mod deadlines;
 mod embedded;
 mod key;
+mod openapi;
 mod outcomes;
 mod processes;
 mod reads;

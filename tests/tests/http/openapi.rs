@@ -1,0 +1,192 @@
+//! Contract section 3, `GET /openapi.json`: the document is served, and a real server on a
+//! real database answers every request schemathesis generates from it (valid and invalid
+//! ones) as the document says.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{App, full_token};
+
+/// Every route of the contract, as the document names it.
+const ROUTES: [(&str, &str); 6] = [
+    ("/api/orders", "post"),
+    ("/api/orders/{orderId}", "get"),
+    ("/healthz", "get"),
+    ("/readyz", "get"),
+    ("/metrics", "get"),
+    ("/openapi.json", "get"),
+];
+
+/// The checks the run holds every response to.
+const CHECKS: &str = "not_a_server_error,status_code_conformance,content_type_conformance,\
+                      response_headers_conformance,response_schema_conformance";
+
+/// Test cases per operation: enough for well over 300 requests in all.
+const MAX_EXAMPLES: &str = "200";
+
+/// The fewest requests a run must have sent.
+const MIN_REQUESTS: u64 = 300;
+
+/// How long the whole run may take before it counts as hung.
+const RUN_DEADLINE: Duration = Duration::from_secs(600);
+
+#[tokio::test]
+async fn the_document_is_openapi_3_1_with_every_route_and_needs_no_token() {
+    let app = App::start().await;
+    let reply = app.api.get("/openapi.json", None);
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        reply.header("content-type").as_deref(),
+        Some("application/json")
+    );
+    assert!(reply.header("x-request-id").is_some());
+    let document = reply.json();
+    let version = document["openapi"].as_str().unwrap_or_default();
+    assert!(version.starts_with("3.1"), "openapi: {version:?}");
+    for (path, method) in ROUTES {
+        assert!(
+            document["paths"][path][method].is_object(),
+            "{method} {path} is not in the document"
+        );
+    }
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn schemathesis_finds_no_response_that_breaks_the_document() {
+    let st = schemathesis();
+    let app = App::start().await;
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("schemathesis-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    // From a file, so that `GET /openapi.json` itself is tested too (schemathesis skips
+    // the operation it loaded the document from).
+    let document = app.api.get("/openapi.json", None);
+    assert_eq!(document.status, 200);
+    let schema = scratch.join("openapi.json");
+    std::fs::write(&schema, &document.body).unwrap();
+
+    let mut command = Command::new(&st);
+    command
+        .current_dir(&scratch)
+        .arg("run")
+        .arg(&schema)
+        .args(["--url", app.service.base_url()])
+        .args(["-H", &format!("Authorization: Bearer {}", full_token())])
+        .args(["--checks", CHECKS])
+        .args(["--mode", "all"])
+        .args(["--phases", "examples,coverage,fuzzing"])
+        .args(["--max-examples", MAX_EXAMPLES])
+        .args(["--request-timeout", "10"])
+        .args(["--generation-database", "none"])
+        .args(["--report", "json", "--report-dir", "report"])
+        .args(["--no-color", "--output-truncate", "false"]);
+    println!("{}", shown(&command));
+    let (success, output) = run(command, &scratch);
+    println!("{output}");
+    assert!(
+        success,
+        "schemathesis found responses that do not conform to the document (server log below; \
+         files in {})\n{}",
+        scratch.display(),
+        app.service.log()
+    );
+
+    let report = json_report(&scratch.join("report"));
+    let generated = report["test_cases"]["generated"].as_u64().unwrap_or(0);
+    let tested = report["operations"]["tested"].as_u64().unwrap_or(0);
+    let rejected: u64 = report["valid_rates"]
+        .as_object()
+        .into_iter()
+        .flat_map(|operations| operations.values())
+        .filter_map(|phases| phases.as_object())
+        .flat_map(|phases| phases.values())
+        .filter_map(|rates| rates["rejected"].as_u64())
+        .sum();
+    assert!(
+        generated >= MIN_REQUESTS,
+        "only {generated} requests generated"
+    );
+    assert_eq!(tested, ROUTES.len() as u64, "every operation is tested");
+    assert!(rejected > 0, "no invalid request was sent");
+    println!("schemathesis: {generated} requests, {rejected} of them refused by the server");
+    std::fs::remove_dir_all(&scratch).ok();
+    app.finish().await;
+}
+
+/// The `st` executable that `scripts/test` installs (pinned, in a virtual environment
+/// under `target/`).
+fn schemathesis() -> PathBuf {
+    let Some(st) = std::env::var_os("SCHEMATHESIS") else {
+        panic!(
+            "SCHEMATHESIS is not set. Run the tests with scripts/test, which installs \
+             schemathesis into target/schemathesis-venv and sets SCHEMATHESIS to its `st`; \
+             or set it to an `st` of schemathesis 4."
+        );
+    };
+    let st = PathBuf::from(st);
+    assert!(st.is_file(), "SCHEMATHESIS={} is not a file", st.display());
+    st
+}
+
+/// Runs `command` with its output in files under `dir`, killing it past the deadline.
+/// Whether it exited 0, and what it printed.
+fn run(mut command: Command, dir: &Path) -> (bool, String) {
+    let out_path = dir.join("st.out");
+    let out = std::fs::File::create(&out_path).unwrap();
+    let err = out.try_clone().unwrap();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > RUN_DEADLINE {
+            child.kill().ok();
+            child.wait().ok();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let output = std::fs::read_to_string(&out_path).unwrap_or_default();
+    match status {
+        Some(status) => (status.success(), output),
+        None => (false, format!("{output}\n(killed after {RUN_DEADLINE:?})")),
+    }
+}
+
+/// The run's JSON report: the one file in `dir`.
+fn json_report(dir: &Path) -> serde_json::Value {
+    let path = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .unwrap_or_else(|| panic!("no JSON report in {}", dir.display()));
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The command line, with the token left out.
+fn shown(command: &Command) -> String {
+    let args: Vec<String> = command
+        .get_args()
+        .map(|arg| {
+            let arg = arg.to_string_lossy();
+            if arg.starts_with("Authorization:") {
+                "'Authorization: Bearer <token>'".to_owned()
+            } else {
+                arg.into_owned()
+            }
+        })
+        .collect();
+    format!(
+        "{} {}",
+        command.get_program().to_string_lossy(),
+        args.join(" ")
+    )
+}
