@@ -1,52 +1,70 @@
 //! The `POST /api/orders` body: strict JSON, exactly three members, each validated.
 
+use std::borrow::Cow;
+
 use domain::{ClientOrderRef, NewOrder, Quantity, Sku, TokenTextError};
 use serde_json::{Map, Value};
 
-use super::strict_json::{self, StrictJsonError};
+use super::strict_json::{self, MAX_REPORTED, StrictJsonError, member_pointer};
 
 /// One violation, as listed in the problem body's `errors` array.
 ///
-/// Reasons are fixed texts: they never quote the body, and an unknown member is reported
-/// against the whole document (`""`) rather than by a pointer that would spell its name.
+/// Reasons are fixed texts that never quote the body. An unknown or repeated member is
+/// reported at its own pointer (so a client sees what to remove), except a name over 64
+/// bytes or holding a control character, reported at `""`: the one place a pointer spells
+/// something the client sent, and only a short printable name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
     /// A JSON Pointer (RFC 6901) to the offending value; `""` is the whole document.
-    pub pointer: &'static str,
+    pub pointer: Cow<'static, str>,
     /// What is wrong, in words.
     pub reason: &'static str,
 }
 
+impl FieldError {
+    fn at(pointer: &'static str, reason: &'static str) -> Self {
+        Self {
+            pointer: Cow::Borrowed(pointer),
+            reason,
+        }
+    }
+}
+
 const MEMBERS: [&str; 3] = ["clientOrderRef", "sku", "quantity"];
 
-/// Decodes and validates a body into a [`NewOrder`], or lists every violation found.
+/// Decodes and validates a body into a [`NewOrder`], or lists every violation found (at
+/// most 16).
 ///
 /// # Errors
-/// Every [`FieldError`]: malformed JSON, a non-object, a duplicate or unknown member, and
-/// per member: missing, `null`, wrong type, or a value the domain refuses.
+/// Every [`FieldError`]: malformed JSON, a non-object, each repeated member (then nothing
+/// else: which copy would count is the question), each unknown member, and per member:
+/// missing, `null`, wrong type, or a value the domain refuses.
 pub fn decode_new_order(bytes: &[u8]) -> Result<NewOrder, Vec<FieldError>> {
-    let value = strict_json::parse(bytes).map_err(|error| {
-        vec![FieldError {
-            pointer: "",
-            reason: match error {
-                StrictJsonError::Malformed => "the body is not a single well-formed JSON value",
-                StrictJsonError::DuplicateMember => "a member name appears more than once",
-            },
-        }]
+    let value = strict_json::parse(bytes).map_err(|error| match error {
+        StrictJsonError::Malformed => vec![FieldError::at(
+            "",
+            "the body is not a single well-formed JSON value",
+        )],
+        StrictJsonError::DuplicateMembers(pointers) => pointers
+            .into_iter()
+            .map(|pointer| FieldError {
+                pointer,
+                reason: "this member name appears more than once",
+            })
+            .collect(),
     })?;
     let Value::Object(members) = value else {
-        return Err(vec![FieldError {
-            pointer: "",
-            reason: "the body must be a JSON object",
-        }]);
+        return Err(vec![FieldError::at("", "the body must be a JSON object")]);
     };
-    let mut errors = Vec::new();
-    if members.keys().any(|name| !MEMBERS.contains(&name.as_str())) {
-        errors.push(FieldError {
-            pointer: "",
-            reason: "only clientOrderRef, sku and quantity are allowed",
-        });
-    }
+    let mut errors: Vec<FieldError> = members
+        .keys()
+        .filter(|name| !MEMBERS.contains(&name.as_str()))
+        .take(MAX_REPORTED)
+        .map(|name| FieldError {
+            pointer: member_pointer(name),
+            reason: "unknown member: only clientOrderRef, sku and quantity are allowed",
+        })
+        .collect();
     let client_order_ref = text(
         &members,
         "clientOrderRef",
@@ -63,6 +81,7 @@ pub fn decode_new_order(bytes: &[u8]) -> Result<NewOrder, Vec<FieldError>> {
         }),
         (a, b, c) => {
             errors.extend([a.err(), b.err(), c.err()].into_iter().flatten());
+            errors.truncate(MAX_REPORTED);
             Err(errors)
         }
     }
@@ -75,14 +94,8 @@ fn member<'a>(
     pointer: &'static str,
 ) -> Result<&'a Value, FieldError> {
     match members.get(name) {
-        None => Err(FieldError {
-            pointer,
-            reason: "is required",
-        }),
-        Some(Value::Null) => Err(FieldError {
-            pointer,
-            reason: "must not be null",
-        }),
+        None => Err(FieldError::at(pointer, "is required")),
+        Some(Value::Null) => Err(FieldError::at(pointer, "must not be null")),
         Some(value) => Ok(value),
     }
 }
@@ -94,36 +107,27 @@ fn text<T>(
     parse: fn(&str) -> Result<T, TokenTextError>,
 ) -> Result<T, FieldError> {
     let Value::String(raw) = member(members, name, pointer)? else {
-        return Err(FieldError {
-            pointer,
-            reason: "must be a string",
-        });
+        return Err(FieldError::at(pointer, "must be a string"));
     };
-    parse(raw).map_err(|error| FieldError {
-        pointer,
-        reason: match error {
-            TokenTextError::Empty => "must not be empty",
-            TokenTextError::TooLong { .. } => "must be at most 64 characters",
-            TokenTextError::BadCharacter => "may contain only A-Z, a-z, 0-9, '-' and '_'",
-        },
+    parse(raw).map_err(|error| {
+        FieldError::at(
+            pointer,
+            match error {
+                TokenTextError::Empty => "must not be empty",
+                TokenTextError::TooLong { .. } => "must be at most 64 characters",
+                TokenTextError::BadCharacter => "may contain only A-Z, a-z, 0-9, '-' and '_'",
+            },
+        )
     })
 }
 
 fn quantity(members: &Map<String, Value>) -> Result<Quantity, FieldError> {
     const POINTER: &str = "/quantity";
-    let out_of_range = FieldError {
-        pointer: POINTER,
-        reason: "must be an integer from 1 to 100",
-    };
+    let out_of_range = FieldError::at(POINTER, "must be an integer from 1 to 100");
     // `1.0` and `1e0` are floats to the parser: refused as not an integer, like `"1"`.
     let number = match member(members, "quantity", POINTER)? {
         Value::Number(number) if !number.is_f64() => number,
-        _ => {
-            return Err(FieldError {
-                pointer: POINTER,
-                reason: "must be a JSON integer",
-            });
-        }
+        _ => return Err(FieldError::at(POINTER, "must be a JSON integer")),
     };
     let raw = number.as_i64().ok_or(out_of_range.clone())?;
     Quantity::parse(raw).map_err(|_| out_of_range)
@@ -133,11 +137,11 @@ fn quantity(members: &Map<String, Value>) -> Result<Quantity, FieldError> {
 mod tests {
     use super::*;
 
-    fn pointers(body: &str) -> Vec<(&'static str, &'static str)> {
+    fn pointers(body: &str) -> Vec<(String, &'static str)> {
         decode_new_order(body.as_bytes())
             .unwrap_err()
             .into_iter()
-            .map(|e| (e.pointer, e.reason))
+            .map(|e| (e.pointer.into_owned(), e.reason))
             .collect()
     }
 
@@ -155,7 +159,7 @@ mod tests {
     fn every_missing_member_is_listed() {
         let errors = pointers("{}");
         assert_eq!(
-            errors.iter().map(|e| e.0).collect::<Vec<_>>(),
+            errors.iter().map(|e| e.0.as_str()).collect::<Vec<_>>(),
             ["/clientOrderRef", "/sku", "/quantity"]
         );
     }
@@ -163,7 +167,7 @@ mod tests {
     #[test]
     fn null_is_not_a_value() {
         let errors = pointers(r#"{"clientOrderRef":null,"sku":"S","quantity":1}"#);
-        assert_eq!(errors, [("/clientOrderRef", "must not be null")]);
+        assert_eq!(errors, [("/clientOrderRef".to_owned(), "must not be null")]);
     }
 
     #[test]
@@ -172,7 +176,7 @@ mod tests {
             let body = format!(r#"{{"clientOrderRef":"R","sku":"S","quantity":{quantity}}}"#);
             assert_eq!(
                 pointers(&body),
-                [("/quantity", "must be a JSON integer")],
+                [("/quantity".to_owned(), "must be a JSON integer")],
                 "{quantity}"
             );
         }
@@ -184,32 +188,69 @@ mod tests {
             let body = format!(r#"{{"clientOrderRef":"R","sku":"S","quantity":{quantity}}}"#);
             assert_eq!(
                 pointers(&body),
-                [("/quantity", "must be an integer from 1 to 100")],
+                [("/quantity".to_owned(), "must be an integer from 1 to 100")],
                 "{quantity}"
             );
         }
     }
 
+    const UNKNOWN: &str = "unknown member: only clientOrderRef, sku and quantity are allowed";
+
     #[test]
-    fn an_unknown_member_is_refused_without_echoing_its_name() {
-        let errors = pointers(r#"{"clientOrderRef":"R","sku":"S","quantity":1,"secret-x":1}"#);
-        assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].0, "");
-        assert!(!errors[0].1.contains("secret"));
+    fn each_unknown_member_is_refused_at_its_own_pointer() {
+        let errors =
+            pointers(r#"{"clientOrderRef":"R","sku":"S","quantity":1,"tenantId":1,"a/b":2}"#);
+        assert_eq!(
+            errors,
+            [
+                ("/a~1b".to_owned(), UNKNOWN),
+                ("/tenantId".to_owned(), UNKNOWN)
+            ]
+        );
     }
 
     #[test]
-    fn a_duplicate_member_is_refused() {
-        let errors = pointers(r#"{"clientOrderRef":"R","sku":"S","quantity":1,"quantity":2}"#);
-        assert_eq!(errors, [("", "a member name appears more than once")]);
+    fn a_long_or_control_character_unknown_name_is_reported_at_the_whole_document() {
+        let long = "secret".repeat(11);
+        let body = format!(r#"{{"clientOrderRef":"R","sku":"S","quantity":1,"{long}":1}}"#);
+        assert_eq!(pointers(&body), [(String::new(), UNKNOWN)]);
+        let body = r#"{"clientOrderRef":"R","sku":"S","quantity":1,"x\u0000":1}"#;
+        assert_eq!(pointers(body), [(String::new(), UNKNOWN)]);
+    }
+
+    #[test]
+    fn a_repeated_member_is_refused_at_its_own_pointer_and_nothing_else_is_judged() {
+        let errors = pointers(r#"{"clientOrderRef":"R","sku":"","quantity":1,"quantity":2}"#);
+        assert_eq!(
+            errors,
+            [(
+                "/quantity".to_owned(),
+                "this member name appears more than once"
+            )]
+        );
+    }
+
+    #[test]
+    fn at_most_sixteen_violations_are_listed() {
+        let unknown: Vec<String> = (0..40).map(|i| format!(r#""x{i}":1"#)).collect();
+        let body = format!("{{{}}}", unknown.join(","));
+        let errors = pointers(&body);
+        assert_eq!(errors.len(), 16);
+        assert!(errors.iter().all(|(_, reason)| *reason == UNKNOWN));
     }
 
     #[test]
     fn a_non_object_and_malformed_json_are_refused() {
-        assert_eq!(pointers("[]"), [("", "the body must be a JSON object")]);
+        assert_eq!(
+            pointers("[]"),
+            [(String::new(), "the body must be a JSON object")]
+        );
         assert_eq!(
             pointers("{"),
-            [("", "the body is not a single well-formed JSON value")]
+            [(
+                String::new(),
+                "the body is not a single well-formed JSON value"
+            )]
         );
     }
 
@@ -220,10 +261,10 @@ mod tests {
             errors,
             [
                 (
-                    "/clientOrderRef",
+                    "/clientOrderRef".to_owned(),
                     "may contain only A-Z, a-z, 0-9, '-' and '_'"
                 ),
-                ("/sku", "must not be empty"),
+                ("/sku".to_owned(), "must not be empty"),
             ]
         );
     }

@@ -53,8 +53,8 @@ pub struct Problem {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 pub struct ProblemField {
     /// JSON Pointer (RFC 6901) to the value; `""` is the whole document.
-    #[schema(example = "/quantity")]
-    pub pointer: &'static str,
+    #[schema(value_type = String, example = "/quantity")]
+    pub pointer: std::borrow::Cow<'static, str>,
     /// What is wrong.
     pub reason: &'static str,
 }
@@ -114,7 +114,7 @@ impl Problem {
         problem.errors = errors
             .iter()
             .map(|e| ProblemField {
-                pointer: e.pointer,
+                pointer: e.pointer.clone(),
                 reason: e.reason,
             })
             .collect();
@@ -287,7 +287,7 @@ mod tests {
     #[test]
     fn an_invalid_body_problem_lists_its_violations_as_json() {
         let problem = Problem::invalid_body(&[FieldError {
-            pointer: "/quantity",
+            pointer: "/quantity".into(),
             reason: "must be a JSON integer",
         }]);
         let json: serde_json::Value = serde_json::from_slice(&problem.to_json()).unwrap();
