@@ -9,6 +9,7 @@ mod schema;
 
 pub mod classify;
 mod deadline;
+mod insert_id;
 mod migrate;
 mod orders;
 mod purge;
@@ -17,6 +18,7 @@ mod records;
 mod store;
 mod transaction;
 
+pub use insert_id::InsertIds;
 pub use migrate::MigrateError;
 pub use store::{ConnectError, MysqlConfig, MysqlStore, ServerInfo};
 pub use transaction::MysqlTx;

@@ -8,12 +8,16 @@ use diesel_async::{AsyncMysqlConnection, RunQueryDsl};
 use domain::{NewOrder, OrderId, TenantId};
 
 use super::classify::{order_insert_error, store_error};
-use super::records::last_insert_id;
+use super::insert_id::{InsertIds, insert_returning_id};
 use super::schema::orders;
 use crate::rows::{OrderRow, to_i64};
 
 #[derive(Insertable)]
 #[diesel(table_name = orders)]
+// Every field is a plain value: with diesel's default (`None` as `DEFAULT`) each becomes a
+// defaultable value, which makes MySQL statements uncacheable (prepared and closed on
+// every insert).
+#[diesel(treat_none_as_default_value = false)]
 struct NewOrderRow<'a> {
     tenant_id: i64,
     client_order_ref: &'a [u8],
@@ -24,6 +28,7 @@ struct NewOrderRow<'a> {
 
 pub(super) async fn insert(
     conn: &mut AsyncMysqlConnection,
+    ids: InsertIds,
     tenant: TenantId,
     order: &NewOrder,
     created_at: DateTime<Utc>,
@@ -35,12 +40,10 @@ pub(super) async fn insert(
         quantity: i16::from(order.quantity.get()),
         created_at: created_at.naive_utc(),
     };
-    diesel::insert_into(orders::table)
-        .values(&row)
-        .execute(conn)
+    let insert = diesel::insert_into(orders::table).values(&row);
+    let id = insert_returning_id(conn, ids, insert)
         .await
         .map_err(order_insert_error)?;
-    let id = last_insert_id(conn).await.map_err(store_error)?;
     Ok(OrderId::new(id))
 }
 

@@ -1,5 +1,6 @@
 //! The MySQL store: a connection pool and what it implements.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use application::ports::StoreError;
@@ -13,6 +14,7 @@ use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsy
 use tokio::time::Instant;
 
 use super::deadline::{bounded, timed_out};
+use super::insert_id::InsertIds;
 
 /// A pooled connection.
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
@@ -46,6 +48,12 @@ pub enum ConnectError {
     Unreachable(String),
 }
 
+#[derive(QueryableByName)]
+struct Version {
+    #[diesel(sql_type = Text)]
+    version: String,
+}
+
 /// What the tests record about the server they ran against.
 #[derive(Debug, Clone, QueryableByName)]
 pub struct ServerInfo {
@@ -66,6 +74,7 @@ pub struct ServerInfo {
 #[derive(Clone)]
 pub struct MysqlStore {
     pool: Pool<AsyncMysqlConnection>,
+    insert_ids: Arc<OnceLock<InsertIds>>,
     database_timeout: Duration,
     migration_timeout: Duration,
 }
@@ -104,12 +113,15 @@ impl MysqlStore {
     /// [`ConnectError::Pool`] when the pool cannot be built from the configuration.
     pub fn lazy(config: &MysqlConfig) -> Result<Self, ConnectError> {
         let lock_wait = config.lock_wait_timeout_secs;
+        let insert_ids = Arc::new(OnceLock::new());
+        let learn_insert_ids = Arc::clone(&insert_ids);
         let mut manager_config = ManagerConfig::<AsyncMysqlConnection>::default();
         // Connections come back to the pool only outside a transaction (the manager checks
         // the transaction state); a test query on every checkout would cost a round trip.
         manager_config.recycling_method = RecyclingMethod::Fast;
         manager_config.custom_setup = Box::new(move |url| {
             let url = url.to_owned();
+            let learn_insert_ids = Arc::clone(&learn_insert_ids);
             Box::pin(async move {
                 let mut conn = AsyncMysqlConnection::establish(&url).await?;
                 conn.batch_execute(&format!(
@@ -117,6 +129,13 @@ impl MysqlStore {
                 ))
                 .await
                 .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                if learn_insert_ids.get().is_none() {
+                    let version: Version = diesel::sql_query("SELECT VERSION() AS version")
+                        .get_result(&mut conn)
+                        .await
+                        .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                    let _ = learn_insert_ids.set(InsertIds::for_version(&version.version));
+                }
                 Ok(conn)
             })
         });
@@ -130,9 +149,27 @@ impl MysqlStore {
             .map_err(|e| ConnectError::Pool(e.to_string()))?;
         Ok(Self {
             pool,
+            insert_ids,
             database_timeout: config.database_timeout,
             migration_timeout: config.migration_timeout,
         })
+    }
+
+    /// How this server gives insert ids back, learnt at the pool's first connection (a
+    /// transaction always begins on a connection, so it is known by then).
+    pub fn insert_ids(&self) -> InsertIds {
+        self.insert_ids
+            .get()
+            .copied()
+            .unwrap_or(InsertIds::LastInsertId)
+    }
+
+    /// This store with insert ids obtained as `ids` says, whatever the server's version
+    /// (for tests of the other way, and for a server whose version string misleads).
+    #[must_use]
+    pub fn with_insert_ids(mut self, ids: InsertIds) -> Self {
+        self.insert_ids = Arc::new(OnceLock::from(ids));
+        self
     }
 
     /// When a database call starting now must be done.

@@ -13,6 +13,7 @@ use tokio::time::{Instant, timeout_at};
 
 use super::classify::store_error;
 use super::deadline::{bounded, timed_out};
+use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
 use super::{orders, records};
 
@@ -27,6 +28,7 @@ type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
 pub struct MysqlTx {
     conn: Option<PooledConnection>,
     timeout: Duration,
+    ids: InsertIds,
 }
 
 impl std::fmt::Debug for MysqlTx {
@@ -112,6 +114,7 @@ impl UnitOfWork for MysqlStore {
             Ok(()) => Ok(MysqlTx {
                 conn: Some(conn),
                 timeout: self.database_timeout(),
+                ids: self.insert_ids(),
             }),
             Err(error) => {
                 discard(conn);
@@ -126,11 +129,11 @@ impl RecordTx for MysqlTx {
         &mut self,
         record: &NewRecord,
     ) -> Result<RecordId, InsertRecordError> {
-        let deadline = self.deadline();
+        let (deadline, ids) = (self.deadline(), self.ids);
         let inserted = bounded(
             deadline,
             "record insert",
-            records::insert_processing(self.conn()?, record),
+            records::insert_processing(self.conn()?, ids, record),
         )
         .await;
         self.settle(inserted)
@@ -193,11 +196,11 @@ impl OrderRepository for MysqlTx {
         order: &NewOrder,
         created_at: DateTime<Utc>,
     ) -> Result<OrderId, InsertOrderError> {
-        let deadline = self.deadline();
+        let (deadline, ids) = (self.deadline(), self.ids);
         let inserted = bounded(
             deadline,
             "order insert",
-            orders::insert(self.conn()?, tenant, order, created_at),
+            orders::insert(self.conn()?, ids, tenant, order, created_at),
         )
         .await;
         self.settle(inserted)

@@ -1,0 +1,147 @@
+//! What a create costs the database, read from the server's own counters
+//! (`SHOW GLOBAL STATUS`): every statement prepared once per connection and then reused,
+//! and the round trips the design needs and no more.
+//!
+//! A test binary of its own: cargo runs test binaries one after another, so while this one
+//! runs no other test's statements land in the server's global counters.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use adapters::mysql::{InsertIds, MysqlConfig, MysqlStore};
+use application::{Coordinator, CoordinatorSettings, CreateOrder, Outcome};
+use diesel::QueryableByName;
+use diesel::sql_types::Text;
+use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
+use tests::{TestDb, TestServer, caller, key, new_order};
+
+const CREATES: u64 = 40;
+
+#[derive(QueryableByName)]
+struct Status {
+    #[diesel(sql_type = Text)]
+    #[diesel(column_name = Variable_name)]
+    name: String,
+    #[diesel(sql_type = Text)]
+    #[diesel(column_name = Value)]
+    value: String,
+}
+
+/// The statement counters of the whole server.
+async fn counters(admin: &mut AsyncMysqlConnection) -> HashMap<String, u64> {
+    let rows: Vec<Status> = diesel::sql_query(
+        "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_stmt_prepare', \
+         'Com_stmt_execute', 'Com_stmt_close', 'Com_begin', 'Com_commit')",
+    )
+    .load(admin)
+    .await
+    .unwrap();
+    rows.into_iter()
+        .map(|row| (row.name, row.value.parse().unwrap()))
+        .collect()
+}
+
+/// Runs one create on a store of one connection that obtains insert ids as `ids` says,
+/// then `CREATES` more, and returns what the server's counters say each of those cost;
+/// then checks every order against its record and answer.
+async fn cost_per_create(ids: InsertIds) -> HashMap<String, f64> {
+    let db = TestDb::create().await;
+    let store = MysqlStore::connect(&MysqlConfig {
+        url: db.url().to_owned(),
+        lock_wait_timeout_secs: 5,
+        max_connections: 1,
+        database_timeout: Duration::from_secs(6),
+        migration_timeout: Duration::from_secs(60),
+    })
+    .await
+    .unwrap()
+    .with_insert_ids(ids);
+    let coordinator = Coordinator::new(store.clone(), store, CoordinatorSettings::default());
+    let request = |n: u64| {
+        (
+            key(&format!("cost-{n}")),
+            new_order(&format!("COST-{n}"), 1),
+        )
+    };
+    let mut admin = AsyncMysqlConnection::establish(&TestServer::from_env().url_for(""))
+        .await
+        .unwrap();
+
+    let mut outcomes = Vec::new();
+    let mut before = HashMap::new();
+    for n in 0..=CREATES {
+        if n == 1 {
+            // The first create on the connection prepared what it needs.
+            before = counters(&mut admin).await;
+        }
+        let (k, order) = request(n);
+        let outcome = coordinator
+            .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
+            .await;
+        outcomes.push(outcome);
+    }
+    let after = counters(&mut admin).await;
+
+    for (n, outcome) in (0..=CREATES).zip(outcomes) {
+        assert!(matches!(outcome, Outcome::Executed { .. }), "{outcome:?}");
+        // The id each insert gave back is the order's: in the answer, the stored body and
+        // the table alike.
+        let (k, order) = request(n);
+        db.assert_exactly_one_order(&caller(1, 1), &k, &order, &[outcome])
+            .await;
+    }
+    db.drop_database().await;
+    after
+        .keys()
+        .map(|name| {
+            // The SHOW of `after` is a statement of its own (sql_query prepares, runs and
+            // closes it).
+            let own = u64::from(matches!(
+                name.as_str(),
+                "Questions" | "Com_stmt_prepare" | "Com_stmt_execute" | "Com_stmt_close"
+            ));
+            let delta = after[name] - before[name] - own;
+            (name.clone(), delta as f64 / CREATES as f64)
+        })
+        .collect()
+}
+
+/// Prepares plus executions plus `BEGIN` and `COMMIT`: each waits for the server's answer
+/// (closing a statement does not).
+fn round_trips(cost: &HashMap<String, f64>) -> f64 {
+    [
+        "Com_stmt_prepare",
+        "Com_stmt_execute",
+        "Com_begin",
+        "Com_commit",
+    ]
+    .iter()
+    .map(|name| cost[*name])
+    .sum()
+}
+
+fn assert_nothing_prepared_again(cost: &HashMap<String, f64>) {
+    eprintln!("per create, from the server's counters: {cost:?}");
+    assert_eq!(
+        cost["Com_stmt_prepare"], 0.0,
+        "each statement is prepared once per connection, not per create"
+    );
+    assert_eq!(cost["Com_stmt_close"], 0.0, "nor closed");
+}
+
+// One test, both ways in turn: two tests in one binary would run at once and count each
+// other's statements.
+#[tokio::test]
+async fn a_create_prepares_nothing_again_and_costs_six_round_trips_with_returning_eight_without() {
+    let returning = cost_per_create(InsertIds::Returning).await;
+    assert_nothing_prepared_again(&returning);
+    // The fast-path read, BEGIN, the two inserts, the completion, COMMIT.
+    assert_eq!(round_trips(&returning), 6.0, "{returning:?}");
+
+    let last_insert_id = cost_per_create(InsertIds::LastInsertId).await;
+    assert_nothing_prepared_again(&last_insert_id);
+    // As above, plus `SELECT LAST_INSERT_ID()` after each insert (MySQL).
+    assert_eq!(round_trips(&last_insert_id), 8.0, "{last_insert_id:?}");
+}
