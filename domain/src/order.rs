@@ -156,4 +156,11 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn an_order_id_reads_back_and_displays_as_the_number_the_database_assigned() {
+        let id = OrderId::new(9_007_199_254_740_993);
+        assert_eq!(id.get(), 9_007_199_254_740_993);
+        assert_eq!(id.to_string(), "9007199254740993");
+    }
 }

@@ -297,4 +297,32 @@ mod tests {
             Err(StoredResponseError::Status)
         );
     }
+
+    #[test]
+    fn a_stored_response_gives_back_each_part_as_given() {
+        let response = StoredResponse::new(
+            409,
+            "application/problem+json".into(),
+            Some("/api/orders/3".into()),
+            b"{\"a\":1}".to_vec(),
+        )
+        .unwrap();
+        assert_eq!(response.status(), 409);
+        assert_eq!(response.content_type(), "application/problem+json");
+        assert_eq!(response.location(), Some("/api/orders/3"));
+        assert_eq!(response.body(), b"{\"a\":1}");
+        let without_location = StoredResponse::new(200, "text/plain".into(), None, vec![]).unwrap();
+        assert_eq!(without_location.location(), None);
+        assert_eq!(without_location.body(), b"");
+    }
+
+    #[test]
+    fn a_body_must_be_smaller_than_16_mib() {
+        let largest = vec![b'x'; (1 << 24) - 1];
+        assert!(StoredResponse::new(200, "a/b".into(), None, largest).is_ok());
+        assert_eq!(
+            StoredResponse::new(200, "a/b".into(), None, vec![b'x'; 1 << 24]),
+            Err(StoredResponseError::Body)
+        );
+    }
 }

@@ -106,4 +106,19 @@ mod tests {
             Err(RetentionError::OutOfRange)
         );
     }
+
+    #[test]
+    fn a_retention_of_up_to_a_hundred_years_of_366_days_is_accepted() {
+        let hundred_years = 100 * 366 * 86_400;
+        let policy = RetentionPolicy::from_secs(hundred_years).unwrap();
+        let t = DateTime::UNIX_EPOCH;
+        assert_eq!(
+            policy.expires_at(t).unwrap() - t,
+            TimeDelta::days(100 * 366)
+        );
+        assert_eq!(
+            RetentionPolicy::from_secs(hundred_years + 1),
+            Err(RetentionError::OutOfRange)
+        );
+    }
 }

@@ -163,4 +163,22 @@ mod tests {
             Err(OperationError::BadLength)
         );
     }
+
+    #[test]
+    fn an_operation_name_of_exactly_64_bytes_is_accepted() {
+        let name = format!("orders.{}", "a".repeat(57));
+        assert_eq!(name.len(), 64);
+        assert_eq!(
+            Operation::parse(&name).map(|op| op.as_str().to_owned()),
+            Ok(name)
+        );
+    }
+
+    #[test]
+    fn an_operation_displays_as_its_name() {
+        assert_eq!(
+            Operation::parse("orders.create.v1").unwrap().to_string(),
+            "orders.create.v1"
+        );
+    }
 }

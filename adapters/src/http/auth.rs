@@ -225,4 +225,11 @@ mod tests {
     fn a_short_secret_is_refused() {
         assert_eq!(TokenKeys::hs256(b"short").unwrap_err(), WeakSecret);
     }
+
+    #[test]
+    fn the_debug_form_names_the_algorithm_and_hides_the_secret() {
+        let shown = format!("{:?}", keys());
+        assert_eq!(shown, "TokenKeys(HS256, secret hidden)");
+        assert!(!shown.contains("0123456789abcdef"));
+    }
 }

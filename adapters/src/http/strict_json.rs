@@ -126,9 +126,6 @@ impl<'de> Visitor<'de> for Unique<'_> {
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::from(v))
     }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
     fn visit_unit<E>(self) -> Result<Value, E> {
         Ok(Value::Null)
     }

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 mod deadlocks;
+mod default_authorizer;
 mod duplicates;
 mod execution;
 mod failures;
