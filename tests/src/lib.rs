@@ -27,6 +27,7 @@ pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
 pub use proxy::{CommitFault, FaultProxy};
 pub use server::{TestServer, url_via};
 pub use service::{
-    Service, ServiceOptions, TEST_SECRET, run_command, run_command_in, server_binary,
+    Service, ServiceOptions, TEST_SECRET, process_cpu_time, run_command, run_command_in,
+    server_binary,
 };
 pub use sqlite_db::SqliteDb;

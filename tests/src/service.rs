@@ -4,7 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 /// The HS256 secret every test server signs with.
@@ -194,6 +194,12 @@ impl Service {
         Some(kib * 1024)
     }
 
+    /// The process id (for [`process_cpu_time`]).
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Everything the process logged so far (empty when its log goes to
     /// [`ServiceOptions::log_file`]).
     #[must_use]
@@ -244,6 +250,36 @@ impl Drop for Service {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The CPU time (user plus system, all threads) process `pid` has used so far, from
+/// `/proc/<pid>/stat`; `None` when there is no such process (or no `/proc`).
+#[must_use]
+pub fn process_cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Field 2, the command name, is in parentheses and may hold spaces; after it come
+    // field 3 (state) onwards, so utime (field 14) and stime (15) are the 12th and 13th.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    let ticks = utime + stime;
+    let hz = clock_ticks_per_second()?;
+    Some(Duration::from_secs(ticks / hz) + Duration::from_nanos((ticks % hz) * 1_000_000_000 / hz))
+}
+
+/// The kernel's `USER_HZ` (the unit of `/proc/<pid>/stat` times), asked of `getconf
+/// CLK_TCK` once.
+fn clock_ticks_per_second() -> Option<u64> {
+    static HZ: OnceLock<Option<u64>> = OnceLock::new();
+    *HZ.get_or_init(|| {
+        let output = Command::new("getconf").arg("CLK_TCK").output().ok()?;
+        String::from_utf8(output.stdout)
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+            .filter(|hz| *hz > 0)
+    })
 }
 
 /// The address in the server's "listening" log line.

@@ -5,11 +5,13 @@
 //! Environment: `TEST_DATABASE_URL` (the server, no database; `scripts/bench` sets it),
 //! `SERVER_BIN` (the release binary), `BENCH_SECONDS` (per measured phase, default 5),
 //! `BENCH_SCENARIOS` (a comma list to run only some, for profiling), `BENCH_SERVER_LOG`
-//! (the server's `RUST_LOG`, default `info` as in production).
+//! (the server's `RUST_LOG`, default `info` as in production), `BENCH_DB_PID` (the database
+//! server's PID, for its CPU time; `scripts/bench` sets it for its private server).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod ceiling;
+mod cost;
 mod load;
 mod report;
 mod wire;
@@ -19,10 +21,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ceiling::Work;
+use cost::{Client, Cost, Meter};
 use diesel_async::AsyncMysqlConnection;
 use diesel_async::pooled_connection::deadpool::Pool;
 use load::{Request, Run};
-use report::{Report, Scenario};
+use report::{Measured, Report, Scenario};
 use tests::{ALL_PERMISSIONS, Api, Service, ServiceOptions, TestDb, order_json, token};
 use tokio::runtime::Runtime;
 
@@ -52,6 +55,8 @@ struct Bench {
     bearer: String,
     pool: Pool<AsyncMysqlConnection>,
     duration: Duration,
+    meter: Meter,
+    server_pid: u32,
 }
 
 impl Bench {
@@ -63,15 +68,32 @@ impl Bench {
         .unwrap_or(0)
     }
 
-    fn ceiling(&self, label: &str, work: Work, concurrency: usize, keys: Vec<String>) -> f64 {
-        self.runtime.block_on(ceiling::measure(
+    /// The ceiling's throughput and its cost per unit of work.
+    fn ceiling(&self, label: &str, work: Work, concurrency: usize, keys: Vec<String>) -> Measured {
+        let phase = ceiling::measure(
             &self.pool,
             label,
             work,
             concurrency,
             self.duration,
             Arc::new(keys),
-        ))
+        );
+        let ((_, rps), cost) = self.runtime.block_on(self.meter.measure(
+            Client::Bench,
+            phase,
+            |(units, _)| *units,
+        ));
+        Measured { rps, cost }
+    }
+
+    /// Runs an HTTP phase on the benchmark's runtime, with its cost per request.
+    fn http(&self, phase: impl Future<Output = Run>) -> (Run, Cost) {
+        self.runtime.block_on(
+            self.meter
+                .measure(Client::Service(self.server_pid), phase, |run| {
+                    run.samples.len() as u64
+                }),
+        )
     }
 
     /// Runs the HTTP load of one scenario on the benchmark's runtime.
@@ -80,8 +102,8 @@ impl Bench {
         concurrency: usize,
         duration: Duration,
         next: impl Fn(usize, usize) -> Request + Send + Sync + 'static,
-    ) -> Run {
-        self.runtime.block_on(load::for_duration(
+    ) -> (Run, Cost) {
+        self.http(load::for_duration(
             &self.base,
             &self.bearer,
             concurrency,
@@ -108,7 +130,7 @@ impl Bench {
     fn create(&self, concurrency: usize) -> Scenario {
         let prefix = format!("create{concurrency}-");
         let key_prefix = prefix.clone();
-        let run = self.load(concurrency, self.duration, move |w, i| {
+        let (run, cost) = self.load(concurrency, self.duration, move |w, i| {
             request(format!("{key_prefix}{w}-{i}"))
         });
         let made = self.orders(&prefix);
@@ -118,7 +140,8 @@ impl Bench {
             concurrency,
             Vec::new(),
         );
-        report::scenario("create", concurrency, &run, distinct_keys(&run), made, roof)
+        let keys = distinct_keys(&run);
+        report::scenario("create", concurrency, &run, keys, made, cost, roof)
     }
 
     /// Retries of completed keys.
@@ -134,7 +157,7 @@ impl Bench {
             );
         }
         let replays = Arc::new(seeds);
-        let run = self.load(32, self.duration, move |w, i| {
+        let (run, cost) = self.load(32, self.duration, move |w, i| {
             replays[(w * 7919 + i) % REPLAY_KEYS].clone()
         });
         let made = self.orders("replay-");
@@ -142,7 +165,7 @@ impl Bench {
             self.runtime
                 .block_on(ceiling::seed(&self.pool, "ceil-replay", REPLAY_KEYS));
         let roof = self.ceiling("ceil-replay", Work::Read, 32, read_keys);
-        report::scenario("replay", 32, &run, REPLAY_KEYS, made, roof)
+        report::scenario("replay", 32, &run, REPLAY_KEYS, made, cost, roof)
     }
 
     /// 64 simultaneous requests on each key, key after key.
@@ -150,23 +173,22 @@ impl Bench {
         let rounds: Vec<Vec<Request>> = (0..STORM_KEYS)
             .map(|k| vec![request(format!("storm-{k}")); STORM_WIDTH])
             .collect();
-        let run =
-            self.runtime
-                .block_on(load::in_rounds(&self.base, &self.bearer, Arc::new(rounds)));
+        let (run, cost) = self.http(load::in_rounds(&self.base, &self.bearer, Arc::new(rounds)));
         let made = self.orders("storm-");
         let roof = self.ceiling("ceil-storm", Work::Storm, STORM_WIDTH, Vec::new());
-        report::scenario("storm", STORM_WIDTH, &run, STORM_KEYS, made, roof)
+        report::scenario("storm", STORM_WIDTH, &run, STORM_KEYS, made, cost, roof)
     }
 
     /// 80% new keys, 20% retries of the request just before.
     fn mixed(&self) -> Scenario {
-        let run = self.load(32, self.duration, |w, i| {
+        let (run, cost) = self.load(32, self.duration, |w, i| {
             let n = if i % 5 == 4 { i - 1 } else { i };
             request(format!("mixed-{w}-{n}"))
         });
         let made = self.orders("mixed-");
         let roof = self.ceiling("ceil-mixed", Work::Mixed, 32, Vec::new());
-        report::scenario("mixed", 32, &run, distinct_keys(&run), made, roof)
+        let keys = distinct_keys(&run);
+        report::scenario("mixed", 32, &run, keys, made, cost, roof)
     }
 }
 
@@ -192,8 +214,11 @@ fn main() {
         log_file: Some(format!("{log_dir}/server.log").into()),
         ..ServiceOptions::new(db.url())
     });
+    let meter = runtime.block_on(Meter::connect(db.url()));
     let bench = Bench {
         pool: ceiling::pool(db.url(), STORM_WIDTH),
+        meter,
+        server_pid: service.pid(),
         base: service.base_url().to_owned(),
         bearer: token(1, 1, ALL_PERMISSIONS),
         duration: Duration::from_secs(seconds),
@@ -222,6 +247,7 @@ fn main() {
         scenarios,
         server_peak_rss_bytes: service.peak_rss_bytes().unwrap_or(0),
         database: bench.db.server_version().to_owned(),
+        database_cpu_measured: bench.meter.measures_database_cpu(),
     };
     report::print(&report);
     report::print_targets(&report);
