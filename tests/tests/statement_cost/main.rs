@@ -12,35 +12,25 @@ use std::time::Duration;
 
 use adapters::mysql::{InsertIds, MysqlConfig, MysqlStore};
 use application::{Coordinator, CoordinatorSettings, CreateOrder, Outcome};
-use diesel::QueryableByName;
-use diesel::sql_types::Text;
-use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
-use tests::{TestDb, TestServer, caller, key, new_order};
+use diesel_async::{AsyncConnection, AsyncMysqlConnection};
+use tests::{TestDb, TestServer, caller, global_status, key, new_order};
 
 const CREATES: u64 = 40;
 
-#[derive(QueryableByName)]
-struct Status {
-    #[diesel(sql_type = Text)]
-    #[diesel(column_name = Variable_name)]
-    name: String,
-    #[diesel(sql_type = Text)]
-    #[diesel(column_name = Value)]
-    value: String,
-}
-
 /// The statement counters of the whole server.
 async fn counters(admin: &mut AsyncMysqlConnection) -> HashMap<String, u64> {
-    let rows: Vec<Status> = diesel::sql_query(
-        "SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_stmt_prepare', \
-         'Com_stmt_execute', 'Com_stmt_close', 'Com_begin', 'Com_commit')",
+    global_status(
+        admin,
+        &[
+            "Questions",
+            "Com_stmt_prepare",
+            "Com_stmt_execute",
+            "Com_stmt_close",
+            "Com_begin",
+            "Com_commit",
+        ],
     )
-    .load(admin)
     .await
-    .unwrap();
-    rows.into_iter()
-        .map(|row| (row.name, row.value.parse().unwrap()))
-        .collect()
 }
 
 /// Runs one create on a store of one connection that obtains insert ids as `ids` says,

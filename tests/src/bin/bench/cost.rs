@@ -5,11 +5,9 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use diesel::QueryableByName;
-use diesel::sql_types::Text;
-use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncMysqlConnection};
 use serde::Serialize;
-use tests::process_cpu_time;
+use tests::{global_status, process_cpu_time};
 use tokio::sync::Mutex;
 
 /// The counters read, in the order of [`Counters`].
@@ -20,16 +18,6 @@ const NAMES: [&str; 5] = [
     "Com_begin",
     "Com_commit",
 ];
-
-#[derive(QueryableByName)]
-struct Status {
-    #[diesel(sql_type = Text)]
-    #[diesel(column_name = Variable_name)]
-    name: String,
-    #[diesel(sql_type = Text)]
-    #[diesel(column_name = Value)]
-    value: String,
-}
 
 /// One reading of everything the phase is charged with.
 struct Reading {
@@ -109,18 +97,7 @@ impl Meter {
     }
 
     async fn counters(&self) -> HashMap<String, u64> {
-        let mut admin = self.admin.lock().await;
-        let sql = format!(
-            "SHOW GLOBAL STATUS WHERE Variable_name IN ({})",
-            NAMES.map(|n| format!("'{n}'")).join(", ")
-        );
-        let rows: Vec<Status> = diesel::sql_query(sql)
-            .load(&mut *admin)
-            .await
-            .expect("SHOW GLOBAL STATUS");
-        rows.into_iter()
-            .map(|row| (row.name, row.value.parse().unwrap_or(0)))
-            .collect()
+        global_status(&mut *self.admin.lock().await, &NAMES).await
     }
 
     /// Runs `phase` and returns its result with its cost divided by `units(&result)`.
