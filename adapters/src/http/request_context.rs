@@ -29,11 +29,12 @@ pub async fn request_context(
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     let started = Instant::now();
-    let request_id = uuid::Uuid::new_v4().to_string();
+    let mut id_text = uuid::Uuid::encode_buffer();
+    let request_id: &str = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id_text);
     let route = request
         .match_pattern()
         .unwrap_or_else(|| "unmatched".to_owned());
-    let method = request.method().to_string();
+    let method = request.method().clone();
     let metrics = request.app_data::<web::Data<Arc<Metrics>>>().cloned();
     let span = tracing::info_span!(
         "request",
@@ -50,7 +51,7 @@ pub async fn request_context(
         Err(error) => error.as_response_error().status_code().as_u16(),
     };
     if let Some(metrics) = metrics {
-        metrics.observe_request(&method, &route, status, elapsed.as_secs_f64());
+        metrics.observe_request(method.as_str(), &route, status, elapsed.as_secs_f64());
     }
     span.in_scope(|| {
         tracing::info!(
@@ -60,7 +61,7 @@ pub async fn request_context(
         );
     });
     let mut response = result?;
-    if let Ok(value) = HeaderValue::from_str(&request_id) {
+    if let Ok(value) = HeaderValue::from_str(request_id) {
         response
             .headers_mut()
             .insert(HeaderName::from_static(REQUEST_ID), value);
