@@ -6,5 +6,5 @@
 pub mod http;
 pub mod mysql;
 pub mod pause_file;
-mod rows;
+mod sql;
 pub mod sqlite;

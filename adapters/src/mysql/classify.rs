@@ -1,17 +1,31 @@
-//! Sorting MySQL errors into the ports' variants.
+//! Sorting MySQL errors into the ports' variants: what MySQL's texts say. Which unique
+//! constraint means which answer is decided once for both stores (`crate::sql::classify`).
 //!
 //! diesel-async hands over only the server's message text (the error number and SQLSTATE
 //! are lost), so classification reads the text. For duplicate keys the index name is read
 //! from the END of the message: the duplicate value comes first and is caller-controlled,
 //! so it may itself contain `for key '...'`.
 
-use application::ports::{InsertOrderError, InsertRecordError, StoreError};
+use application::ports::StoreError;
+use diesel::mysql::Mysql;
 use diesel::result::{DatabaseErrorKind, Error};
 
-/// The index whose violation, and only whose violation, means "key already registered".
-pub const SCOPE_KEY_INDEX: &str = "uq_api_idempotency_scope_key";
-/// The orders index that enforces one order per `(tenant, clientOrderRef)`.
-pub const CLIENT_ORDER_REF_INDEX: &str = "uq_orders_tenant_client_order_ref";
+use crate::sql::classify::{Classify, Unique};
+
+impl Classify for Mysql {
+    /// The index named in a duplicate-entry message is the constraint's name.
+    fn violates(error: &Error, unique: Unique) -> bool {
+        matches!(
+            error,
+            Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
+                if duplicate_key_index(info.message()) == Some(unique.name())
+        )
+    }
+
+    fn store_error(error: Error) -> StoreError {
+        store_error(error)
+    }
+}
 
 /// The index named at the end of a duplicate-entry message, without a `table.` prefix
 /// (MySQL 8.0.19+ writes `'table.index'`, MariaDB and older MySQL `'index'`).
@@ -22,35 +36,6 @@ pub fn duplicate_key_index(message: &str) -> Option<&str> {
     let start = body.rfind(MARKER)? + MARKER.len();
     let name = &body[start..];
     Some(name.rsplit_once('.').map_or(name, |(_, index)| index))
-}
-
-/// Whether `error` is a unique violation of exactly `index`.
-fn violates(error: &Error, index: &str) -> bool {
-    matches!(
-        error,
-        Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
-            if duplicate_key_index(info.message()) == Some(index)
-    )
-}
-
-/// Classifies an error of the record insert.
-#[must_use]
-pub fn record_insert_error(error: Error) -> InsertRecordError {
-    if violates(&error, SCOPE_KEY_INDEX) {
-        InsertRecordError::KeyAlreadyRegistered
-    } else {
-        InsertRecordError::Store(store_error(error))
-    }
-}
-
-/// Classifies an error of the order insert.
-#[must_use]
-pub fn order_insert_error(error: Error) -> InsertOrderError {
-    if violates(&error, CLIENT_ORDER_REF_INDEX) {
-        InsertOrderError::ClientOrderRefTaken
-    } else {
-        InsertOrderError::Store(store_error(error))
-    }
 }
 
 /// Classifies any other error. Messages kept in `Other` are the server's own texts about
@@ -94,7 +79,10 @@ fn classify_message(message: &str) -> StoreError {
 
 #[cfg(test)]
 mod tests {
+    use application::ports::{InsertOrderError, InsertRecordError};
+
     use super::*;
+    use crate::sql::classify::{order_insert_error, record_insert_error};
 
     fn db_error(kind: DatabaseErrorKind, message: &str) -> Error {
         Error::DatabaseError(kind, Box::new(message.to_owned()))
@@ -110,7 +98,7 @@ mod tests {
             "Duplicate entry '1-2-orders.create.v1-k1' for key 'uq_api_idempotency_scope_key'",
         );
         assert!(matches!(
-            record_insert_error(error),
+            record_insert_error::<Mysql>(error),
             InsertRecordError::KeyAlreadyRegistered
         ));
     }
@@ -121,7 +109,7 @@ mod tests {
             "Duplicate entry '1-2-orders.create.v1-k1' for key 'api_idempotency.uq_api_idempotency_scope_key'",
         );
         assert!(matches!(
-            record_insert_error(error),
+            record_insert_error::<Mysql>(error),
             InsertRecordError::KeyAlreadyRegistered
         ));
     }
@@ -131,7 +119,7 @@ mod tests {
         let error =
             unique("Duplicate entry 'x' for key 'uq_api_idempotency_scope_key' for key 'PRIMARY'");
         assert!(matches!(
-            record_insert_error(error),
+            record_insert_error::<Mysql>(error),
             InsertRecordError::Store(StoreError::Other(_))
         ));
     }
@@ -140,7 +128,7 @@ mod tests {
     fn a_duplicate_on_another_index_is_never_key_already_registered() {
         let error = unique("Duplicate entry '5' for key 'PRIMARY'");
         assert!(matches!(
-            record_insert_error(error),
+            record_insert_error::<Mysql>(error),
             InsertRecordError::Store(StoreError::Other(_))
         ));
     }
@@ -149,17 +137,17 @@ mod tests {
     fn the_orders_unique_index_is_a_client_order_ref_conflict_only_on_the_order_insert() {
         let text = "Duplicate entry '1-REF-1' for key 'uq_orders_tenant_client_order_ref'";
         assert!(matches!(
-            order_insert_error(unique(text)),
+            order_insert_error::<Mysql>(unique(text)),
             InsertOrderError::ClientOrderRefTaken
         ));
         assert!(matches!(
-            record_insert_error(unique(text)),
+            record_insert_error::<Mysql>(unique(text)),
             InsertRecordError::Store(StoreError::Other(_))
         ));
         let qualified =
             "Duplicate entry '1-REF-1' for key 'orders.uq_orders_tenant_client_order_ref'";
         assert!(matches!(
-            order_insert_error(unique(qualified)),
+            order_insert_error::<Mysql>(unique(qualified)),
             InsertOrderError::ClientOrderRefTaken
         ));
     }
@@ -168,7 +156,7 @@ mod tests {
     fn the_scope_key_index_is_not_a_client_order_ref_conflict() {
         let error = unique("Duplicate entry 'k' for key 'uq_api_idempotency_scope_key'");
         assert!(matches!(
-            order_insert_error(error),
+            order_insert_error::<Mysql>(error),
             InsertOrderError::Store(StoreError::Other(_))
         ));
     }

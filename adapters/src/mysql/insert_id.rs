@@ -4,9 +4,11 @@
 
 use diesel::QueryResult;
 use diesel::mysql::Mysql;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::sql_types::BigInt;
+use diesel::query_builder::{QueryFragment, QueryId};
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl};
+
+use crate::sql::connection::SqlConnection;
+use crate::sql::returning_id::{ReturningId, to_u64};
 
 /// Which way this server gives insert ids back; learnt once per store, at its first
 /// connection, from the server's version string.
@@ -35,24 +37,22 @@ impl InsertIds {
     }
 }
 
-/// Runs `insert` (a single-row insert into a table whose key is `id`) and returns the id
-/// it made.
-pub(super) async fn insert_returning_id<I>(
-    conn: &mut AsyncMysqlConnection,
-    ids: InsertIds,
-    insert: I,
-) -> QueryResult<u64>
-where
-    I: QueryFragment<Mysql> + QueryId + Send,
-{
-    match ids {
-        InsertIds::Returning => {
-            let id: i64 = ReturningId(insert).get_result(conn).await?;
-            u64::try_from(id).map_err(|_| diesel::result::Error::NotFound)
-        }
-        InsertIds::LastInsertId => {
-            insert.execute(conn).await?;
-            diesel::select(sql::last_insert_id()).get_result(conn).await
+impl SqlConnection for AsyncMysqlConnection {
+    type InsertIds = InsertIds;
+
+    async fn insert_returning_id<I>(&mut self, ids: InsertIds, insert: I) -> QueryResult<u64>
+    where
+        I: QueryFragment<Mysql> + QueryId + Send,
+    {
+        match ids {
+            InsertIds::Returning => ReturningId(insert)
+                .get_result::<i64>(self)
+                .await
+                .and_then(to_u64),
+            InsertIds::LastInsertId => {
+                insert.execute(self).await?;
+                diesel::select(sql::last_insert_id()).get_result(self).await
+            }
         }
     }
 }
@@ -62,27 +62,6 @@ mod sql {
         /// MySQL's `LAST_INSERT_ID()`: the id the last insert on this connection made.
         fn last_insert_id() -> Unsigned<BigInt>;
     }
-}
-
-/// `<insert> RETURNING id`, cached like the insert it wraps (same static query id, marked
-/// as its own).
-struct ReturningId<I>(I);
-
-impl<I: QueryId> QueryId for ReturningId<I> {
-    type QueryId = ReturningId<I::QueryId>;
-    const HAS_STATIC_QUERY_ID: bool = I::HAS_STATIC_QUERY_ID;
-}
-
-impl<I: QueryFragment<Mysql>> QueryFragment<Mysql> for ReturningId<I> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
-        self.0.walk_ast(out.reborrow())?;
-        out.push_sql(" RETURNING `id`");
-        Ok(())
-    }
-}
-
-impl<I> Query for ReturningId<I> {
-    type SqlType = BigInt;
 }
 
 #[cfg(test)]

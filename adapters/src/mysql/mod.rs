@@ -1,20 +1,15 @@
 //! MySQL / MariaDB (InnoDB) through diesel-async on a deadpool pool.
 //!
-//! `schema` and the row types stay inside this module; the rest of the workspace sees
-//! only the ports.
-
-// First: its column-list macros are used by the modules below.
-#[macro_use]
-mod schema;
+//! The SQL itself is shared with SQLite (`crate::sql`); what is MySQL's own is here: the
+//! pool and session setup, deadlines, how inserts learn their ids, error texts,
+//! transactions and migrations. The rest of the workspace sees only the ports.
 
 pub mod classify;
 mod deadline;
 mod insert_id;
 mod migrate;
-mod orders;
 mod purge;
 mod reader;
-mod records;
 mod store;
 mod transaction;
 

@@ -6,7 +6,7 @@ use domain::{ExistingRecord, IdempotencyKey, OrderId, Scope, TenantId};
 
 use super::deadline::bounded;
 use super::store::{self, MysqlStore};
-use super::{orders, records};
+use crate::sql::{orders, records};
 
 impl RecordReader for MysqlStore {
     /// Checks out its own connection: never the one whose transaction just failed.
@@ -20,7 +20,7 @@ impl RecordReader for MysqlStore {
         let found = bounded(
             deadline,
             "record read",
-            records::find(&mut conn, scope, key),
+            records::find(&mut *conn, scope, key),
         )
         .await;
         store::release(conn, &found);
@@ -32,7 +32,7 @@ impl OrderReader for MysqlStore {
     async fn find_order(&self, tenant: TenantId, id: OrderId) -> Result<Option<Order>, StoreError> {
         let deadline = self.deadline();
         let mut conn = self.connection(deadline).await?;
-        let found = bounded(deadline, "order read", orders::find(&mut conn, tenant, id)).await;
+        let found = bounded(deadline, "order read", orders::find(&mut *conn, tenant, id)).await;
         store::release(conn, &found);
         found
     }

@@ -15,9 +15,16 @@ use tokio::time::Instant;
 
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
+use crate::sql::tx_connection::Detach;
 
 /// A pooled connection.
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
+
+impl Detach for PooledConnection {
+    fn detach(self) {
+        drop(Self::take(self));
+    }
+}
 
 /// How to reach MySQL.
 #[derive(Debug, Clone)]
@@ -248,7 +255,7 @@ impl MysqlStore {
         .await
         .is_ok();
         if !answered {
-            drop(PooledConnection::take(conn));
+            conn.detach();
         }
         answered
     }
@@ -263,7 +270,7 @@ pub(super) fn release<T>(conn: PooledConnection, result: &Result<T, StoreError>)
         result,
         Err(StoreError::ConnectionLost | StoreError::Timeout)
     ) {
-        drop(PooledConnection::take(conn));
+        conn.detach();
     }
 }
 

@@ -15,35 +15,24 @@ use super::classify::store_error;
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
-use super::{orders, records};
+use crate::sql::tx_connection::{Detach, TxConnection};
+use crate::sql::{orders, records};
 
 type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
 
-/// An open transaction on a connection of its own.
-///
-/// When it ends without a clean COMMIT or ROLLBACK (dropped, or either statement failed),
-/// the connection is detached from the pool and closed, so the server rolls back and no
-/// later caller ever inherits a transaction in an unknown state. A statement past its
-/// deadline ends the transaction the same way at once: nothing more is sent on it.
+/// An open transaction on a connection of its own ([`TxConnection`]: closed unless it
+/// ends cleanly). A statement past its deadline ends the transaction the same way at
+/// once: nothing more is sent on it.
+#[derive(Debug)]
 pub struct MysqlTx {
-    conn: Option<PooledConnection>,
+    conn: TxConnection<PooledConnection>,
     timeout: Duration,
     ids: InsertIds,
 }
 
-impl std::fmt::Debug for MysqlTx {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MysqlTx")
-            .field("open", &self.conn.is_some())
-            .finish()
-    }
-}
-
 impl MysqlTx {
-    fn conn(&mut self) -> Result<&mut PooledConnection, StoreError> {
-        self.conn
-            .as_mut()
-            .ok_or_else(|| StoreError::Other("transaction already finished".to_owned()))
+    fn conn(&mut self) -> Result<&mut AsyncMysqlConnection, StoreError> {
+        self.conn.get()
     }
 
     /// When a statement starting now must be done.
@@ -54,10 +43,8 @@ impl MysqlTx {
     /// Passes a statement's result on; after one that ran out of time, discards the
     /// connection first, so the rollback that follows sends nothing on it.
     fn settle<T, E: TimedOut>(&mut self, result: Result<T, E>) -> Result<T, E> {
-        if result.as_ref().is_err_and(TimedOut::timed_out)
-            && let Some(conn) = self.conn.take()
-        {
-            discard(conn);
+        if result.as_ref().is_err_and(TimedOut::timed_out) {
+            self.conn.discard();
         }
         result
     }
@@ -86,19 +73,6 @@ impl TimedOut for InsertOrderError {
     }
 }
 
-impl Drop for MysqlTx {
-    fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            discard(conn);
-        }
-    }
-}
-
-/// Takes the connection out of the pool for good; closing it ends any open transaction.
-fn discard(conn: PooledConnection) {
-    drop(PooledConnection::take(conn));
-}
-
 impl UnitOfWork for MysqlStore {
     type Tx = MysqlTx;
 
@@ -112,12 +86,12 @@ impl UnitOfWork for MysqlStore {
         });
         match begun.await {
             Ok(()) => Ok(MysqlTx {
-                conn: Some(conn),
+                conn: TxConnection::new(conn),
                 timeout: self.database_timeout(),
                 ids: self.insert_ids(),
             }),
             Err(error) => {
-                discard(conn);
+                conn.detach();
                 Err(error)
             }
         }
@@ -158,12 +132,12 @@ impl RecordTx for MysqlTx {
         match timeout_at(deadline, Manager::commit_transaction(&mut *conn)).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
-                discard(conn);
+                conn.detach();
                 Err(CommitError::CommitOutcomeUnknown)
             }
             Err(_elapsed) => {
                 let _ = timed_out("commit");
-                discard(conn);
+                conn.detach();
                 Err(CommitError::CommitOutcomeUnknown)
             }
         }
@@ -182,7 +156,7 @@ impl RecordTx for MysqlTx {
         match rolled_back.await {
             Ok(()) => Ok(()),
             Err(error) => {
-                discard(conn);
+                conn.detach();
                 Err(error)
             }
         }

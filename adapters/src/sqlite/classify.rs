@@ -1,10 +1,14 @@
-//! Sorting SQLite errors into the ports' variants.
+//! Sorting SQLite errors into the ports' variants: what SQLite's texts say. Which unique
+//! constraint means which answer is decided once for both stores (`crate::sql::classify`).
 //!
 //! SQLite names the columns of a violated unique constraint, never the constraint, and
 //! never the values: the message is compared in full against each constraint's columns.
 
-use application::ports::{InsertOrderError, InsertRecordError, StoreError};
+use application::ports::StoreError;
 use diesel::result::{DatabaseErrorKind, Error};
+use diesel::sqlite::Sqlite;
+
+use crate::sql::classify::{Classify, Unique};
 
 /// The message of a violation of `uq_api_idempotency_scope_key`, and only of it.
 pub const SCOPE_KEY_VIOLATION: &str = "UNIQUE constraint failed: api_idempotency.tenant_id, \
@@ -14,30 +18,22 @@ pub const SCOPE_KEY_VIOLATION: &str = "UNIQUE constraint failed: api_idempotency
 pub const CLIENT_ORDER_REF_VIOLATION: &str =
     "UNIQUE constraint failed: orders.tenant_id, orders.client_order_ref";
 
-fn violates(error: &Error, message: &str) -> bool {
-    matches!(
-        error,
-        Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) if info.message() == message
-    )
-}
-
-/// Classifies an error of the record insert.
-#[must_use]
-pub fn record_insert_error(error: Error) -> InsertRecordError {
-    if violates(&error, SCOPE_KEY_VIOLATION) {
-        InsertRecordError::KeyAlreadyRegistered
-    } else {
-        InsertRecordError::Store(store_error(error))
+impl Classify for Sqlite {
+    /// The message names the constraint's columns: compared in full.
+    fn violates(error: &Error, unique: Unique) -> bool {
+        let message = match unique {
+            Unique::ScopeKey => SCOPE_KEY_VIOLATION,
+            Unique::ClientOrderRef => CLIENT_ORDER_REF_VIOLATION,
+        };
+        matches!(
+            error,
+            Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
+                if info.message() == message
+        )
     }
-}
 
-/// Classifies an error of the order insert.
-#[must_use]
-pub fn order_insert_error(error: Error) -> InsertOrderError {
-    if violates(&error, CLIENT_ORDER_REF_VIOLATION) {
-        InsertOrderError::ClientOrderRefTaken
-    } else {
-        InsertOrderError::Store(store_error(error))
+    fn store_error(error: Error) -> StoreError {
+        store_error(error)
     }
 }
 
@@ -63,9 +59,11 @@ pub fn store_error(error: Error) -> StoreError {
 
 #[cfg(test)]
 mod tests {
+    use application::ports::{InsertOrderError, InsertRecordError};
     use diesel::result::DatabaseErrorInformation;
 
     use super::*;
+    use crate::sql::classify::{order_insert_error, record_insert_error};
 
     #[derive(Debug)]
     struct Info(&'static str);
@@ -101,14 +99,14 @@ mod tests {
     #[test]
     fn only_the_scope_key_columns_mean_key_already_registered() {
         assert!(matches!(
-            record_insert_error(error(
+            record_insert_error::<Sqlite>(error(
                 DatabaseErrorKind::UniqueViolation,
                 SCOPE_KEY_VIOLATION
             )),
             InsertRecordError::KeyAlreadyRegistered
         ));
         assert!(matches!(
-            record_insert_error(error(
+            record_insert_error::<Sqlite>(error(
                 DatabaseErrorKind::UniqueViolation,
                 "UNIQUE constraint failed: api_idempotency.id"
             )),
@@ -119,7 +117,7 @@ mod tests {
     #[test]
     fn the_client_order_ref_columns_mean_taken() {
         assert!(matches!(
-            order_insert_error(error(
+            order_insert_error::<Sqlite>(error(
                 DatabaseErrorKind::UniqueViolation,
                 CLIENT_ORDER_REF_VIOLATION
             )),

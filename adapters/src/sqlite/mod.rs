@@ -6,17 +6,15 @@
 //! `IMMEDIATE`, so a transaction never fails upgrading a read lock; the busy timeout
 //! bounds how long a writer waits, and running out of it is "in progress". For local
 //! runs, demos and single-node use; several hosts need MySQL.
-
-// First: its column-list macros are used by the modules below.
-#[macro_use]
-mod schema;
+//!
+//! The SQL itself is shared with MySQL (`crate::sql`); what is SQLite's own is here: the
+//! pool and pragmas, error texts, `IMMEDIATE` transactions and migrations.
 
 pub mod classify;
+mod insert_id;
 mod migrate;
-mod orders;
 mod purge;
 mod reader;
-mod records;
 mod store;
 mod transaction;
 

@@ -6,7 +6,7 @@ use application::ports::{OrderReader, Readiness, RecordReader, StoreError};
 use domain::{ExistingRecord, IdempotencyKey, OrderId, Scope, TenantId};
 
 use super::store::SqliteStore;
-use super::{orders, records};
+use crate::sql::{orders, records};
 
 impl RecordReader for SqliteStore {
     /// Checks out its own connection: never the one whose transaction just failed.
@@ -16,14 +16,14 @@ impl RecordReader for SqliteStore {
         key: &IdempotencyKey,
     ) -> Result<Option<ExistingRecord>, StoreError> {
         let mut conn = self.connection().await?;
-        records::find(&mut conn, scope, key).await
+        records::find(&mut *conn, scope, key).await
     }
 }
 
 impl OrderReader for SqliteStore {
     async fn find_order(&self, tenant: TenantId, id: OrderId) -> Result<Option<Order>, StoreError> {
         let mut conn = self.connection().await?;
-        orders::find(&mut conn, tenant, id).await
+        orders::find(&mut *conn, tenant, id).await
     }
 }
 

@@ -15,9 +15,16 @@ use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, SimpleAsyncConnection};
 
 use super::migrate::MigrateError;
+use crate::sql::tx_connection::Detach;
 
 pub(super) type Connection = SyncConnectionWrapper<SqliteConnection>;
 pub(super) type PooledConnection = Object<Connection>;
+
+impl Detach for PooledConnection {
+    fn detach(self) {
+        drop(Self::take(self));
+    }
+}
 
 /// Where the database file is and how writers wait for each other.
 #[derive(Debug, Clone)]

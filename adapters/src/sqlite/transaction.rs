@@ -9,32 +9,23 @@ use diesel_async::SimpleAsyncConnection;
 use domain::{Completion, NewOrder, OrderId, RecordId, TenantId};
 
 use super::classify::store_error;
-use super::store::{PooledConnection, SqliteStore};
-use super::{orders, records};
+use super::store::{Connection, PooledConnection, SqliteStore};
+use crate::sql::tx_connection::{Detach, TxConnection};
+use crate::sql::{orders, records};
 
-/// An open write transaction on a connection of its own.
+/// An open write transaction on a connection of its own ([`TxConnection`]: closed, which
+/// rolls it back, unless it ends cleanly).
 ///
 /// `IMMEDIATE` takes the write lock at `BEGIN`: a second writer waits there (up to the
-/// busy timeout) instead of failing later when a read lock cannot be upgraded. When the
-/// transaction ends without a clean COMMIT or ROLLBACK, the connection is closed, which
-/// rolls it back, and never returns to the pool.
+/// busy timeout) instead of failing later when a read lock cannot be upgraded.
+#[derive(Debug)]
 pub struct SqliteTx {
-    conn: Option<PooledConnection>,
-}
-
-impl std::fmt::Debug for SqliteTx {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteTx")
-            .field("open", &self.conn.is_some())
-            .finish()
-    }
+    conn: TxConnection<PooledConnection>,
 }
 
 impl SqliteTx {
-    fn conn(&mut self) -> Result<&mut PooledConnection, StoreError> {
-        self.conn
-            .as_mut()
-            .ok_or_else(|| StoreError::Other("transaction already finished".to_owned()))
+    fn conn(&mut self) -> Result<&mut Connection, StoreError> {
+        self.conn.get()
     }
 
     /// Runs COMMIT or ROLLBACK; on failure the connection is discarded.
@@ -45,23 +36,11 @@ impl SqliteTx {
         match conn.batch_execute(statement).await {
             Ok(()) => Ok(()),
             Err(error) => {
-                discard(conn);
+                conn.detach();
                 Err(store_error(error))
             }
         }
     }
-}
-
-impl Drop for SqliteTx {
-    fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            discard(conn);
-        }
-    }
-}
-
-fn discard(conn: PooledConnection) {
-    drop(PooledConnection::take(conn));
 }
 
 impl UnitOfWork for SqliteStore {
@@ -73,7 +52,9 @@ impl UnitOfWork for SqliteStore {
         let begun = conn.batch_execute("BEGIN IMMEDIATE").await;
         drop(waiting);
         match begun {
-            Ok(()) => Ok(SqliteTx { conn: Some(conn) }),
+            Ok(()) => Ok(SqliteTx {
+                conn: TxConnection::new(conn),
+            }),
             Err(error) => Err(store_error(error)),
         }
     }
@@ -84,7 +65,7 @@ impl RecordTx for SqliteTx {
         &mut self,
         record: &NewRecord,
     ) -> Result<RecordId, InsertRecordError> {
-        records::insert_processing(self.conn()?, record).await
+        records::insert_processing(self.conn()?, (), record).await
     }
 
     async fn complete(&mut self, id: RecordId, completion: &Completion) -> Result<u64, StoreError> {
@@ -109,6 +90,6 @@ impl OrderRepository for SqliteTx {
         order: &NewOrder,
         created_at: DateTime<Utc>,
     ) -> Result<OrderId, InsertOrderError> {
-        orders::insert(self.conn()?, tenant, order, created_at).await
+        orders::insert(self.conn()?, (), tenant, order, created_at).await
     }
 }

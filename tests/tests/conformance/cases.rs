@@ -2,11 +2,18 @@
 
 use std::sync::Arc;
 
-use application::ports::{HookVerdict, SystemClock};
+use application::ports::{
+    HookVerdict, NewRecord, OrderReader, OrderRepository, RecordReader, RecordTx, SystemClock,
+    UnitOfWork,
+};
 use application::{
     Coordinator, CoordinatorSettings, CreateOrder, Outcome, PurgeSettings, Rejection, purge_expired,
 };
-use domain::{IdempotencyKey, NewOrder};
+use chrono::{DateTime, Utc};
+use domain::{
+    Completion, Fingerprinted, IdempotencyKey, NewOrder, Operation, RecordState, Scope,
+    StoredResponse,
+};
 use tests::{
     Api, Backend, BatchLog, GateHandle, LeaderGate, Service, ServiceOptions, caller,
     executed_count, join_all, key, new_order, order_id_in, order_json, token,
@@ -236,6 +243,76 @@ pub(crate) async fn purge<B: Backend>() {
         .await;
     assert_eq!(late, Outcome::Rejected(Rejection::ClientOrderRefConflict));
     assert_eq!(db.order_ids(1, "R-0").await.len(), 1);
+    db.finish().await;
+}
+
+/// What a store writes it reads back unchanged: times to the microsecond (MySQL's
+/// `DATETIME(6)`, SQLite's `TIMESTAMP`), the response's status, headers and bytes.
+pub(crate) async fn stored_values_read_back_unchanged<B: Backend>() {
+    let db = B::create().await;
+    let store = db.store();
+    let at = |text: &str| text.parse::<DateTime<Utc>>().unwrap();
+    let who = caller(1, 1);
+    let operation = Operation::parse("orders.create.v1").unwrap();
+    let order = new_order("R-1", 2);
+    let record = NewRecord {
+        fingerprint: order.fingerprint(&operation),
+        scope: Scope {
+            tenant: who.tenant,
+            actor: who.actor,
+            operation,
+        },
+        key: key("read-back"),
+        created_at: at("2026-11-29T12:34:56.000001Z"),
+    };
+    let completion = Completion {
+        response: StoredResponse::new(
+            201,
+            "application/json".to_owned(),
+            Some("/orders/1".to_owned()),
+            b"{\"id\":1}\0\xff".to_vec(),
+        )
+        .unwrap(),
+        completed_at: at("2026-11-29T12:34:56.654321Z"),
+        expires_at: at("2026-12-30T23:59:59.999999Z"),
+    };
+
+    let mut tx = store.begin().await.unwrap();
+    let record_id = tx.insert_processing(&record).await.unwrap();
+    let order_id = tx
+        .insert_order(who.tenant, &order, at("2026-11-29T12:34:56.123456Z"))
+        .await
+        .unwrap();
+    assert_eq!(tx.complete(record_id, &completion).await.unwrap(), 1);
+    tx.commit().await.unwrap();
+
+    let stored = store
+        .find(&record.scope, &record.key)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (stored.id, stored.fingerprint, stored.state),
+        (
+            record_id,
+            record.fingerprint,
+            RecordState::Completed(completion)
+        )
+    );
+    let read = store
+        .find_order(who.tenant, order_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (read.id, read.tenant, read.details, read.created_at),
+        (
+            order_id,
+            who.tenant,
+            order,
+            at("2026-11-29T12:34:56.123456Z")
+        )
+    );
     db.finish().await;
 }
 

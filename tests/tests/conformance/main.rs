@@ -46,6 +46,11 @@ macro_rules! conformance_suite {
             }
 
             #[tokio::test]
+            async fn stored_values_read_back_unchanged() {
+                crate::cases::stored_values_read_back_unchanged::<$backend>().await;
+            }
+
+            #[tokio::test]
             async fn a_replay_over_http_repeats_the_stored_bytes() {
                 crate::cases::replay_bytes_over_http::<$backend>().await;
             }

@@ -1,15 +1,17 @@
-//! Rows as every SQL store reads them back, and their checked conversion into domain
-//! values. Each store selects the same columns in the same order (`record_columns!` /
-//! `order_columns!` in its schema module), so the checks live here once.
+//! Rows as both stores read them back, the columns selected for each, and their checked
+//! conversion into domain values.
 
 use application::Order;
 use application::ports::StoreError;
 use chrono::NaiveDateTime;
-use diesel::Queryable;
+use diesel::dsl;
+use diesel::prelude::*;
 use domain::{
     ClientOrderRef, Completion, ExistingRecord, Fingerprint, FingerprintVersion, NewOrder, OrderId,
     Quantity, RecordId, RecordState, Sku, StoredResponse, TenantId,
 };
+
+use super::schema::{api_idempotency, orders};
 
 /// The state of a record being executed.
 pub(crate) const PROCESSING: &str = "PROCESSING";
@@ -28,7 +30,24 @@ pub(crate) fn fingerprint_version(version: FingerprintVersion) -> Result<i16, St
         .map_err(|_| StoreError::Other("fingerprint version out of range".to_owned()))
 }
 
-/// A stored record, in the column order of `record_columns!`.
+/// The columns of [`RecordRow`], in its field order.
+#[dsl::auto_type]
+pub(crate) fn record_columns() -> _ {
+    (
+        api_idempotency::id,
+        api_idempotency::fingerprint_version,
+        api_idempotency::request_hash,
+        api_idempotency::state,
+        api_idempotency::response_status,
+        api_idempotency::response_content_type,
+        api_idempotency::response_location,
+        api_idempotency::response_body,
+        api_idempotency::completed_at,
+        api_idempotency::expires_at,
+    )
+}
+
+/// A stored record, in the column order of [`record_columns`].
 #[derive(Queryable)]
 pub(crate) struct RecordRow {
     pub(crate) id: i64,
@@ -92,7 +111,20 @@ impl RecordRow {
     }
 }
 
-/// A stored order, in the column order of `order_columns!`.
+/// The columns of [`OrderRow`], in its field order.
+#[dsl::auto_type]
+pub(crate) fn order_columns() -> _ {
+    (
+        orders::id,
+        orders::tenant_id,
+        orders::client_order_ref,
+        orders::sku,
+        orders::quantity,
+        orders::created_at,
+    )
+}
+
+/// A stored order, in the column order of [`order_columns`].
 #[derive(Queryable)]
 pub(crate) struct OrderRow {
     pub(crate) id: i64,

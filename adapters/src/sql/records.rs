@@ -1,0 +1,136 @@
+//! SQL of the idempotency record: insert, complete, fresh read.
+
+use application::ports::{InsertRecordError, NewRecord, StoreError};
+use chrono::NaiveDateTime;
+use diesel::deserialize::FromSqlRow;
+use diesel::dsl::{self, Limit, SqlTypeOf, Values};
+use diesel::expression::QueryMetadata;
+use diesel::prelude::*;
+use diesel::query_builder::QueryFragment;
+use diesel_async::RunQueryDsl;
+use domain::{Completion, ExistingRecord, IdempotencyKey, RecordId, Scope};
+
+use super::classify::{Classify, record_insert_error};
+use super::complete_record::CompleteRecord;
+use super::connection::SqlConnection;
+use super::rows::{PROCESSING, RecordRow, fingerprint_version, record_columns, to_i64};
+use super::schema::api_idempotency;
+
+/// The insert of a new `PROCESSING` record. Every value already fits its column: the
+/// domain types bound keys (128), operations (64) and the hash (exactly 32 bytes).
+#[derive(Insertable)]
+#[diesel(table_name = api_idempotency)]
+// Every field is a plain value: with diesel's default (`None` as `DEFAULT`) each becomes a
+// defaultable value, which makes MySQL statements uncacheable (prepared and closed on
+// every insert).
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct NewRecordRow<'a> {
+    tenant_id: i64,
+    actor_id: i64,
+    operation: &'a [u8],
+    idempotency_key: &'a [u8],
+    fingerprint_version: i16,
+    request_hash: &'a [u8],
+    state: &'static str,
+    created_at: NaiveDateTime,
+}
+
+/// The statement [`insert_processing`] runs.
+pub(crate) type InsertRecord<'a> =
+    Values<dsl::insert_into<api_idempotency::table>, NewRecordRow<'a>>;
+
+/// Inserts the record `PROCESSING` and returns its id; a record already holding the scope
+/// and key is [`InsertRecordError::KeyAlreadyRegistered`].
+pub(crate) async fn insert_processing<'a, C>(
+    conn: &mut C,
+    ids: C::InsertIds,
+    record: &'a NewRecord,
+) -> Result<RecordId, InsertRecordError>
+where
+    C: SqlConnection,
+    InsertRecord<'a>: QueryFragment<C::Backend>,
+{
+    let row = NewRecordRow {
+        tenant_id: to_i64(record.scope.tenant.get())?,
+        actor_id: to_i64(record.scope.actor.get())?,
+        operation: record.scope.operation.as_str().as_bytes(),
+        idempotency_key: record.key.as_str().as_bytes(),
+        fingerprint_version: fingerprint_version(record.fingerprint.version())?,
+        request_hash: record.fingerprint.hash(),
+        state: PROCESSING,
+        created_at: record.created_at.naive_utc(),
+    };
+    let insert = diesel::insert_into(api_idempotency::table).values(row);
+    let id = conn
+        .insert_returning_id(ids, insert)
+        .await
+        .map_err(record_insert_error::<C::Backend>)?;
+    Ok(RecordId(id))
+}
+
+/// Stores the response of a `PROCESSING` record; returns how many rows changed (0 when
+/// the record is not, or no longer, `PROCESSING`).
+pub(crate) async fn complete<'a, C>(
+    conn: &mut C,
+    id: RecordId,
+    completion: &'a Completion,
+) -> Result<u64, StoreError>
+where
+    C: SqlConnection,
+    CompleteRecord<'a>: QueryFragment<C::Backend>,
+{
+    let response = &completion.response;
+    let update = CompleteRecord {
+        id: to_i64(id.0)?,
+        status: i16::try_from(response.status())
+            .map_err(|_| StoreError::Other("status out of range".to_owned()))?,
+        content_type: response.content_type(),
+        location: response.location(),
+        body: response.body(),
+        completed_at: completion.completed_at.naive_utc(),
+        expires_at: completion.expires_at.naive_utc(),
+    };
+    let changed = update
+        .execute(conn)
+        .await
+        .map_err(C::Backend::store_error)?;
+    Ok(changed as u64)
+}
+
+/// The record of a scope and key, as [`RecordRow`].
+#[dsl::auto_type]
+fn by_scope_key<'a>(tenant: i64, actor: i64, operation: &'a [u8], key: &'a [u8]) -> _ {
+    api_idempotency::table
+        .filter(api_idempotency::tenant_id.eq(tenant))
+        .filter(api_idempotency::actor_id.eq(actor))
+        .filter(api_idempotency::operation.eq(operation))
+        .filter(api_idempotency::idempotency_key.eq(key))
+        .select(record_columns())
+}
+
+/// The committed record for a scope and key. Runs as one autocommit statement on the
+/// connection it is given, outside any write transaction: it sees the latest commit
+/// (MySQL: a transaction of its own; SQLite in WAL mode: never waiting for the writer).
+pub(crate) async fn find<'a, C>(
+    conn: &mut C,
+    scope: &'a Scope,
+    key: &'a IdempotencyKey,
+) -> Result<Option<ExistingRecord>, StoreError>
+where
+    C: SqlConnection,
+    Limit<by_scope_key<'a>>: QueryFragment<C::Backend>,
+    C::Backend: QueryMetadata<SqlTypeOf<record_columns>>,
+    RecordRow: FromSqlRow<SqlTypeOf<record_columns>, C::Backend>,
+{
+    let row: Option<RecordRow> = by_scope_key(
+        to_i64(scope.tenant.get())?,
+        to_i64(scope.actor.get())?,
+        scope.operation.as_str().as_bytes(),
+        key.as_str().as_bytes(),
+    )
+    .first::<RecordRow>(conn)
+    .await
+    .optional()
+    .map_err(C::Backend::store_error)?;
+    row.map(RecordRow::into_record).transpose()
+}

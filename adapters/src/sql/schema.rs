@@ -1,0 +1,40 @@
+//! Diesel's view of the tables, one definition for both stores (`migrations/mysql` and
+//! `migrations/sqlite` create them).
+//!
+//! Column types are the SQL types both backends implement: `Binary` (MySQL's VARBINARY,
+//! BINARY and BLOB are aliases of it in diesel), `Text` (VARCHAR likewise) and
+//! `Timestamp`. On MySQL a `Timestamp` column reads and writes the `DATETIME(6)` columns
+//! exactly as diesel's MySQL-only `Datetime` would: diesel's `Datetime` conversions of
+//! `NaiveDateTime` delegate to `Timestamp`'s, and diesel-async sends both as the same
+//! date value (no time zone conversion, microseconds kept).
+
+diesel::table! {
+    api_idempotency (id) {
+        id -> BigInt,
+        tenant_id -> BigInt,
+        actor_id -> BigInt,
+        operation -> Binary,
+        idempotency_key -> Binary,
+        fingerprint_version -> SmallInt,
+        request_hash -> Binary,
+        state -> Text,
+        response_status -> Nullable<SmallInt>,
+        response_content_type -> Nullable<Text>,
+        response_location -> Nullable<Text>,
+        response_body -> Nullable<Binary>,
+        created_at -> Timestamp,
+        completed_at -> Nullable<Timestamp>,
+        expires_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    orders (id) {
+        id -> BigInt,
+        tenant_id -> BigInt,
+        client_order_ref -> Binary,
+        sku -> Binary,
+        quantity -> SmallInt,
+        created_at -> Timestamp,
+    }
+}
