@@ -2,7 +2,8 @@
 
 use domain::{NewOrder, Operation, StoredResponse};
 
-use crate::ports::{InsertOrderError, OrderRepository};
+use crate::order_created;
+use crate::ports::{InsertOrderError, OrderRepository, OutboxWriter};
 use crate::{IdempotentOperation, Order, Rejection, StepContext, StepError};
 
 /// The permission needed to create orders (and to receive replays of creations).
@@ -29,7 +30,7 @@ impl Default for CreateOrder {
     }
 }
 
-impl<Tx: OrderRepository + Send> IdempotentOperation<Tx> for CreateOrder {
+impl<Tx: OrderRepository + OutboxWriter + Send> IdempotentOperation<Tx> for CreateOrder {
     type Input = NewOrder;
 
     fn operation(&self) -> &Operation {
@@ -61,6 +62,9 @@ impl<Tx: OrderRepository + Send> IdempotentOperation<Tx> for CreateOrder {
             details: input.clone(),
             created_at: context.now,
         };
+        // The event commits with the order or not at all; its id is made here, once.
+        tx.add_event(&order_created(uuid::Uuid::new_v4(), &order))
+            .await?;
         StoredResponse::new(
             201,
             "application/json".to_owned(),

@@ -17,9 +17,10 @@ pub struct Order {
     pub created_at: DateTime<Utc>,
 }
 
+/// The order's JSON members, in the contract's order.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct OrderBody<'a> {
+pub(crate) struct OrderBody<'a> {
     order_id: String,
     client_order_ref: &'a str,
     sku: &'a str,
@@ -32,16 +33,20 @@ impl Order {
     /// microseconds. These bytes are stored once and replayed unchanged.
     #[must_use]
     pub fn to_json(&self) -> Vec<u8> {
-        let body = OrderBody {
+        // Serializing strings and integers into memory cannot fail; the fallback keeps
+        // the signature total rather than panicking.
+        serde_json::to_vec(&self.body()).unwrap_or_default()
+    }
+
+    /// The members of [`Order::to_json`], for documents that embed the order.
+    pub(crate) fn body(&self) -> OrderBody<'_> {
+        OrderBody {
             order_id: self.id.to_string(),
             client_order_ref: self.details.client_order_ref.as_str(),
             sku: self.details.sku.as_str(),
             quantity: self.details.quantity.get(),
             created_at: self.created_at.to_rfc3339_opts(SecondsFormat::Micros, true),
-        };
-        // Serializing strings and integers into memory cannot fail; the fallback keeps
-        // the signature total rather than panicking.
-        serde_json::to_vec(&body).unwrap_or_default()
+        }
     }
 
     /// Where the order can be read.

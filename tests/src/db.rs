@@ -9,6 +9,9 @@ use domain::{IdempotencyKey, NewOrder};
 use tokio::sync::Mutex;
 
 use crate::TestServer;
+use crate::invariants::{
+    ORDER_EVENTS_PER_TENANT, ORDERS_PER_TENANT, TenantCount, assert_orders_match_events,
+};
 use crate::order_id_in;
 
 /// Where the suite writes what server it ran against; `scripts/test` prints it.
@@ -292,7 +295,24 @@ impl TestDb {
     }
 
     /// Drops the database (call at the end of a passing test).
+    /// Checks the outbox invariant (orders = events per tenant), then removes the database.
+    ///
+    /// # Panics
+    /// When the invariant does not hold.
     pub async fn drop_database(self) {
+        let orders: Vec<TenantCount> = self.load_rows(ORDERS_PER_TENANT).await;
+        let events: Vec<TenantCount> = self.load_rows(ORDER_EVENTS_PER_TENANT).await;
+        assert_orders_match_events(&orders, &events, &self.context());
         self.run_sql(&format!("DROP DATABASE {}", self.name)).await;
+    }
+
+    async fn load_rows<T: QueryableByName<diesel::mysql::Mysql> + Send + 'static>(
+        &self,
+        sql: &str,
+    ) -> Vec<T> {
+        diesel::sql_query(sql)
+            .load(&mut *self.admin.lock().await)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 }

@@ -12,6 +12,7 @@ mod db;
 mod fixtures;
 mod gate;
 mod global_status;
+mod invariants;
 mod pause;
 mod proxy;
 mod server;

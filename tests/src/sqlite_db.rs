@@ -12,6 +12,9 @@ use tokio::sync::Mutex;
 
 use crate::backend::Backend;
 use crate::db::{Count, Id};
+use crate::invariants::{
+    ORDER_EVENTS_PER_TENANT, ORDERS_PER_TENANT, TenantCount, assert_orders_match_events,
+};
 
 type Admin = SyncConnectionWrapper<SqliteConnection>;
 
@@ -103,6 +106,17 @@ impl Backend for SqliteDb {
     }
 
     async fn finish(self) {
+        let mut admin = self.admin.lock().await;
+        let orders: Vec<TenantCount> = diesel::sql_query(ORDERS_PER_TENANT)
+            .load(&mut *admin)
+            .await
+            .expect("orders per tenant");
+        let events: Vec<TenantCount> = diesel::sql_query(ORDER_EVENTS_PER_TENANT)
+            .load(&mut *admin)
+            .await
+            .expect("events per tenant");
+        drop(admin);
+        assert_orders_match_events(&orders, &events, &format!("{self:?}"));
         drop(self.admin);
         drop(self.store);
         let _ = tokio::fs::remove_dir_all(&self.dir).await;

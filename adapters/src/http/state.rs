@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use application::ports::{
-    FlowHooks, OrderReader, OrderRepository, Readiness, RecordReader, UnitOfWork,
+    FlowHooks, OrderReader, OrderRepository, OutboxWriter, Readiness, RecordReader, UnitOfWork,
 };
 use application::{Coordinator, CreateOrder};
 
@@ -13,12 +13,22 @@ use super::metrics::Metrics;
 /// Everything a store must offer the HTTP edge. Implemented for every type that has the
 /// ports, so a new store needs no code here.
 pub trait ServiceStore:
-    UnitOfWork<Tx: OrderRepository> + RecordReader + OrderReader + Readiness + Clone + 'static
+    UnitOfWork<Tx: OrderRepository + OutboxWriter>
+    + RecordReader
+    + OrderReader
+    + Readiness
+    + Clone
+    + 'static
 {
 }
 
 impl<T> ServiceStore for T where
-    T: UnitOfWork<Tx: OrderRepository> + RecordReader + OrderReader + Readiness + Clone + 'static
+    T: UnitOfWork<Tx: OrderRepository + OutboxWriter>
+        + RecordReader
+        + OrderReader
+        + Readiness
+        + Clone
+        + 'static
 {
 }
 

@@ -1,8 +1,8 @@
 //! The unit of work: one pooled connection holding one open transaction.
 
 use application::ports::{
-    CommitError, InsertOrderError, InsertRecordError, NewRecord, OrderRepository, RecordTx,
-    StoreError, UnitOfWork,
+    CommitError, InsertOrderError, InsertRecordError, NewEvent, NewRecord, OrderRepository,
+    OutboxWriter, RecordTx, StoreError, UnitOfWork,
 };
 use std::time::Duration;
 
@@ -16,7 +16,7 @@ use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
 use crate::sql::tx_connection::{Detach, TxConnection};
-use crate::sql::{orders, records};
+use crate::sql::{orders, outbox, records};
 
 type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
 
@@ -178,5 +178,18 @@ impl OrderRepository for MysqlTx {
         )
         .await;
         self.settle(inserted)
+    }
+}
+
+impl OutboxWriter for MysqlTx {
+    async fn add_event(&mut self, event: &NewEvent) -> Result<(), StoreError> {
+        let deadline = self.deadline();
+        let added = bounded(
+            deadline,
+            "outbox insert",
+            outbox::insert_event(self.conn()?, event),
+        )
+        .await;
+        self.settle(added)
     }
 }

@@ -38,3 +38,17 @@ diesel::table! {
         created_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    outbox (id) {
+        id -> BigInt,
+        event_id -> Binary,
+        event_type -> Binary,
+        tenant_id -> BigInt,
+        subject -> Binary,
+        payload -> Binary,
+        created_at -> Timestamp,
+        published_at -> Nullable<Timestamp>,
+        attempts -> Integer,
+    }
+}

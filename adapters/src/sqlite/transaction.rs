@@ -1,8 +1,8 @@
 //! The unit of work: one pooled connection holding one `BEGIN IMMEDIATE` transaction.
 
 use application::ports::{
-    CommitError, InsertOrderError, InsertRecordError, NewRecord, OrderRepository, RecordTx,
-    StoreError, UnitOfWork,
+    CommitError, InsertOrderError, InsertRecordError, NewEvent, NewRecord, OrderRepository,
+    OutboxWriter, RecordTx, StoreError, UnitOfWork,
 };
 use chrono::{DateTime, Utc};
 use diesel_async::SimpleAsyncConnection;
@@ -11,7 +11,7 @@ use domain::{Completion, NewOrder, OrderId, RecordId, TenantId};
 use super::classify::store_error;
 use super::store::{Connection, PooledConnection, SqliteStore};
 use crate::sql::tx_connection::{Detach, TxConnection};
-use crate::sql::{orders, records};
+use crate::sql::{orders, outbox, records};
 
 /// An open write transaction on a connection of its own ([`TxConnection`]: closed, which
 /// rolls it back, unless it ends cleanly).
@@ -91,5 +91,11 @@ impl OrderRepository for SqliteTx {
         created_at: DateTime<Utc>,
     ) -> Result<OrderId, InsertOrderError> {
         orders::insert(self.conn()?, (), tenant, order, created_at).await
+    }
+}
+
+impl OutboxWriter for SqliteTx {
+    async fn add_event(&mut self, event: &NewEvent) -> Result<(), StoreError> {
+        outbox::insert_event(self.conn()?, event).await
     }
 }

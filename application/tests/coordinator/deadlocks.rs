@@ -65,6 +65,7 @@ async fn a_deadlock_on_the_completion_rolls_back_and_runs_the_whole_transaction_
         .expect_insert_order()
         .times(1)
         .returning(|_, _, _| ready(Ok(OrderId::new(8))));
+    expect_event_added(&mut deadlocked);
     deadlocked
         .expect_complete()
         .times(1)

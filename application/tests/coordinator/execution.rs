@@ -28,6 +28,16 @@ async fn a_first_request_inserts_once_completes_one_row_and_commits_once() {
         })
         .times(1)
         .returning(|_, _, _| ready(Ok(OrderId::new(9))));
+    tx.expect_add_event()
+        .withf(|event| {
+            event.tenant.get() == 7
+                && event.event_type == "orders.created.v1"
+                && event.subject == "orders.created.v1.7"
+                && event.created_at == t0()
+                && event.id.get_version_num() == 4
+        })
+        .times(1)
+        .returning(|_| ready(Ok(())));
     tx.expect_complete()
         .withf(|id, completion| *id == RecordId(5) && completion.response.status() == 201)
         .times(1)
@@ -55,6 +65,7 @@ async fn a_completion_that_changes_no_row_rolls_back_and_never_reports_success()
     let mut tx = tx_inserting_record();
     tx.expect_insert_order()
         .returning(|_, _, _| ready(Ok(OrderId::new(9))));
+    expect_event_added(&mut tx);
     tx.expect_complete().times(1).returning(|_, _| ready(Ok(0)));
     expect_rollback_only(&mut tx);
 
@@ -96,6 +107,7 @@ async fn a_failed_commit_is_an_unknown_outcome_not_a_failure_or_a_success() {
     let mut tx = tx_inserting_record();
     tx.expect_insert_order()
         .returning(|_, _, _| ready(Ok(OrderId::new(9))));
+    expect_event_added(&mut tx);
     tx.expect_complete().returning(|_, _| ready(Ok(1)));
     tx.expect_commit()
         .times(1)

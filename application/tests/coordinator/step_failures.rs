@@ -18,6 +18,7 @@ fn tx_completing_with(result: Result<u64, StoreError>) -> MockTx {
     tx.expect_insert_order()
         .times(1)
         .returning(|_, _, _| ready(Ok(OrderId::new(9))));
+    expect_event_added(&mut tx);
     let result = std::sync::Mutex::new(Some(result));
     tx.expect_complete()
         .times(1)
@@ -30,6 +31,26 @@ async fn run_create(tx: MockTx) -> Outcome {
     coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
         .await
+}
+
+#[tokio::test]
+async fn an_outbox_insert_that_fails_rolls_back_the_order_and_fails_with_the_storage_cause() {
+    let mut tx = tx_inserting_record();
+    tx.expect_insert_order()
+        .times(1)
+        .returning(|_, _, _| ready(Ok(OrderId::new(9))));
+    tx.expect_add_event()
+        .times(1)
+        .returning(|_| ready(Err(StoreError::Other("outbox full".into()))));
+    tx.expect_complete().never();
+    expect_rollback_only(&mut tx);
+
+    let outcome = run_create(tx).await;
+
+    assert_eq!(
+        outcome,
+        Outcome::Failed(FailureCause::Store("outbox full".into()))
+    );
 }
 
 #[tokio::test]
@@ -64,6 +85,7 @@ async fn a_completion_whose_expiry_cannot_be_computed_rolls_back_before_completi
     tx.expect_insert_order()
         .times(1)
         .returning(|_, _, _| ready(Ok(OrderId::new(9))));
+    expect_event_added(&mut tx);
     tx.expect_complete().never();
     expect_rollback_only(&mut tx);
     let settings = CoordinatorSettings {

@@ -5,8 +5,8 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use application::ports::{
-    Clock, CommitError, InsertOrderError, InsertRecordError, NewRecord, OrderRepository,
-    RecordReader, RecordTx, ReplayAuthorizer, StoreError, UnitOfWork,
+    Clock, CommitError, InsertOrderError, InsertRecordError, NewEvent, NewRecord, OrderRepository,
+    OutboxWriter, RecordReader, RecordTx, ReplayAuthorizer, StoreError, UnitOfWork,
 };
 use application::{Caller, Coordinator, CoordinatorSettings, CreateOrder, Outcome};
 use chrono::{DateTime, Utc};
@@ -39,6 +39,12 @@ mock! {
             order: &NewOrder,
             created_at: DateTime<Utc>,
         ) -> impl Future<Output = Result<OrderId, InsertOrderError>> + Send;
+    }
+    impl OutboxWriter for Tx {
+        fn add_event(
+            &mut self,
+            event: &NewEvent,
+        ) -> impl Future<Output = Result<(), StoreError>> + Send;
     }
 }
 
@@ -213,6 +219,7 @@ pub(crate) fn tx_committing() -> MockTx {
     tx.expect_insert_order()
         .times(1)
         .returning(|_, _, _| ready(Ok(OrderId::new(9))));
+    expect_event_added(&mut tx);
     tx.expect_complete().times(1).returning(|_, _| ready(Ok(1)));
     tx.expect_commit().times(1).returning(|| ready(Ok(())));
     tx.expect_rollback().never();
@@ -234,6 +241,11 @@ pub(crate) async fn create_with_order_insert_failing(error: StoreError) -> Outco
     coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
         .await
+}
+
+/// The order's event is written once, after the order.
+pub(crate) fn expect_event_added(tx: &mut MockTx) {
+    tx.expect_add_event().times(1).returning(|_| ready(Ok(())));
 }
 
 /// A transaction expected to be rolled back exactly once and never committed.

@@ -3,11 +3,12 @@
 use std::sync::Arc;
 
 use application::ports::{
-    HookVerdict, NewRecord, OrderReader, OrderRepository, RecordReader, RecordTx, SystemClock,
-    UnitOfWork,
+    HookVerdict, NewRecord, OrderReader, OrderRepository, OutboxWriter, RecordReader, RecordTx,
+    SystemClock, UnitOfWork,
 };
 use application::{
-    Coordinator, CoordinatorSettings, CreateOrder, Outcome, PurgeSettings, Rejection, purge_expired,
+    Coordinator, CoordinatorSettings, CreateOrder, Order, Outcome, PurgeSettings, Rejection,
+    order_created, purge_expired,
 };
 use chrono::{DateTime, Utc};
 use domain::{
@@ -281,6 +282,15 @@ pub(crate) async fn stored_values_read_back_unchanged<B: Backend>() {
     let record_id = tx.insert_processing(&record).await.unwrap();
     let order_id = tx
         .insert_order(who.tenant, &order, at("2026-11-29T12:34:56.123456Z"))
+        .await
+        .unwrap();
+    let made = Order {
+        id: order_id,
+        tenant: who.tenant,
+        details: order.clone(),
+        created_at: at("2026-11-29T12:34:56.123456Z"),
+    };
+    tx.add_event(&order_created(uuid::Uuid::new_v4(), &made))
         .await
         .unwrap();
     assert_eq!(tx.complete(record_id, &completion).await.unwrap(), 1);

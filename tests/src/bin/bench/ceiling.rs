@@ -1,8 +1,8 @@
 //! The database's own ceiling: the same SQL work as the service, without HTTP or
 //! idempotency logic, on the same database at the same concurrency.
 //!
-//! - a creation: one transaction of three statements (insert the record, insert the
-//!   order, complete the record by its unique key);
+//! - a creation: one transaction of four statements (insert the record, insert the
+//!   order, insert its outbox event, complete the record by its unique key);
 //! - a replay: one point read of a completed record by its unique key.
 
 use std::sync::Arc;
@@ -54,6 +54,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    outbox (id) {
+        id -> BigInt,
+        event_id -> Binary,
+        event_type -> Varbinary,
+        tenant_id -> BigInt,
+        subject -> Varbinary,
+        payload -> Blob,
+        created_at -> Datetime,
+    }
+}
+
+diesel::table! {
     orders (id) {
         id -> BigInt,
         tenant_id -> BigInt,
@@ -64,10 +76,10 @@ diesel::table! {
     }
 }
 
-/// The three-statement creation transaction for `key`, between `BEGIN` and `COMMIT`
+/// The four-statement creation transaction for `key`, between `BEGIN` and `COMMIT`
 /// exactly as the service's unit of work sends them. Every statement is prepared once per
 /// connection, like the service's: the inserts through diesel's query builder, the
-/// completion through [`Complete`] (diesel never caches a DSL `UPDATE`). Five round trips.
+/// completion through [`Complete`] (diesel never caches a DSL `UPDATE`). Six round trips.
 pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str) {
     use api_idempotency::dsl as r;
     use orders::dsl as o;
@@ -98,6 +110,21 @@ pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str) {
         .execute(conn)
         .await
         .expect("ceiling order insert");
+    let event = format!(
+        r#"{{"eventId":"00000000-0000-4000-8000-000000000000","type":"orders.created.v1","tenantId":{CEILING_TENANT},"occurredAt":"2026-01-01T00:00:00.000000Z","order":{{"orderId":"1","clientOrderRef":"{key}","sku":"SKU-1","quantity":1,"createdAt":"2026-01-01T00:00:00.000000Z"}}}}"#
+    );
+    diesel::insert_into(outbox::table)
+        .values((
+            outbox::event_id.eq(uuid::Uuid::new_v4().into_bytes().as_slice().to_vec()),
+            outbox::event_type.eq(b"orders.created.v1".as_slice()),
+            outbox::tenant_id.eq(CEILING_TENANT),
+            outbox::subject.eq(b"orders.created.v1.999999".as_slice()),
+            outbox::payload.eq(event.as_bytes()),
+            outbox::created_at.eq(now()),
+        ))
+        .execute(conn)
+        .await
+        .expect("ceiling outbox insert");
     let body = format!(
         r#"{{"orderId":"1","clientOrderRef":"{key}","sku":"SKU-1","quantity":1,"createdAt":"2026-01-01T00:00:00.000000Z"}}"#
     );
