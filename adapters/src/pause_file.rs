@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use application::ports::{FlowHooks, HookVerdict};
+use application::ports::{FlowHooks, HookVerdict, PausePoint};
 use domain::{IdempotencyKey, Scope};
 
 /// Only keys with this prefix are paused.
@@ -78,22 +78,52 @@ impl FlowHooks for PauseFileHooks {
             if tokio::fs::write(&inserted, b"").await.is_err() {
                 return HookVerdict::Continue;
             }
-            let wait = async {
-                loop {
-                    if let Ok(word) = tokio::fs::read(&release).await {
-                        return word;
-                    }
-                    tokio::time::sleep(POLL).await;
-                }
-            };
-            let word = tokio::time::timeout(GIVE_UP, wait).await;
+            let word = wait_for_release(&release).await;
             // Consumed: a retry with the same key pauses afresh.
             let _ = tokio::fs::remove_file(&release).await;
             let _ = tokio::fs::remove_file(&inserted).await;
             match word {
-                Ok(word) if word.trim_ascii() == b"abort" => HookVerdict::Abort,
+                Some(word) if word.trim_ascii() == b"abort" => HookVerdict::Abort,
                 _ => HookVerdict::Continue,
             }
         }
     }
+
+    /// A named point pauses only when armed: `<dir>/<point>.arm` exists. The hook removes
+    /// it (so the next pass, or a restarted process, goes on), writes `<point>.reached`,
+    /// and waits for `<point>.release`.
+    fn reached(&self, point: PausePoint) -> impl Future<Output = ()> + Send {
+        let dir = self.dir.clone();
+        async move {
+            let Some(dir) = dir else { return };
+            let name = point.name();
+            if tokio::fs::remove_file(dir.join(format!("{name}.arm")))
+                .await
+                .is_err()
+            {
+                return;
+            }
+            let reached = dir.join(format!("{name}.reached"));
+            if tokio::fs::write(&reached, b"").await.is_err() {
+                return;
+            }
+            let release = dir.join(format!("{name}.release"));
+            let _ = wait_for_release(&release).await;
+            let _ = tokio::fs::remove_file(&release).await;
+            let _ = tokio::fs::remove_file(&reached).await;
+        }
+    }
+}
+
+/// The release file's contents once it appears; `None` after [`GIVE_UP`].
+async fn wait_for_release(release: &Path) -> Option<Vec<u8>> {
+    let wait = async {
+        loop {
+            if let Ok(word) = tokio::fs::read(release).await {
+                return word;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    };
+    tokio::time::timeout(GIVE_UP, wait).await.ok()
 }

@@ -13,6 +13,7 @@ mod order_created;
 mod outcome;
 pub mod ports;
 mod purge;
+mod relay;
 
 pub use caller::Caller;
 pub use coordinator::{Coordinator, CoordinatorSettings};
@@ -22,3 +23,4 @@ pub use order::Order;
 pub use order_created::{ORDERS_CREATED, order_created};
 pub use outcome::{FailureCause, Outcome, UnknownCause};
 pub use purge::{PurgeSettings, purge_expired};
+pub use relay::{Relay, RelayPacing, RelayPass};

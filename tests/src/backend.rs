@@ -4,12 +4,12 @@
 use std::future::Future;
 
 use adapters::http::ServiceStore;
-use application::ports::RecordPurger;
+use application::ports::{OutboxRelayStore, RecordPurger};
 
 /// A fresh, migrated database of one store kind, with the checks the cases make.
 pub trait Backend: Sized + Send + Sync + 'static {
     /// The store the coordinator runs on.
-    type Store: ServiceStore + RecordPurger;
+    type Store: ServiceStore + RecordPurger + OutboxRelayStore;
 
     /// A fresh database; a writer waits up to 5 s for another's same-key transaction.
     fn create() -> impl Future<Output = Self> + Send {

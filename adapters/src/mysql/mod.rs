@@ -10,10 +10,12 @@ mod insert_id;
 mod migrate;
 mod purge;
 mod reader;
+mod relay;
 mod store;
 mod transaction;
 
 pub use insert_id::InsertIds;
 pub use migrate::MigrateError;
+pub use relay::MysqlClaim;
 pub use store::{ConnectError, MysqlConfig, MysqlStore, ServerInfo};
 pub use transaction::MysqlTx;

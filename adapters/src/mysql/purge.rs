@@ -13,21 +13,36 @@ impl RecordPurger for MysqlStore {
     /// `DELETE ... ORDER BY expires_at LIMIT n` walks the expiry index and touches only
     /// `COMPLETED` rows: a `PROCESSING` record has no expiry and is never purged.
     async fn purge_expired_batch(&self, now: DateTime<Utc>, limit: u32) -> Result<u64, StoreError> {
-        let deadline = self.deadline();
-        let mut conn = self.connection(deadline).await?;
-        let delete = diesel::sql_query(
+        delete_batch(
+            self,
             "DELETE FROM api_idempotency \
              WHERE state = 'COMPLETED' AND expires_at <= ? \
              ORDER BY expires_at LIMIT ?",
+            now,
+            limit,
         )
-        .bind::<Datetime, _>(now.naive_utc())
+        .await
+    }
+}
+
+/// Runs one bounded `DELETE` whose two parameters are a time and a row limit; returns
+/// how many rows it deleted.
+pub(super) async fn delete_batch(
+    store: &MysqlStore,
+    sql: &'static str,
+    at: DateTime<Utc>,
+    limit: u32,
+) -> Result<u64, StoreError> {
+    let deadline = store.deadline();
+    let mut conn = store.connection(deadline).await?;
+    let delete = diesel::sql_query(sql)
+        .bind::<Datetime, _>(at.naive_utc())
         .bind::<Unsigned<Integer>, _>(limit)
         .execute(&mut conn);
-        let deleted = bounded(deadline, "purge batch", async {
-            delete.await.map(|rows| rows as u64).map_err(store_error)
-        })
-        .await;
-        super::store::release(conn, &deleted);
-        deleted
-    }
+    let deleted = bounded(deadline, "purge batch", async {
+        delete.await.map(|rows| rows as u64).map_err(store_error)
+    })
+    .await;
+    super::store::release(conn, &deleted);
+    deleted
 }

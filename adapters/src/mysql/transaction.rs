@@ -7,7 +7,9 @@ use application::ports::{
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use diesel_async::{AsyncConnection, AsyncMysqlConnection, TransactionManager};
+use diesel_async::{
+    AsyncConnection, AsyncMysqlConnection, SimpleAsyncConnection, TransactionManager,
+};
 use domain::{Completion, NewOrder, OrderId, RecordId, TenantId};
 use tokio::time::{Instant, timeout_at};
 
@@ -31,18 +33,18 @@ pub struct MysqlTx {
 }
 
 impl MysqlTx {
-    fn conn(&mut self) -> Result<&mut AsyncMysqlConnection, StoreError> {
+    pub(super) fn conn(&mut self) -> Result<&mut AsyncMysqlConnection, StoreError> {
         self.conn.get()
     }
 
     /// When a statement starting now must be done.
-    fn deadline(&self) -> Instant {
+    pub(super) fn deadline(&self) -> Instant {
         Instant::now() + self.timeout
     }
 
     /// Passes a statement's result on; after one that ran out of time, discards the
     /// connection first, so the rollback that follows sends nothing on it.
-    fn settle<T, E: TimedOut>(&mut self, result: Result<T, E>) -> Result<T, E> {
+    pub(super) fn settle<T, E: TimedOut>(&mut self, result: Result<T, E>) -> Result<T, E> {
         if result.as_ref().is_err_and(TimedOut::timed_out) {
             self.conn.discard();
         }
@@ -51,7 +53,7 @@ impl MysqlTx {
 }
 
 /// Whether an error says the statement's deadline passed.
-trait TimedOut {
+pub(super) trait TimedOut {
     fn timed_out(&self) -> bool;
 }
 
@@ -77,9 +79,20 @@ impl UnitOfWork for MysqlStore {
     type Tx = MysqlTx;
 
     async fn begin(&self) -> Result<MysqlTx, StoreError> {
+        self.begin_with(None).await
+    }
+}
+
+impl MysqlStore {
+    /// Begins a transaction, first running `setup` (for example `SET TRANSACTION
+    /// ISOLATION LEVEL ...`, which applies to the next transaction only) when given.
+    pub(super) async fn begin_with(&self, setup: Option<&str>) -> Result<MysqlTx, StoreError> {
         let deadline = self.deadline();
         let mut conn = self.connection(deadline).await?;
         let begun = bounded(deadline, "begin", async {
+            if let Some(setup) = setup {
+                conn.batch_execute(setup).await.map_err(store_error)?;
+            }
             Manager::begin_transaction(&mut *conn)
                 .await
                 .map_err(store_error)

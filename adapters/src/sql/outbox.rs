@@ -1,11 +1,15 @@
 //! SQL of the outbox: the event written in the business step's transaction.
 
-use application::ports::{NewEvent, StoreError};
+use application::ports::{NewEvent, PendingEvent, PendingSummary, StoreError};
 use chrono::NaiveDateTime;
-use diesel::dsl::{self, Values};
+use diesel::deserialize::FromSqlRow;
+use diesel::dsl::{self, Limit, Values};
+use diesel::expression::QueryMetadata;
 use diesel::prelude::*;
 use diesel::query_builder::QueryFragment;
+use diesel::sql_types::{BigInt, Timestamp};
 use diesel_async::RunQueryDsl;
+use uuid::Uuid;
 
 use super::classify::Classify;
 use super::connection::SqlConnection;
@@ -50,4 +54,132 @@ where
         .await
         .map_err(C::Backend::store_error)?;
     Ok(())
+}
+
+/// A pending event as the relay reads it.
+#[derive(Queryable)]
+pub(crate) struct PendingRow {
+    event_id: Vec<u8>,
+    subject: Vec<u8>,
+    payload: Vec<u8>,
+    created_at: NaiveDateTime,
+    attempts: i32,
+}
+
+impl PendingRow {
+    /// The port's view; a row that does not hold a 16-byte id or a UTF-8 subject is
+    /// corrupt, and says so rather than being published wrong.
+    pub(crate) fn into_event(self) -> Result<PendingEvent, StoreError> {
+        let corrupt = |what: &str| StoreError::Other(format!("outbox row: bad {what}"));
+        Ok(PendingEvent {
+            id: Uuid::from_slice(&self.event_id).map_err(|_| corrupt("event id"))?,
+            subject: String::from_utf8(self.subject).map_err(|_| corrupt("subject"))?,
+            payload: self.payload,
+            created_at: self.created_at.and_utc(),
+            attempts: u32::try_from(self.attempts).unwrap_or(0),
+        })
+    }
+}
+
+/// The oldest `limit` pending events, as [`PendingRow`]s; each store adds its own locking.
+#[dsl::auto_type]
+pub(crate) fn pending_events(limit: i64) -> _ {
+    outbox::table
+        .filter(outbox::published_at.is_null())
+        .order(outbox::id.asc())
+        .limit(limit)
+        .select((
+            outbox::event_id,
+            outbox::subject,
+            outbox::payload,
+            outbox::created_at,
+            outbox::attempts,
+        ))
+}
+
+/// Marks events published at `now`.
+#[dsl::auto_type]
+fn mark_published(ids: Vec<Vec<u8>>, now: NaiveDateTime) -> _ {
+    let target: dsl::Filter<outbox::table, dsl::EqAny<outbox::event_id, Vec<Vec<u8>>>> =
+        outbox::table.filter(outbox::event_id.eq_any(ids));
+    dsl::update(target).set(outbox::published_at.eq(now))
+}
+
+/// Counts one more failed attempt on events.
+#[dsl::auto_type]
+fn count_failure(ids: Vec<Vec<u8>>) -> _ {
+    let target: dsl::Filter<outbox::table, dsl::EqAny<outbox::event_id, Vec<Vec<u8>>>> =
+        outbox::table.filter(outbox::event_id.eq_any(ids));
+    dsl::update(target).set(outbox::attempts.eq(outbox::attempts + 1_i32))
+}
+
+/// Marks `published` published at `now` and counts a failed attempt on each of `failed`,
+/// inside the caller's transaction. Ids the outbox does not hold are ignored.
+pub(crate) async fn settle<C>(
+    conn: &mut C,
+    published: &[Uuid],
+    failed: &[Uuid],
+    now: NaiveDateTime,
+) -> Result<(), StoreError>
+where
+    C: SqlConnection,
+    mark_published: QueryFragment<C::Backend>,
+    count_failure: QueryFragment<C::Backend>,
+{
+    let bytes = |ids: &[Uuid]| ids.iter().map(|id| id.as_bytes().to_vec()).collect();
+    if !published.is_empty() {
+        mark_published(bytes(published), now)
+            .execute(conn)
+            .await
+            .map_err(C::Backend::store_error)?;
+    }
+    if !failed.is_empty() {
+        count_failure(bytes(failed))
+            .execute(conn)
+            .await
+            .map_err(C::Backend::store_error)?;
+    }
+    Ok(())
+}
+
+/// How many events wait.
+#[dsl::auto_type]
+fn pending_count() -> _ {
+    outbox::table
+        .filter(outbox::published_at.is_null())
+        .select(dsl::count_star())
+}
+
+/// When the oldest pending event was written (ids grow with time).
+#[dsl::auto_type]
+fn oldest_pending() -> _ {
+    outbox::table
+        .filter(outbox::published_at.is_null())
+        .order(outbox::id.asc())
+        .select(outbox::created_at)
+}
+
+/// The outbox's pending count and the oldest pending event's time: two index reads.
+pub(crate) async fn pending_summary<C>(conn: &mut C) -> Result<PendingSummary, StoreError>
+where
+    C: SqlConnection,
+    pending_count: QueryFragment<C::Backend>,
+    Limit<oldest_pending>: QueryFragment<C::Backend>,
+    C::Backend: QueryMetadata<BigInt> + QueryMetadata<Timestamp>,
+    i64: FromSqlRow<BigInt, C::Backend>,
+    NaiveDateTime: FromSqlRow<Timestamp, C::Backend>,
+{
+    let count: i64 = pending_count()
+        .get_result(conn)
+        .await
+        .map_err(C::Backend::store_error)?;
+    let oldest: Option<NaiveDateTime> = oldest_pending()
+        .first(conn)
+        .await
+        .optional()
+        .map_err(C::Backend::store_error)?;
+    Ok(PendingSummary {
+        count: u64::try_from(count).unwrap_or(0),
+        oldest: oldest.map(|at| at.and_utc()),
+    })
 }

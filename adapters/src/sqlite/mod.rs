@@ -15,9 +15,11 @@ mod insert_id;
 mod migrate;
 mod purge;
 mod reader;
+mod relay;
 mod store;
 mod transaction;
 
 pub use migrate::MigrateError;
+pub use relay::SqliteClaim;
 pub use store::{SqliteConfig, SqliteStore};
 pub use transaction::SqliteTx;

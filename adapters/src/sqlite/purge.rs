@@ -12,19 +12,34 @@ impl RecordPurger for SqliteStore {
     /// SQLite has no `DELETE ... LIMIT` in its default build: the batch is chosen by a
     /// subquery over the expiry index. Only `COMPLETED` rows have an expiry.
     async fn purge_expired_batch(&self, now: DateTime<Utc>, limit: u32) -> Result<u64, StoreError> {
-        let mut conn = self.connection().await?;
-        let limit = i32::try_from(limit).unwrap_or(i32::MAX);
-        let deleted = diesel::sql_query(
+        delete_batch(
+            self,
             "DELETE FROM api_idempotency WHERE id IN (\
                SELECT id FROM api_idempotency \
                WHERE state = 'COMPLETED' AND expires_at <= ? \
                ORDER BY expires_at LIMIT ?)",
+            now,
+            limit,
         )
-        .bind::<Timestamp, _>(now.naive_utc())
+        .await
+    }
+}
+
+/// Runs one bounded `DELETE` whose two parameters are a time and a row limit; returns
+/// how many rows it deleted.
+pub(super) async fn delete_batch(
+    store: &SqliteStore,
+    sql: &'static str,
+    at: DateTime<Utc>,
+    limit: u32,
+) -> Result<u64, StoreError> {
+    let mut conn = store.connection().await?;
+    let limit = i32::try_from(limit).unwrap_or(i32::MAX);
+    let deleted = diesel::sql_query(sql)
+        .bind::<Timestamp, _>(at.naive_utc())
         .bind::<Integer, _>(limit)
         .execute(&mut conn)
         .await
         .map_err(store_error)?;
-        Ok(deleted as u64)
-    }
+    Ok(deleted as u64)
 }

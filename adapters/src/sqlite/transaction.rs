@@ -24,7 +24,7 @@ pub struct SqliteTx {
 }
 
 impl SqliteTx {
-    fn conn(&mut self) -> Result<&mut Connection, StoreError> {
+    pub(super) fn conn(&mut self) -> Result<&mut Connection, StoreError> {
         self.conn.get()
     }
 

@@ -22,6 +22,33 @@ pub trait FlowHooks: Send + Sync {
         scope: &Scope,
         key: &IdempotencyKey,
     ) -> impl Future<Output = HookVerdict> + Send;
+
+    /// Called at a named point of a background flow (the relay after the broker's acks,
+    /// the consumer after its commit), where a test holds the process to kill it.
+    fn reached(&self, point: PausePoint) -> impl Future<Output = ()> + Send {
+        let _ = point;
+        std::future::ready(())
+    }
+}
+
+/// The named points of [`FlowHooks::reached`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PausePoint {
+    /// The relay has the broker's acks and has not yet marked the events published.
+    RelayAcked,
+    /// The consumer has committed its write and not yet acknowledged the message.
+    ConsumerCommitted,
+}
+
+impl PausePoint {
+    /// The point's name, as tests spell it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::RelayAcked => "relay-acked",
+            Self::ConsumerCommitted => "consumer-committed",
+        }
+    }
 }
 
 /// The production hooks: nothing happens.

@@ -13,15 +13,19 @@ mod outbox;
 mod purge;
 mod readiness;
 mod record_reader;
+mod relay;
 mod unit_of_work;
 
 pub use authorizer::{PermissionAuthorizer, ReplayAuthorizer};
 pub use clock::{Clock, SystemClock};
 pub use errors::{CommitError, InsertOrderError, InsertRecordError, StoreError};
-pub use hooks::{FlowHooks, HookVerdict, NoHooks};
+pub use hooks::{FlowHooks, HookVerdict, NoHooks, PausePoint};
 pub use orders::{OrderReader, OrderRepository};
 pub use outbox::{NewEvent, OutboxWriter};
 pub use purge::RecordPurger;
 pub use readiness::Readiness;
 pub use record_reader::RecordReader;
+pub use relay::{
+    EventPublisher, OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, PublishError,
+};
 pub use unit_of_work::{NewRecord, RecordTx, UnitOfWork};

@@ -25,7 +25,7 @@ const STORM_ROUNDS: usize = 5;
 const STORM_SIZE: usize = 32;
 const LEADER_ROUNDS: usize = 5;
 
-fn coordinator<B: Backend>(db: &B) -> Coordinator<B::Store, B::Store> {
+pub(crate) fn coordinator<B: Backend>(db: &B) -> Coordinator<B::Store, B::Store> {
     Coordinator::new(
         db.store().clone(),
         db.store().clone(),

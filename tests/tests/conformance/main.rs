@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
 mod cases;
+mod outbox;
 
 macro_rules! conformance_suite {
     ($store:ident, $backend:ty) => {
@@ -48,6 +49,16 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn stored_values_read_back_unchanged() {
                 crate::cases::stored_values_read_back_unchanged::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn the_relay_claims_in_order_marks_what_it_is_told_and_purges_published() {
+                crate::outbox::relay_claims_marks_and_purges::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn purge_never_takes_a_pending_event() {
+                crate::outbox::purge_never_takes_a_pending_event::<$backend>().await;
             }
 
             #[tokio::test]

@@ -7,6 +7,7 @@
 
 mod classification;
 mod leader;
+mod outbox_claims;
 mod pool;
 mod retention;
 mod schema;

@@ -1,0 +1,88 @@
+//! The relay's side of the outbox on SQLite: one process, one writer. A claim is a plain
+//! read (holding the write lock through a publish would stall every create), and the
+//! marks are one short `BEGIN IMMEDIATE` transaction afterwards. Two relays on one file
+//! could send a batch twice; the broker's dedup and the inbox absorb it.
+
+use application::ports::{
+    OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, RecordTx, StoreError, UnitOfWork,
+};
+use chrono::{DateTime, Utc};
+use diesel_async::RunQueryDsl;
+use uuid::Uuid;
+
+use super::classify::store_error;
+use super::purge::delete_batch;
+use super::store::SqliteStore;
+use crate::sql::outbox::{self, PendingRow};
+
+/// A batch read for publishing, and the store to mark it in.
+#[derive(Debug)]
+pub struct SqliteClaim {
+    store: SqliteStore,
+    events: Vec<PendingEvent>,
+}
+
+impl OutboxRelayStore for SqliteStore {
+    type Claim = SqliteClaim;
+
+    async fn claim(&self, limit: usize) -> Result<SqliteClaim, StoreError> {
+        let mut conn = self.connection().await?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows: Vec<PendingRow> = outbox::pending_events(limit)
+            .load(&mut conn)
+            .await
+            .map_err(store_error)?;
+        let events = rows
+            .into_iter()
+            .map(PendingRow::into_event)
+            .collect::<Result<_, _>>()?;
+        Ok(SqliteClaim {
+            store: self.clone(),
+            events,
+        })
+    }
+
+    async fn pending(&self) -> Result<PendingSummary, StoreError> {
+        let mut conn = self.connection().await?;
+        outbox::pending_summary(&mut *conn).await
+    }
+
+    /// SQLite has no `DELETE ... LIMIT` in its default build: the batch is chosen by a
+    /// subquery; pending rows (`published_at` NULL) never match.
+    async fn purge_published_batch(
+        &self,
+        cutoff: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<u64, StoreError> {
+        delete_batch(
+            self,
+            "DELETE FROM outbox WHERE id IN (\
+               SELECT id FROM outbox \
+               WHERE published_at IS NOT NULL AND published_at < ? \
+               ORDER BY published_at LIMIT ?)",
+            cutoff,
+            limit,
+        )
+        .await
+    }
+}
+
+impl OutboxClaim for SqliteClaim {
+    fn events(&self) -> &[PendingEvent] {
+        &self.events
+    }
+
+    async fn settle(
+        self,
+        published: &[Uuid],
+        failed: &[Uuid],
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        if published.is_empty() && failed.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.store.begin().await?;
+        outbox::settle(tx.conn()?, published, failed, now.naive_utc()).await?;
+        tx.commit().await.map_err(|_| StoreError::ConnectionLost)
+    }
+}
