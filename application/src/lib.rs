@@ -7,6 +7,7 @@
 mod caller;
 mod coordinator;
 mod create_order;
+mod inbox;
 mod operation;
 mod order;
 mod order_created;
@@ -14,13 +15,16 @@ mod outcome;
 pub mod ports;
 mod purge;
 mod relay;
+mod request_shipments;
 
 pub use caller::Caller;
 pub use coordinator::{Coordinator, CoordinatorSettings};
 pub use create_order::{CreateOrder, ORDERS_CREATE};
+pub use inbox::{HandleError, Handled, InboxConsumer, Poison, handle_delivery};
 pub use operation::{IdempotentOperation, Rejection, StepContext, StepError};
 pub use order::Order;
 pub use order_created::{ORDERS_CREATED, order_created};
 pub use outcome::{FailureCause, Outcome, UnknownCause};
 pub use purge::{PurgeSettings, purge_expired};
 pub use relay::{Relay, RelayPacing, RelayPass};
+pub use request_shipments::{RequestShipments, SHIPMENTS_CONSUMER, ShipmentRequest};

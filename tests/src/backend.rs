@@ -4,12 +4,15 @@
 use std::future::Future;
 
 use adapters::http::ServiceStore;
-use application::ports::{OutboxRelayStore, RecordPurger};
+use application::ports::{InboxTx, OutboxRelayStore, RecordPurger, ShipmentRepository, UnitOfWork};
 
 /// A fresh, migrated database of one store kind, with the checks the cases make.
 pub trait Backend: Sized + Send + Sync + 'static {
     /// The store the coordinator runs on.
-    type Store: ServiceStore + RecordPurger + OutboxRelayStore;
+    type Store: ServiceStore
+        + RecordPurger
+        + OutboxRelayStore
+        + UnitOfWork<Tx: InboxTx + ShipmentRepository>;
 
     /// A fresh database; a writer waits up to 5 s for another's same-key transaction.
     fn create() -> impl Future<Output = Self> + Send {
@@ -34,6 +37,9 @@ pub trait Backend: Sized + Send + Sync + 'static {
 
     /// How many idempotency records exist.
     fn total_records(&self) -> impl Future<Output = i64> + Send;
+
+    /// How many rows `table` holds.
+    fn count_rows(&self, table: &str) -> impl Future<Output = i64> + Send;
 
     /// Runs SQL that both dialects accept.
     fn run_sql(&self, sql: &str) -> impl Future<Output = ()> + Send;
@@ -75,6 +81,11 @@ impl Backend for crate::TestDb {
     async fn wait_for_queued_writers(&self, n: usize) {
         self.wait_for_lock_waiters(i64::try_from(n).unwrap_or(i64::MAX))
             .await;
+    }
+
+    async fn count_rows(&self, table: &str) -> i64 {
+        self.count(&format!("SELECT COUNT(*) AS n FROM {table}"))
+            .await
     }
 
     async fn finish(self) {

@@ -201,7 +201,7 @@ impl TestDb {
             .await
     }
 
-    async fn count(&self, sql: &str) -> i64 {
+    pub(crate) async fn count(&self, sql: &str) -> i64 {
         let row: Count = diesel::sql_query(sql)
             .get_result(&mut *self.admin.lock().await)
             .await

@@ -78,7 +78,11 @@ impl Backend for SqliteDb {
     }
 
     async fn total_records(&self) -> i64 {
-        let row: Count = diesel::sql_query("SELECT COUNT(*) AS n FROM api_idempotency")
+        self.count_rows("api_idempotency").await
+    }
+
+    async fn count_rows(&self, table: &str) -> i64 {
+        let row: Count = diesel::sql_query(format!("SELECT COUNT(*) AS n FROM {table}"))
             .get_result(&mut *self.admin.lock().await)
             .await
             .expect("count");

@@ -1,8 +1,9 @@
 //! The unit of work: one pooled connection holding one open transaction.
 
 use application::ports::{
-    CommitError, InsertOrderError, InsertRecordError, NewEvent, NewRecord, OrderRepository,
-    OutboxWriter, RecordTx, StoreError, UnitOfWork,
+    CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError, NewEvent, NewRecord,
+    NewShipment, OrderRepository, OutboxWriter, RecordTx, ShipmentRepository, StoreError,
+    UnitOfWork,
 };
 use std::time::Duration;
 
@@ -18,7 +19,8 @@ use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
 use crate::sql::tx_connection::{Detach, TxConnection};
-use crate::sql::{orders, outbox, records};
+use crate::sql::{inbox, orders, outbox, records};
+use uuid::Uuid;
 
 type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
 
@@ -204,5 +206,36 @@ impl OutboxWriter for MysqlTx {
         )
         .await;
         self.settle(added)
+    }
+}
+
+impl InboxTx for MysqlTx {
+    async fn record_delivery(
+        &mut self,
+        consumer: &'static str,
+        event: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<Delivery, StoreError> {
+        let deadline = self.deadline();
+        let recorded = bounded(
+            deadline,
+            "inbox insert",
+            inbox::record_delivery(self.conn()?, consumer, &event, at.naive_utc()),
+        )
+        .await;
+        self.settle(recorded)
+    }
+}
+
+impl ShipmentRepository for MysqlTx {
+    async fn insert_shipment(&mut self, shipment: &NewShipment) -> Result<(), StoreError> {
+        let deadline = self.deadline();
+        let inserted = bounded(
+            deadline,
+            "shipment insert",
+            inbox::insert_shipment(self.conn()?, shipment),
+        )
+        .await;
+        self.settle(inserted)
     }
 }

@@ -52,3 +52,24 @@ diesel::table! {
         attempts -> Integer,
     }
 }
+
+diesel::table! {
+    inbox (consumer, event_id) {
+        consumer -> Binary,
+        event_id -> Binary,
+        received_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    shipments (id) {
+        id -> BigInt,
+        order_id -> BigInt,
+        tenant_id -> BigInt,
+        sku -> Binary,
+        quantity -> SmallInt,
+        state -> Text,
+        event_id -> Binary,
+        created_at -> Timestamp,
+    }
+}

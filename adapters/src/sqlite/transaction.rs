@@ -1,8 +1,9 @@
 //! The unit of work: one pooled connection holding one `BEGIN IMMEDIATE` transaction.
 
 use application::ports::{
-    CommitError, InsertOrderError, InsertRecordError, NewEvent, NewRecord, OrderRepository,
-    OutboxWriter, RecordTx, StoreError, UnitOfWork,
+    CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError, NewEvent, NewRecord,
+    NewShipment, OrderRepository, OutboxWriter, RecordTx, ShipmentRepository, StoreError,
+    UnitOfWork,
 };
 use chrono::{DateTime, Utc};
 use diesel_async::SimpleAsyncConnection;
@@ -11,7 +12,8 @@ use domain::{Completion, NewOrder, OrderId, RecordId, TenantId};
 use super::classify::store_error;
 use super::store::{Connection, PooledConnection, SqliteStore};
 use crate::sql::tx_connection::{Detach, TxConnection};
-use crate::sql::{orders, outbox, records};
+use crate::sql::{inbox, orders, outbox, records};
+use uuid::Uuid;
 
 /// An open write transaction on a connection of its own ([`TxConnection`]: closed, which
 /// rolls it back, unless it ends cleanly).
@@ -97,5 +99,22 @@ impl OrderRepository for SqliteTx {
 impl OutboxWriter for SqliteTx {
     async fn add_event(&mut self, event: &NewEvent) -> Result<(), StoreError> {
         outbox::insert_event(self.conn()?, event).await
+    }
+}
+
+impl InboxTx for SqliteTx {
+    async fn record_delivery(
+        &mut self,
+        consumer: &'static str,
+        event: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<Delivery, StoreError> {
+        inbox::record_delivery(self.conn()?, consumer, &event, at.naive_utc()).await
+    }
+}
+
+impl ShipmentRepository for SqliteTx {
+    async fn insert_shipment(&mut self, shipment: &NewShipment) -> Result<(), StoreError> {
+        inbox::insert_shipment(self.conn()?, shipment).await
     }
 }

@@ -8,6 +8,7 @@ mod duplicates;
 mod execution;
 mod failures;
 mod fast_path;
+mod inbox;
 mod purge;
 mod second_operation;
 mod step_failures;

@@ -5,8 +5,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use application::ports::{
-    Clock, CommitError, InsertOrderError, InsertRecordError, NewEvent, NewRecord, OrderRepository,
-    OutboxWriter, RecordReader, RecordTx, ReplayAuthorizer, StoreError, UnitOfWork,
+    Clock, CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError, NewEvent,
+    NewRecord, NewShipment, OrderRepository, OutboxWriter, RecordReader, RecordTx,
+    ReplayAuthorizer, ShipmentRepository, StoreError, UnitOfWork,
 };
 use application::{Caller, Coordinator, CoordinatorSettings, CreateOrder, Outcome};
 use chrono::{DateTime, Utc};
@@ -16,6 +17,7 @@ use domain::{
     StoredResponse, TenantId,
 };
 use mockall::{Sequence, mock};
+use uuid::Uuid;
 
 mock! {
     pub(crate) Tx {}
@@ -44,6 +46,20 @@ mock! {
         fn add_event(
             &mut self,
             event: &NewEvent,
+        ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    }
+    impl InboxTx for Tx {
+        fn record_delivery(
+            &mut self,
+            consumer: &'static str,
+            event: Uuid,
+            at: DateTime<Utc>,
+        ) -> impl Future<Output = Result<Delivery, StoreError>> + Send;
+    }
+    impl ShipmentRepository for Tx {
+        fn insert_shipment(
+            &mut self,
+            shipment: &NewShipment,
         ) -> impl Future<Output = Result<(), StoreError>> + Send;
     }
 }

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
 mod cases;
+mod inbox;
 mod outbox;
 
 macro_rules! conformance_suite {
@@ -54,6 +55,21 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn the_relay_claims_in_order_marks_what_it_is_told_and_purges_published() {
                 crate::outbox::relay_claims_marks_and_purges::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn a_redelivered_event_changes_nothing() {
+                crate::inbox::a_redelivered_event_changes_nothing::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn concurrent_deliveries_of_one_event_apply_it_once() {
+                crate::inbox::concurrent_deliveries_apply_once::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn a_poison_payload_writes_nothing() {
+                crate::inbox::a_poison_payload_writes_nothing::<$backend>().await;
             }
 
             #[tokio::test]

@@ -1,0 +1,103 @@
+//! SQL of the inbox and of the shipments consumer's table.
+
+use application::ports::{Delivery, NewShipment, StoreError};
+use chrono::NaiveDateTime;
+use diesel::dsl::{self, Values};
+use diesel::prelude::*;
+use diesel::query_builder::QueryFragment;
+use diesel_async::RunQueryDsl;
+use uuid::Uuid;
+
+use super::classify::Classify;
+use super::connection::SqlConnection;
+use super::rows::to_i64;
+use super::schema::{inbox, shipments};
+
+/// A delivery to record.
+#[derive(Insertable)]
+#[diesel(table_name = inbox)]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct DeliveryRow<'a> {
+    consumer: &'a [u8],
+    event_id: &'a [u8],
+    received_at: NaiveDateTime,
+}
+
+/// The statement [`record_delivery`] runs: `INSERT IGNORE` on MySQL, `INSERT OR IGNORE`
+/// on SQLite. A key already taken inserts nothing and reports no row, which is the answer
+/// (no error text to read); a key another open transaction is inserting makes this one
+/// wait for it, then insert nothing if it committed.
+pub(crate) type RecordDelivery<'a> =
+    Values<dsl::insert_or_ignore_into<inbox::table>, DeliveryRow<'a>>;
+
+/// Records `(consumer, event)` in the caller's transaction.
+pub(crate) async fn record_delivery<'a, C>(
+    conn: &mut C,
+    consumer: &'a str,
+    event: &'a Uuid,
+    at: NaiveDateTime,
+) -> Result<Delivery, StoreError>
+where
+    C: SqlConnection,
+    RecordDelivery<'a>: QueryFragment<C::Backend>,
+{
+    let inserted = diesel::insert_or_ignore_into(inbox::table)
+        .values(DeliveryRow {
+            consumer: consumer.as_bytes(),
+            event_id: event.as_bytes(),
+            received_at: at,
+        })
+        .execute(conn)
+        .await
+        .map_err(C::Backend::store_error)?;
+    Ok(if inserted == 1 {
+        Delivery::First
+    } else {
+        Delivery::Duplicate
+    })
+}
+
+/// The state of a shipment just requested.
+const REQUESTED: &str = "REQUESTED";
+
+/// A shipment to insert.
+#[derive(Insertable)]
+#[diesel(table_name = shipments)]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct ShipmentRow<'a> {
+    order_id: i64,
+    tenant_id: i64,
+    sku: &'a [u8],
+    quantity: i16,
+    state: &'static str,
+    event_id: &'a [u8],
+    created_at: NaiveDateTime,
+}
+
+/// The statement [`insert_shipment`] runs.
+pub(crate) type InsertShipment<'a> = Values<dsl::insert_into<shipments::table>, ShipmentRow<'a>>;
+
+/// Inserts a `REQUESTED` shipment in the caller's transaction.
+pub(crate) async fn insert_shipment<'a, C>(
+    conn: &mut C,
+    shipment: &'a NewShipment,
+) -> Result<(), StoreError>
+where
+    C: SqlConnection,
+    InsertShipment<'a>: QueryFragment<C::Backend>,
+{
+    diesel::insert_into(shipments::table)
+        .values(ShipmentRow {
+            order_id: to_i64(shipment.order.get())?,
+            tenant_id: to_i64(shipment.tenant.get())?,
+            sku: shipment.sku.as_bytes(),
+            quantity: i16::from(shipment.quantity),
+            state: REQUESTED,
+            event_id: shipment.event.as_bytes(),
+            created_at: shipment.created_at.naive_utc(),
+        })
+        .execute(conn)
+        .await
+        .map_err(C::Backend::store_error)?;
+    Ok(())
+}

@@ -1,0 +1,195 @@
+//! Every branch of the inbox with the shipped consumer, with mocked ports: a first
+//! delivery writes once and commits, a duplicate writes nothing, a poison payload never
+//! opens a transaction, and any failure rolls back for a redelivery.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+
+use application::ports::{Delivery, FlowHooks, HookVerdict, NoHooks, PausePoint, StoreError};
+use application::{HandleError, Handled, Order, RequestShipments, handle_delivery, order_created};
+use domain::{IdempotencyKey, OrderId, Scope};
+use uuid::Uuid;
+
+use crate::support::*;
+
+const EVENT: u128 = 0x1234;
+
+fn payload() -> Vec<u8> {
+    let order = Order {
+        id: OrderId::new(9),
+        tenant: caller().tenant,
+        details: new_order(3),
+        created_at: t0(),
+    };
+    order_created(Uuid::from_u128(EVENT), &order).payload
+}
+
+async fn handle(txs: ScriptedUnitOfWork, bytes: &[u8]) -> Result<Handled, HandleError> {
+    handle_delivery(&txs, &RequestShipments, &NoHooks, bytes, t0()).await
+}
+
+fn tx_recording(delivery: Result<Delivery, StoreError>) -> MockTx {
+    let mut tx = MockTx::new();
+    let delivery = Mutex::new(Some(delivery));
+    tx.expect_record_delivery()
+        .withf(|consumer, event, at| {
+            consumer == "shipments" && *event == Uuid::from_u128(EVENT) && *at == t0()
+        })
+        .times(1)
+        .returning(move |_, _, _| ready(delivery.lock().unwrap().take().unwrap()));
+    tx
+}
+
+#[tokio::test]
+async fn a_first_delivery_requests_one_shipment_and_commits() {
+    let mut tx = tx_recording(Ok(Delivery::First));
+    tx.expect_insert_shipment()
+        .withf(|s| {
+            s.order == OrderId::new(9)
+                && s.tenant.get() == 7
+                && s.quantity == 3
+                && s.event == Uuid::from_u128(EVENT)
+        })
+        .times(1)
+        .returning(|_| ready(Ok(())));
+    tx.expect_commit().times(1).returning(|| ready(Ok(())));
+    tx.expect_rollback().never();
+
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &payload()).await;
+
+    assert!(matches!(handled, Ok(Handled::Applied)), "{handled:?}");
+}
+
+#[tokio::test]
+async fn a_duplicate_delivery_writes_nothing() {
+    let mut tx = tx_recording(Ok(Delivery::Duplicate));
+    tx.expect_insert_shipment().never();
+    expect_rollback_only(&mut tx);
+
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &payload()).await;
+
+    assert!(matches!(handled, Ok(Handled::Duplicate)), "{handled:?}");
+}
+
+#[tokio::test]
+async fn a_poison_payload_never_opens_a_transaction() {
+    for bytes in [
+        b"not json".as_slice(),
+        br#"{"eventId":"x","type":"orders.created.v1","tenantId":1,"order":{"orderId":"1","sku":"S","quantity":1}}"#,
+        br#"{"eventId":"00000000-0000-4000-8000-000000000001","type":"other.v1","tenantId":1,"order":{"orderId":"1","sku":"S","quantity":1}}"#,
+        br#"{"eventId":"00000000-0000-4000-8000-000000000001","type":"orders.created.v1","tenantId":1,"order":{"orderId":"0","sku":"S","quantity":1}}"#,
+    ] {
+        let handled = handle(ScriptedUnitOfWork::of([]), bytes).await;
+        let Err(HandleError::Poison(reason)) = handled else {
+            panic!("{handled:?}");
+        };
+        assert!(!reason.to_string().contains("\"S\""), "no payload values: {reason}");
+    }
+}
+
+#[tokio::test]
+async fn a_failed_shipment_insert_rolls_back_for_a_redelivery() {
+    let mut tx = tx_recording(Ok(Delivery::First));
+    tx.expect_insert_shipment()
+        .times(1)
+        .returning(|_| ready(Err(StoreError::Deadlock)));
+    expect_rollback_only(&mut tx);
+
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &payload()).await;
+
+    assert!(
+        matches!(handled, Err(HandleError::Retry(StoreError::Deadlock))),
+        "{handled:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_inbox_insert_rolls_back_for_a_redelivery() {
+    let mut tx = tx_recording(Err(StoreError::LockWaitTimeout));
+    tx.expect_insert_shipment().never();
+    expect_rollback_only(&mut tx);
+
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &payload()).await;
+
+    assert!(
+        matches!(
+            handled,
+            Err(HandleError::Retry(StoreError::LockWaitTimeout))
+        ),
+        "{handled:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_commit_is_left_to_a_redelivery() {
+    let mut tx = tx_recording(Ok(Delivery::First));
+    tx.expect_insert_shipment()
+        .times(1)
+        .returning(|_| ready(Ok(())));
+    tx.expect_commit()
+        .times(1)
+        .returning(|| ready(Err(application::ports::CommitError::CommitOutcomeUnknown)));
+
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &payload()).await;
+
+    assert!(matches!(handled, Err(HandleError::Retry(_))), "{handled:?}");
+}
+
+#[tokio::test]
+async fn a_database_that_cannot_begin_is_left_to_a_redelivery() {
+    let handled = handle(
+        ScriptedUnitOfWork::new([Err(StoreError::ConnectionLost)]),
+        &payload(),
+    )
+    .await;
+
+    assert!(
+        matches!(handled, Err(HandleError::Retry(StoreError::ConnectionLost))),
+        "{handled:?}"
+    );
+}
+
+/// Hooks that note the points reached.
+struct Recording(Arc<Mutex<Vec<PausePoint>>>);
+
+impl FlowHooks for Recording {
+    fn after_record_insert(
+        &self,
+        _scope: &Scope,
+        _key: &IdempotencyKey,
+    ) -> impl Future<Output = HookVerdict> + Send {
+        std::future::ready(HookVerdict::Continue)
+    }
+
+    fn reached(&self, point: PausePoint) -> impl Future<Output = ()> + Send {
+        self.0.lock().unwrap().push(point);
+        std::future::ready(())
+    }
+}
+
+#[tokio::test]
+async fn the_pause_point_follows_the_commit_only_when_something_was_applied() {
+    let points = Arc::new(Mutex::new(Vec::new()));
+    let mut first = tx_recording(Ok(Delivery::First));
+    first.expect_insert_shipment().returning(|_| ready(Ok(())));
+    let seen = Arc::clone(&points);
+    first.expect_commit().times(1).returning(move || {
+        assert!(
+            seen.lock().unwrap().is_empty(),
+            "the point comes after the commit"
+        );
+        ready(Ok(()))
+    });
+    let mut duplicate = tx_recording(Ok(Delivery::Duplicate));
+    expect_rollback_only(&mut duplicate);
+    let txs = ScriptedUnitOfWork::of([first, duplicate]);
+    let hooks = Recording(Arc::clone(&points));
+
+    for _ in 0..2 {
+        handle_delivery(&txs, &RequestShipments, &hooks, &payload(), t0())
+            .await
+            .unwrap();
+    }
+
+    assert_eq!(*points.lock().unwrap(), vec![PausePoint::ConsumerCommitted]);
+}

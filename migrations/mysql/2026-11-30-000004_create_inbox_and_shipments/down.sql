@@ -1,0 +1,2 @@
+DROP TABLE shipments;
+DROP TABLE inbox;
