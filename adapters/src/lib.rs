@@ -5,6 +5,7 @@
 
 pub mod http;
 pub mod mysql;
+pub mod nats;
 pub mod pause_file;
 mod sql;
 pub mod sqlite;

@@ -1,6 +1,6 @@
 //! Support for the black-box tests: a database per test on a real MySQL-compatible
-//! server, fixtures, a gate that holds a leader inside its transaction, and the
-//! consistency checks every test ends with.
+//! server, a private NATS server per test, fixtures, a gate that holds a leader inside its
+//! transaction, and the consistency checks every test ends with.
 
 // Test support: a panic here is a failed test, with the message saying why.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -13,11 +13,13 @@ mod fixtures;
 mod gate;
 mod global_status;
 mod invariants;
+mod nats;
 mod pause;
 mod proxy;
 mod server;
 mod service;
 mod sqlite_db;
+mod temp_dir;
 
 pub use api::{ALL_PERMISSIONS, Api, Reply, forged_token, order_json, token, token_expiring};
 pub use backend::Backend;
@@ -26,6 +28,7 @@ pub use db::TestDb;
 pub use fixtures::{caller, executed_count, join_all, key, new_order, order_id_in};
 pub use gate::{GateHandle, LeaderGate};
 pub use global_status::global_status;
+pub use nats::PrivateNats;
 pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
 pub use proxy::{CommitFault, FaultProxy};
 pub use server::{TestServer, url_via};
@@ -34,3 +37,4 @@ pub use service::{
     server_binary,
 };
 pub use sqlite_db::SqliteDb;
+pub use temp_dir::TempDir;

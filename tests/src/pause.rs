@@ -1,16 +1,18 @@
 //! The test side of the server's file-driven pause points (`adapters::pause_file`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use adapters::pause_file::PauseFileHooks;
+
+use crate::TempDir;
 
 pub use adapters::pause_file::PAUSE_KEY_PREFIX;
 
 /// A fresh directory through which a test holds and releases paused requests.
 #[derive(Debug)]
 pub struct PauseDir {
-    path: PathBuf,
+    dir: TempDir,
 }
 
 impl Default for PauseDir {
@@ -26,15 +28,15 @@ impl PauseDir {
     /// When it cannot be created.
     #[must_use]
     pub fn new() -> Self {
-        let path = std::env::temp_dir().join(format!("pause-{}", uuid::Uuid::new_v4()));
-        std::fs::create_dir_all(&path).unwrap();
-        Self { path }
+        Self {
+            dir: TempDir::new("pause"),
+        }
     }
 
     /// The directory, for `IDEMPOTENCY_TEST_PAUSE_DIR`.
     #[must_use]
     pub fn path(&self) -> &Path {
-        &self.path
+        self.dir.path()
     }
 
     /// Blocks until the request with `key` has inserted its record and is paused inside
@@ -43,7 +45,7 @@ impl PauseDir {
     /// # Panics
     /// After 60 s.
     pub fn wait_until_paused(&self, key: &str) {
-        let marker = PauseFileHooks::inserted_marker(&self.path, key);
+        let marker = PauseFileHooks::inserted_marker(self.dir.path(), key);
         let deadline = Instant::now() + Duration::from_secs(60);
         while !marker.exists() {
             assert!(
@@ -65,15 +67,9 @@ impl PauseDir {
     }
 
     fn write_release(&self, key: &str, word: &str) {
-        let marker = PauseFileHooks::release_marker(&self.path, key);
+        let marker = PauseFileHooks::release_marker(self.dir.path(), key);
         let staging = marker.with_extension("staging");
         std::fs::write(&staging, word).unwrap();
         std::fs::rename(&staging, &marker).unwrap();
-    }
-}
-
-impl Drop for PauseDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
     }
 }

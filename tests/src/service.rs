@@ -226,11 +226,7 @@ impl Service {
 
     /// Sends SIGTERM: the graceful shutdown signal.
     pub fn terminate(&self) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
+        send_sigterm(self.child.id());
     }
 
     /// Sends SIGKILL: the process dies at once, mid-transaction or not.
@@ -250,6 +246,19 @@ impl Drop for Service {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Sends SIGTERM to process `pid`, through `kill(1)` (the crate has no `unsafe` for a
+/// direct `kill(2)`).
+///
+/// # Panics
+/// When `kill` fails (no such process).
+pub(crate) fn send_sigterm(pid: u32) {
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -TERM {pid} failed");
 }
 
 /// The CPU time (user plus system, all threads) process `pid` has used so far, from
