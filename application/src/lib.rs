@@ -25,6 +25,6 @@ pub use operation::{IdempotentOperation, Rejection, StepContext, StepError};
 pub use order::Order;
 pub use order_created::{ORDERS_CREATED, order_created};
 pub use outcome::{FailureCause, Outcome, UnknownCause};
-pub use purge::{PurgeSettings, purge_expired};
+pub use purge::{PurgeSettings, purge_expired, purge_published_events};
 pub use relay::{Relay, RelayPacing, RelayPass};
 pub use request_shipments::{RequestShipments, SHIPMENTS_CONSUMER, ShipmentRequest};

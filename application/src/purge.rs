@@ -1,6 +1,8 @@
 //! The purge use case: delete expired completed records in bounded batches.
 
-use crate::ports::{Clock, RecordPurger, StoreError};
+use domain::RetentionPolicy;
+
+use crate::ports::{Clock, OutboxRelayStore, RecordPurger, StoreError};
 
 /// How a purge run is bounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +36,31 @@ pub async fn purge_expired<P: RecordPurger>(
     let mut total = 0;
     for _ in 0..settings.max_batches {
         let deleted = purger.purge_expired_batch(now, settings.batch_size).await?;
+        total += deleted;
+        if deleted < u64::from(settings.batch_size) {
+            break;
+        }
+    }
+    Ok(total)
+}
+
+/// Deletes events published more than the retention ago, batch by batch like
+/// [`purge_expired`]; pending events are never deleted. Returns how many went.
+///
+/// # Errors
+/// The first [`StoreError`]; batches already deleted stay deleted.
+pub async fn purge_published_events<S: OutboxRelayStore>(
+    store: &S,
+    clock: &dyn Clock,
+    retention: RetentionPolicy,
+    settings: PurgeSettings,
+) -> Result<u64, StoreError> {
+    let cutoff = clock.now() - retention.period();
+    let mut total = 0;
+    for _ in 0..settings.max_batches {
+        let deleted = store
+            .purge_published_batch(cutoff, settings.batch_size)
+            .await?;
         total += deleted;
         if deleted < u64::from(settings.batch_size) {
             break;

@@ -45,6 +45,12 @@ impl RetentionPolicy {
             .ok_or(RetentionError::OutOfRange)
     }
 
+    /// How long things are kept.
+    #[must_use]
+    pub fn period(self) -> TimeDelta {
+        self.retain
+    }
+
     /// When a record completed at `completed_at` expires.
     ///
     /// # Errors

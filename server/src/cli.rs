@@ -1,4 +1,5 @@
-//! The command line: `serve` (the default), `migrate`, `purge` and `token`.
+//! The command line: `serve` (the default), `migrate`, `purge`, `relay`, `consume` and
+//! `token`.
 
 use clap::{Parser, Subcommand};
 
@@ -16,10 +17,27 @@ pub(crate) enum Command {
     Serve,
     /// Apply pending migrations and exit.
     Migrate,
-    /// Delete expired completed idempotency records once, in bounded batches, and exit.
+    /// Delete expired completed idempotency records and events published before the
+    /// retention once, in bounded batches, and exit.
     Purge,
+    /// Migrate, then relay pending events from the outbox to NATS JetStream (NATS_URL)
+    /// until SIGTERM or Ctrl-C. Every `serve` process also relays when NATS_URL is set.
+    Relay,
+    /// Migrate, then run one of the shipped event consumers until SIGTERM or Ctrl-C.
+    Consume {
+        /// Which consumer.
+        #[arg(value_enum)]
+        consumer: ConsumerName,
+    },
     /// Print a bearer token signed with AUTH_JWT_SECRET (for local use and tests).
     Token(TokenArgs),
+}
+
+/// The shipped consumers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ConsumerName {
+    /// One `REQUESTED` shipment per created order (table `shipments`).
+    Shipments,
 }
 
 #[derive(Debug, clap::Args)]

@@ -10,6 +10,7 @@ use std::time::Duration;
 use adapters::http::TokenKeys;
 
 pub(crate) use crate::database_config::DatabaseConfig;
+use crate::events_config::EventsConfig;
 use crate::secret::{Secret, token_keys};
 use domain::RetentionPolicy;
 
@@ -80,7 +81,7 @@ pub(crate) struct ServeConfig {
     pub(crate) development_secret: bool,
     /// `BIND_ADDR`, default `127.0.0.1:8080`.
     pub(crate) bind_addr: SocketAddr,
-    /// `IDEMPOTENCY_RETENTION_SECS`, default 86400.
+    /// `IDEMPOTENCY_RETENTION_SECS`, default 86400 (records and published events).
     pub(crate) retention: RetentionPolicy,
     /// `PURGE_INTERVAL_SECS`, default 300; `0` turns the purge timer off.
     pub(crate) purge_interval: Option<Duration>,
@@ -88,6 +89,8 @@ pub(crate) struct ServeConfig {
     pub(crate) shutdown_timeout_secs: u64,
     /// `IDEMPOTENCY_TEST_PAUSE_DIR`: test-only pause points (see `adapters::pause_file`).
     pub(crate) test_pause_dir: Option<PathBuf>,
+    /// The broker and the relay's pacing.
+    pub(crate) events: EventsConfig,
 }
 
 impl ServeConfig {
@@ -106,14 +109,7 @@ impl ServeConfig {
                 )
             })?,
         };
-        let retention_secs = integer(
-            lookup,
-            "IDEMPOTENCY_RETENTION_SECS",
-            1..=10 * 365 * 86_400,
-            86_400,
-        )?;
-        let retention = RetentionPolicy::from_secs(retention_secs)
-            .map_err(|_| invalid("IDEMPOTENCY_RETENTION_SECS", "out of range"))?;
+        let retention = retention(lookup)?;
         let purge_secs = integer(lookup, "PURGE_INTERVAL_SECS", 0..=86_400, 300)?;
         let shutdown_timeout_secs = integer(lookup, "SHUTDOWN_TIMEOUT_SECS", 1..=3600, 30)?;
         Ok(Self {
@@ -125,8 +121,22 @@ impl ServeConfig {
             purge_interval: (purge_secs > 0).then(|| Duration::from_secs(purge_secs)),
             shutdown_timeout_secs,
             test_pause_dir: text(lookup, "IDEMPOTENCY_TEST_PAUSE_DIR")?.map(PathBuf::from),
+            events: EventsConfig::from_lookup(lookup)?,
         })
     }
+}
+
+/// `IDEMPOTENCY_RETENTION_SECS`, default 86400: how long completed records and published
+/// events are kept.
+pub(crate) fn retention(lookup: Lookup<'_>) -> Result<RetentionPolicy, ConfigError> {
+    let secs = integer(
+        lookup,
+        "IDEMPOTENCY_RETENTION_SECS",
+        1..=10 * 365 * 86_400,
+        86_400,
+    )?;
+    RetentionPolicy::from_secs(secs)
+        .map_err(|_| invalid("IDEMPOTENCY_RETENTION_SECS", "out of range"))
 }
 
 #[cfg(test)]

@@ -4,11 +4,15 @@
 
 mod cli;
 mod config;
+mod consume_task;
 mod database_config;
+mod events_config;
 mod logging;
 mod purge_task;
+mod relay_task;
 mod secret;
 mod serve;
+mod signals;
 mod store;
 mod token;
 mod try_it;
@@ -23,7 +27,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, ConsumerName};
 use crate::config::{DatabaseConfig, ServeConfig};
 use crate::secret::Secret;
 use crate::store::AnyStore;
@@ -55,16 +59,42 @@ fn main() -> ExitCode {
                 runtime()?.block_on(async { store::open_and_migrate(&config).await.map(|_| ()) })
             }),
         Command::Purge => DatabaseConfig::from_lookup(&lookup)
+            .and_then(|config| Ok((config, config::retention(&lookup)?)))
             .map_err(anyhow::Error::from)
-            .and_then(|config| {
+            .and_then(|(config, retention)| {
                 runtime()?.block_on(async {
                     match store::open(&config).await? {
-                        AnyStore::Mysql(store) => purge_task::purge_once(&store).await,
-                        AnyStore::Sqlite(store) => purge_task::purge_once(&store).await,
+                        AnyStore::Mysql(store) => purge_task::purge_once(&store, retention).await,
+                        AnyStore::Sqlite(store) => purge_task::purge_once(&store, retention).await,
                     }
                     .map(|_| ())
                 })
             }),
+        Command::Relay => events_command(&lookup, |store, events| async move {
+            let url = events.required_url()?.to_owned();
+            let stop = signals::stop_on_signal();
+            match store {
+                AnyStore::Mysql(store) => {
+                    relay_task::relay_until(store, &url, &events, None, stop).await
+                }
+                AnyStore::Sqlite(store) => {
+                    relay_task::relay_until(store, &url, &events, None, stop).await
+                }
+            }
+        }),
+        Command::Consume {
+            consumer: ConsumerName::Shipments,
+        } => events_command(&lookup, |store, events| async move {
+            let stop = signals::stop_on_signal();
+            match store {
+                AnyStore::Mysql(store) => {
+                    consume_task::consume_shipments(store, &events, stop).await
+                }
+                AnyStore::Sqlite(store) => {
+                    consume_task::consume_shipments(store, &events, stop).await
+                }
+            }
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -73,6 +103,22 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Runs a command of the events (`relay`, `consume`): reads the database and events
+/// configuration, migrates, then hands the store over.
+fn events_command<F, Fut>(lookup: config::Lookup<'_>, command: F) -> anyhow::Result<()>
+where
+    F: FnOnce(AnyStore, events_config::EventsConfig) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
+    let database = DatabaseConfig::from_lookup(lookup)?;
+    let events = events_config::EventsConfig::from_lookup(lookup)?;
+    events.required_url()?;
+    runtime()?.block_on(async {
+        let store = store::open_and_migrate(&database).await?;
+        command(store, events).await
+    })
 }
 
 /// The runtime that owns the database pool and runs every idempotent execution.

@@ -12,6 +12,8 @@ use tokio::sync::watch;
 
 use crate::config::{DatabaseConfig, ServeConfig};
 use crate::purge_task::purge_every;
+use crate::relay_task::relay_until;
+use crate::signals::shutdown_signal;
 use crate::store::{AnyStore, WorkerStore, open_and_migrate};
 use crate::try_it::log_try_it;
 
@@ -54,6 +56,7 @@ async fn serve_with<S: WorkerStore>(
     let worker_database = S::with_connections(&database, S::connection_budget(&database) / workers);
     let keys = config.keys.clone();
     let metrics = Arc::new(Metrics::new());
+    let relay_metrics = Arc::clone(&metrics);
 
     let server = HttpServer::new(move || {
         let (database, keys, hooks) = (worker_database.clone(), keys.clone(), hooks.clone());
@@ -87,16 +90,30 @@ async fn serve_with<S: WorkerStore>(
     }
 
     let (stop_purge, stopped) = watch::channel(false);
-    let purge = config
-        .purge_interval
-        .map(|interval| tokio::spawn(purge_every(store.clone(), interval, stopped)));
+    let purge = config.purge_interval.map(|interval| {
+        tokio::spawn(purge_every(
+            store.clone(),
+            interval,
+            config.retention,
+            stopped.clone(),
+        ))
+    });
+    let relay = config.events.nats_url.clone().map(|url| {
+        let (store, events, metrics) = (store.clone(), config.events.clone(), relay_metrics);
+        let stopped = stopped.clone();
+        tokio::spawn(async move {
+            if let Err(error) = relay_until(store, &url, &events, Some(metrics), stopped).await {
+                tracing::error!(error = %format!("{error:#}"), "relay ended; events wait in the outbox");
+            }
+        })
+    });
 
     let server = server.run();
     tokio::spawn(stop_on_signal(server.handle()));
     let result = server.await.context("HTTP server failed");
     let _ = stop_purge.send(true);
-    if let Some(purge) = purge {
-        let _ = purge.await;
+    for task in [purge, relay].into_iter().flatten() {
+        let _ = task.await;
     }
     tracing::info!("shut down");
     result
@@ -104,21 +121,7 @@ async fn serve_with<S: WorkerStore>(
 
 /// Waits for SIGTERM or Ctrl-C, then stops accepting and lets in-flight requests finish.
 async fn stop_on_signal(server: actix_web::dev::ServerHandle) {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(error) => {
-                tracing::warn!(%error, "cannot watch SIGTERM; only Ctrl-C stops the server");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    tokio::select! {
-        () = terminate => {}
-        _ = tokio::signal::ctrl_c() => {}
-    }
+    shutdown_signal().await;
     tracing::info!("shutdown signal received; finishing in-flight requests");
     server.stop(true).await;
 }

@@ -7,13 +7,13 @@ use adapters::http::ServiceStore;
 use adapters::mysql::{MysqlConfig, MysqlStore};
 use adapters::sqlite::{SqliteConfig, SqliteStore};
 use anyhow::Context;
-use application::ports::RecordPurger;
+use application::ports::{OutboxRelayStore, RecordPurger};
 
 use crate::config::DatabaseConfig;
 
-/// Connections of the store that migrates, purges and probes; request traffic goes
+/// Connections of the store that migrates, purges, probes and relays; request traffic goes
 /// through each worker's own store.
-const ADMIN_CONNECTIONS: usize = 2;
+const ADMIN_CONNECTIONS: usize = 3;
 
 /// One of the stores; every command works with either.
 #[derive(Debug, Clone)]
@@ -71,7 +71,9 @@ pub(crate) async fn open(config: &DatabaseConfig) -> anyhow::Result<AnyStore> {
 }
 
 /// A store each HTTP worker opens for itself on the same database.
-pub(crate) trait WorkerStore: ServiceStore + RecordPurger + Sized {
+pub(crate) trait WorkerStore:
+    ServiceStore + RecordPurger + OutboxRelayStore + Sized
+{
     /// What opening needs.
     type Config: Clone + Send + 'static;
 

@@ -201,7 +201,11 @@ impl TestDb {
             .await
     }
 
-    pub(crate) async fn count(&self, sql: &str) -> i64 {
+    /// Runs a `SELECT COUNT(*) AS n ...` (or any query of one `BIGINT` column `n`).
+    ///
+    /// # Panics
+    /// When the query fails.
+    pub async fn count(&self, sql: &str) -> i64 {
         let row: Count = diesel::sql_query(sql)
             .get_result(&mut *self.admin.lock().await)
             .await

@@ -72,4 +72,28 @@ impl PauseDir {
         std::fs::write(&staging, word).unwrap();
         std::fs::rename(&staging, &marker).unwrap();
     }
+
+    /// Arms the named pause point (`relay-acked`, `consumer-committed`): the next process
+    /// to reach it stops there, once.
+    pub fn arm(&self, point: &str) {
+        std::fs::write(self.dir.path().join(format!("{point}.arm")), b"").unwrap();
+    }
+
+    /// Blocks until a process stopped at the armed point `point`.
+    ///
+    /// # Panics
+    /// After 60 s.
+    pub fn wait_until_reached(&self, point: &str) {
+        let marker = self.dir.path().join(format!("{point}.reached"));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !marker.exists() {
+            assert!(Instant::now() < deadline, "{point} was never reached");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Lets a process stopped at `point` go on.
+    pub fn release_point(&self, point: &str) {
+        self.write_release(point, "continue");
+    }
 }

@@ -116,9 +116,55 @@ impl Service {
     /// When the process exits or does not listen within 60 s; the message holds its log.
     #[must_use]
     pub fn start(options: &ServiceOptions) -> Self {
+        let mut command = Self::command(options, &["serve"]);
+        if let Some(path) = &options.log_file {
+            command.stderr(std::fs::File::create(path).unwrap());
+            let mut child = command.spawn().unwrap();
+            let address = wait_for_address_in(path, &mut child);
+            return Self {
+                child,
+                base_url: format!("http://{address}"),
+                log: Arc::new(Log::default()),
+            };
+        }
+        let (mut child, log, addresses) = Self::spawn_logging(command);
+        let Ok(address) = addresses.recv_timeout(Duration::from_secs(60)) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the server did not start:\n{}", log.text.lock().unwrap());
+        };
+        Self {
+            child,
+            base_url: format!("http://{address}"),
+            log,
+        }
+    }
+
+    /// Starts `server <args>` (a command without HTTP, such as `relay` or `consume
+    /// shipments`) with the same environment as [`Service::start`], and waits until it
+    /// logs `ready`. Its [`Service::base_url`] is empty.
+    ///
+    /// # Panics
+    /// When it does not log `ready` within 60 s; the message holds its log.
+    #[must_use]
+    pub fn start_command(options: &ServiceOptions, args: &[&str], ready: &str) -> Self {
+        let (child, log, _addresses) = Self::spawn_logging(Self::command(options, args));
+        let service = Self {
+            child,
+            base_url: String::new(),
+            log,
+        };
+        if let Err(log) = service.wait_for_log(ready) {
+            panic!("server {args:?} did not start:\n{log}");
+        }
+        service
+    }
+
+    /// The server process for `args`, with the options' environment.
+    fn command(options: &ServiceOptions, args: &[&str]) -> Command {
         let mut command = Command::new(server_binary());
         command
-            .arg("serve")
+            .args(args)
             .env_clear()
             .env("BIND_ADDR", "127.0.0.1:0")
             .env("LOCK_WAIT_TIMEOUT_SECS", options.lock_wait_secs.to_string())
@@ -141,16 +187,12 @@ impl Service {
         for (name, value) in &options.env {
             command.env(name, value);
         }
-        if let Some(path) = &options.log_file {
-            command.stderr(std::fs::File::create(path).unwrap());
-            let mut child = command.spawn().unwrap();
-            let address = wait_for_address_in(path, &mut child);
-            return Self {
-                child,
-                base_url: format!("http://{address}"),
-                log: Arc::new(Log::default()),
-            };
-        }
+        command
+    }
+
+    /// Spawns `command`, collecting its stderr lines into a log and sending every
+    /// listening address it announces.
+    fn spawn_logging(mut command: Command) -> (Child, Arc<Log>, mpsc::Receiver<String>) {
         let mut child = command.spawn().unwrap();
         let stderr = child.stderr.take().unwrap();
         let log = Arc::new(Log::default());
@@ -167,16 +209,7 @@ impl Service {
                 sink.grew.notify_all();
             }
         });
-        let Ok(address) = address_rx.recv_timeout(Duration::from_secs(60)) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("the server did not start:\n{}", log.text.lock().unwrap());
-        };
-        Self {
-            child,
-            base_url: format!("http://{address}"),
-            log,
-        }
+        (child, log, address_rx)
     }
 
     /// `http://127.0.0.1:<port>`.

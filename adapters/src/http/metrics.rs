@@ -1,9 +1,11 @@
-//! Prometheus metrics: idempotent outcomes by operation, and request latency by route.
+//! Prometheus metrics: idempotent outcomes by operation, request latency by route, and
+//! the outbox relay's state (contract §6).
 
 use application::Outcome;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
@@ -31,6 +33,16 @@ pub struct Metrics {
     registry: Registry,
     outcomes: Family<OutcomeLabels, Counter>,
     latency: LatencyFamily,
+    outbox: OutboxMetrics,
+}
+
+/// The relay's figures: what waits, how old the oldest is, what went out, what failed.
+#[derive(Debug, Default)]
+struct OutboxMetrics {
+    pending: Gauge,
+    oldest_pending_age_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
+    published: Counter,
+    publish_failures: Counter,
 }
 
 impl Default for Metrics {
@@ -57,11 +69,49 @@ impl Metrics {
             "Time from request head to response, by route",
             latency.clone(),
         );
+        let outbox = OutboxMetrics::default();
+        registry.register(
+            "outbox_pending",
+            "Events in the outbox not yet acknowledged by the broker",
+            outbox.pending.clone(),
+        );
+        registry.register(
+            "outbox_oldest_pending_age_seconds",
+            "Age of the oldest event waiting in the outbox (0 when none waits)",
+            outbox.oldest_pending_age_seconds.clone(),
+        );
+        registry.register(
+            "outbox_published",
+            "Events the relay published and marked",
+            outbox.published.clone(),
+        );
+        registry.register(
+            "outbox_publish_failures",
+            "Publishes that failed or timed out (the event stays pending)",
+            outbox.publish_failures.clone(),
+        );
         Self {
             registry,
             outcomes,
             latency,
+            outbox,
         }
+    }
+
+    /// Counts one relay pass's published and failed events.
+    pub fn count_relay_pass(&self, published: usize, failed: usize) {
+        self.outbox.published.inc_by(published as u64);
+        self.outbox.publish_failures.inc_by(failed as u64);
+    }
+
+    /// Sets what waits in the outbox.
+    pub fn set_outbox_pending(&self, count: u64, oldest_age_seconds: f64) {
+        self.outbox
+            .pending
+            .set(i64::try_from(count).unwrap_or(i64::MAX));
+        self.outbox
+            .oldest_pending_age_seconds
+            .set(oldest_age_seconds);
     }
 
     /// Counts one idempotent outcome. Operation names are constants (`Op::NAME`), so the

@@ -1,0 +1,45 @@
+//! The relay's broker port over JetStream: each event goes to its subject with its id as
+//! `Nats-Msg-Id`, so a second publish within the stream's duplicate window is dropped.
+
+use std::time::Duration;
+
+use application::ports::{EventPublisher, PendingEvent, PublishError};
+
+use super::{Context, OutgoingMessage, publish_batch};
+
+/// Publishes outbox events to JetStream.
+#[derive(Debug, Clone)]
+pub struct NatsPublisher {
+    js: Context,
+    ack_timeout: Duration,
+}
+
+impl NatsPublisher {
+    /// A publisher on `js` that gives a batch's acks `ack_timeout` in all.
+    #[must_use]
+    pub fn new(js: Context, ack_timeout: Duration) -> Self {
+        Self { js, ack_timeout }
+    }
+}
+
+impl EventPublisher for NatsPublisher {
+    async fn publish(&self, events: &[PendingEvent]) -> Vec<Result<(), PublishError>> {
+        let messages: Vec<OutgoingMessage> = events
+            .iter()
+            .map(|event| OutgoingMessage {
+                subject: event.subject.clone(),
+                msg_id: event.id.hyphenated().to_string(),
+                payload: event.payload.clone(),
+            })
+            .collect();
+        publish_batch(&self.js, &messages, self.ack_timeout)
+            .await
+            .into_iter()
+            .map(|result| {
+                result
+                    .map(|_ack| ())
+                    .map_err(|e| PublishError(e.to_string()))
+            })
+            .collect()
+    }
+}

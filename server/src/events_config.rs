@@ -1,0 +1,119 @@
+//! The events' configuration (contract §6): the broker, and how the relay paces itself.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use adapters::pause_file::PauseFileHooks;
+
+use crate::config::{ConfigError, Lookup, integer, invalid, text};
+
+/// What the relay and the consumers need besides the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EventsConfig {
+    /// `NATS_URL`: unset, `serve` runs no relay and events wait in the outbox.
+    pub(crate) nats_url: Option<String>,
+    /// `OUTBOX_BATCH`, default 256: events per relay pass.
+    pub(crate) batch: usize,
+    /// `OUTBOX_POLL_MS`, default 50: the relay's wait after a pass that found less than
+    /// a batch.
+    pub(crate) poll: Duration,
+    /// `NATS_ACK_TIMEOUT_MS`, default 5000: how long a batch's acks may take in all.
+    pub(crate) ack_timeout: Duration,
+    /// `NATS_DUPLICATE_WINDOW_MS`, default 120000 (JetStream's own default): the `ORDERS`
+    /// stream's duplicate window when this process creates it.
+    pub(crate) duplicate_window: Duration,
+    /// `CONSUMER_ACK_WAIT_MS`, default 30000: how long a consumer may hold a delivery
+    /// unacknowledged before JetStream sends it again (set when the durable consumer is
+    /// created).
+    pub(crate) consumer_ack_wait: Duration,
+    /// `IDEMPOTENCY_TEST_PAUSE_DIR`: test-only pause points (see `adapters::pause_file`).
+    pub(crate) test_pause_dir: Option<PathBuf>,
+}
+
+impl EventsConfig {
+    pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
+        let nats_url = text(lookup, "NATS_URL")?;
+        if let Some(url) = &nats_url
+            && !(url.starts_with("nats://") || url.starts_with("tls://"))
+        {
+            return Err(invalid("NATS_URL", "must be a nats:// or tls:// URL"));
+        }
+        let batch = integer(lookup, "OUTBOX_BATCH", 1..=4096, 256)?;
+        let poll = integer(lookup, "OUTBOX_POLL_MS", 1..=60_000, 50)?;
+        let ack_timeout = integer(lookup, "NATS_ACK_TIMEOUT_MS", 100..=120_000, 5000)?;
+        let window = integer(
+            lookup,
+            "NATS_DUPLICATE_WINDOW_MS",
+            100..=86_400_000,
+            120_000,
+        )?;
+        let ack_wait = integer(lookup, "CONSUMER_ACK_WAIT_MS", 100..=3_600_000, 30_000)?;
+        Ok(Self {
+            nats_url,
+            consumer_ack_wait: Duration::from_millis(ack_wait),
+            batch: usize::try_from(batch).unwrap_or(256),
+            poll: Duration::from_millis(poll),
+            ack_timeout: Duration::from_millis(ack_timeout),
+            duplicate_window: Duration::from_millis(window),
+            test_pause_dir: text(lookup, "IDEMPOTENCY_TEST_PAUSE_DIR")?.map(PathBuf::from),
+        })
+    }
+
+    /// The pause points of the relay and the consumers: inert unless a test set the
+    /// pause directory.
+    pub(crate) fn hooks(&self) -> PauseFileHooks {
+        self.test_pause_dir
+            .clone()
+            .map_or_else(PauseFileHooks::disabled, PauseFileHooks::in_dir)
+    }
+
+    /// The broker's URL, for the commands that cannot run without one.
+    pub(crate) fn required_url(&self) -> Result<&str, ConfigError> {
+        self.nats_url
+            .as_deref()
+            .ok_or_else(|| invalid("NATS_URL", "is required by this command"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use super::*;
+
+    fn parse(vars: &[(&str, &str)]) -> Result<EventsConfig, ConfigError> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        EventsConfig::from_lookup(&move |name| {
+            vars.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| OsString::from(v))
+        })
+    }
+
+    #[test]
+    fn defaults_follow_the_contract() {
+        let config = parse(&[]).unwrap();
+        assert_eq!(config.nats_url, None);
+        assert_eq!(config.batch, 256);
+        assert_eq!(config.poll, Duration::from_millis(50));
+        assert!(config.required_url().is_err());
+    }
+
+    #[test]
+    fn bad_values_name_the_variable_without_quoting_it() {
+        let error = parse(&[("NATS_URL", "http://user:secret@host")]).unwrap_err();
+        assert_eq!(error.variable, "NATS_URL");
+        assert!(!error.to_string().contains("secret"));
+        assert_eq!(
+            parse(&[("OUTBOX_BATCH", "0")]).unwrap_err().variable,
+            "OUTBOX_BATCH"
+        );
+        assert_eq!(
+            parse(&[("OUTBOX_POLL_MS", "x")]).unwrap_err().variable,
+            "OUTBOX_POLL_MS"
+        );
+    }
+}

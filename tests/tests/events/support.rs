@@ -1,0 +1,174 @@
+//! One rig per scenario: a database, a broker, a pause directory, and the processes.
+
+use std::time::{Duration, Instant};
+
+use tests::{Api, PauseDir, PrivateNats, Service, ServiceOptions, TestDb, order_json, token};
+
+/// A scenario's world.
+pub(crate) struct Rig {
+    pub(crate) db: TestDb,
+    pub(crate) nats: PrivateNats,
+    pub(crate) pause: PauseDir,
+}
+
+/// What the scenario's counts are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub(crate) orders: i64,
+    pub(crate) events: i64,
+    pub(crate) published: i64,
+    pub(crate) attempts: i64,
+    pub(crate) shipments: i64,
+    pub(crate) shipped_orders: i64,
+}
+
+impl Rig {
+    pub(crate) async fn new() -> Self {
+        Self {
+            db: TestDb::create().await,
+            nats: PrivateNats::start(),
+            pause: PauseDir::new(),
+        }
+    }
+
+    /// Options for any of the processes, with `env` on top of the rig's.
+    pub(crate) fn options(&self, env: &[(&str, &str)]) -> ServiceOptions {
+        self.options_on(self.db.url(), env)
+    }
+
+    /// [`Rig::options`] on another database URL (through a fault proxy).
+    pub(crate) fn options_on(&self, database_url: &str, env: &[(&str, &str)]) -> ServiceOptions {
+        let mut options = ServiceOptions::new(database_url);
+        options.pause_dir = Some(self.pause.path().to_owned());
+        options.env = [
+            ("NATS_URL", self.nats.url().as_str()),
+            ("OUTBOX_POLL_MS", "20"),
+            ("CONSUMER_ACK_WAIT_MS", "1000"),
+        ]
+        .iter()
+        .chain(env)
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        options
+    }
+
+    /// `server serve`, relaying.
+    pub(crate) fn serve(&self, env: &[(&str, &str)]) -> Service {
+        let service = Service::start(&self.options(env));
+        service.wait_for_log("relay started").unwrap();
+        service
+    }
+
+    /// `server consume shipments`.
+    pub(crate) fn consumer(&self) -> Service {
+        Service::start_command(
+            &self.options(&[]),
+            &["consume", "shipments"],
+            "consumer started",
+        )
+    }
+
+    /// The counts, each on its own.
+    pub(crate) async fn counts(&self) -> Counts {
+        let db = &self.db;
+        Counts {
+            orders: db.count("SELECT COUNT(*) AS n FROM orders").await,
+            events: db.count("SELECT COUNT(*) AS n FROM outbox").await,
+            published: db
+                .count("SELECT COUNT(*) AS n FROM outbox WHERE published_at IS NOT NULL")
+                .await,
+            attempts: db
+                .count("SELECT CAST(COALESCE(SUM(attempts), 0) AS SIGNED) AS n FROM outbox")
+                .await,
+            shipments: db.count("SELECT COUNT(*) AS n FROM shipments").await,
+            shipped_orders: db
+                .count("SELECT COUNT(DISTINCT order_id) AS n FROM shipments")
+                .await,
+        }
+    }
+
+    /// Polls the counts until `done` holds (the processes work on their own time).
+    ///
+    /// # Panics
+    /// After 90 s, with the last counts.
+    pub(crate) async fn wait_for(&self, what: &str, done: impl Fn(&Counts) -> bool) -> Counts {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            let counts = self.counts().await;
+            if done(&counts) {
+                return counts;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what} never happened: {counts:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits until every order's event is published and shipped, then checks the
+    /// invariants; returns the messages in the stream.
+    pub(crate) async fn assert_settled(&self, orders: i64) -> u64 {
+        let counts = self
+            .wait_for("every event published and shipped", |c| {
+                c.published == c.events && c.shipments == c.orders
+            })
+            .await;
+        eprintln!(
+            "counts: {counts:?}, stream messages: {}",
+            self.nats.stream_messages("ORDERS")
+        );
+        assert_eq!(counts.orders, orders, "{counts:?}");
+        assert_eq!(counts.events, counts.orders, "orders = events");
+        assert_eq!(counts.published, counts.events, "every event published");
+        assert_eq!(counts.shipments, counts.orders, "shipments = orders");
+        assert_eq!(
+            counts.shipped_orders, counts.shipments,
+            "one shipment per order"
+        );
+        self.nats.stream_messages("ORDERS")
+    }
+
+    /// Removes the database (checking the per-tenant invariant once more).
+    pub(crate) async fn finish(self) {
+        self.db.drop_database().await;
+    }
+}
+
+/// Sends `n` creates spread over `base_urls`, `threads` at a time; returns each status.
+pub(crate) async fn create_orders(
+    base_urls: &[String],
+    prefix: &str,
+    n: usize,
+    threads: usize,
+) -> Vec<u16> {
+    let urls = base_urls.to_vec();
+    let prefix = prefix.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let bearer = token(1, 1, "orders:create orders:read");
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (urls, prefix, bearer) = (&urls, &prefix, &bearer);
+                    scope.spawn(move || {
+                        let api = Api::new(&urls[t % urls.len()]);
+                        (t..n)
+                            .step_by(threads)
+                            .map(|i| {
+                                let reference = format!("{prefix}-{i}");
+                                api.create(bearer, &reference, &order_json(&reference, "SKU-1", 1))
+                                    .status
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap())
+                .collect()
+        })
+    })
+    .await
+    .unwrap()
+}
