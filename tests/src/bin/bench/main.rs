@@ -13,6 +13,7 @@
 mod ceiling;
 mod cost;
 mod load;
+mod relay;
 mod report;
 mod wire;
 
@@ -203,7 +204,7 @@ fn main() {
     let db = runtime.block_on(TestDb::create());
     let log_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/bench");
     std::fs::create_dir_all(log_dir).expect("target/bench");
-    let service = Service::start(&ServiceOptions {
+    let options = ServiceOptions {
         env: vec![
             ("DATABASE_MAX_CONNECTIONS".into(), "32".into()),
             (
@@ -213,7 +214,8 @@ fn main() {
         ],
         log_file: Some(format!("{log_dir}/server.log").into()),
         ..ServiceOptions::new(db.url())
-    });
+    };
+    let service = Service::start(&options);
     let meter = runtime.block_on(Meter::connect(db.url()));
     let bench = Bench {
         pool: ceiling::pool(db.url(), STORM_WIDTH),
@@ -243,8 +245,17 @@ fn main() {
         scenarios.push(bench.mixed());
     }
 
+    let relay = wanted("relay").then(|| {
+        let mut options = options.clone();
+        options.log_file = Some(format!("{log_dir}/relay-server.log").into());
+        bench
+            .runtime
+            .block_on(relay::run(&bench.db, &options, bench.duration))
+    });
+
     let report = Report {
         scenarios,
+        relay,
         server_peak_rss_bytes: service.peak_rss_bytes().unwrap_or(0),
         database: bench.db.server_version().to_owned(),
         database_cpu_measured: bench.meter.measures_database_cpu(),

@@ -40,6 +40,8 @@ pub(crate) struct Measured {
 #[derive(Debug, Serialize)]
 pub(crate) struct Report {
     pub(crate) scenarios: Vec<Scenario>,
+    /// The relay scenario, when it ran.
+    pub(crate) relay: Option<crate::relay::RelayFigures>,
     pub(crate) server_peak_rss_bytes: u64,
     pub(crate) database: String,
     /// False when the database server's PID was not known (`DATABASE_URL` named another
@@ -160,6 +162,21 @@ pub(crate) fn print(report: &Report) {
     }
     if !report.database_cpu_measured {
         out.push_str("(db CPU: absent, the database server's PID is unknown: BENCH_DB_PID)\n");
+    }
+    if let Some(relay) = &report.relay {
+        out.push_str(&format!(
+            "\nrelay on (a private nats-server), creates at c={}:\n\n\
+             | creates | creates/s | events published/s | max outbox_pending | lag p50 ms | lag p99 ms |\n\
+             | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+             | {} | {:.0} | {:.0} | {} | {:.1} | {:.1} |\n",
+            relay.concurrency,
+            relay.creates,
+            relay.creates_per_s,
+            relay.published_per_s,
+            relay.max_pending,
+            relay.lag_p50_ms,
+            relay.lag_p99_ms,
+        ));
     }
     out.push_str(&format!(
         "\nserver peak RSS: {:.1} MiB\n",

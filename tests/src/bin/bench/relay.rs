@@ -1,0 +1,141 @@
+//! The relay scenario: creates at c=32 through a process that also relays to a private
+//! nats-server, with the outbox watched from the side. It reports the create rate, the
+//! relay's sustained publish rate over the same span, the most events ever pending, and
+//! the lag from an event's write to its marking (after JetStream's ack).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::time::{Duration, Instant};
+
+use diesel::QueryableByName;
+use diesel::sql_types::BigInt;
+use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
+use serde::Serialize;
+use tests::{PrivateNats, Service, ServiceOptions, TestDb, order_json};
+
+use crate::load;
+
+/// The relay scenario's figures.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct RelayFigures {
+    pub(crate) concurrency: usize,
+    pub(crate) creates: usize,
+    pub(crate) creates_per_s: f64,
+    /// Events of the phase published, divided by the time from the phase's start to the
+    /// last of them marked published.
+    pub(crate) published_per_s: f64,
+    pub(crate) max_pending: i64,
+    pub(crate) lag_p50_ms: f64,
+    pub(crate) lag_p99_ms: f64,
+}
+
+#[derive(QueryableByName)]
+struct N {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+async fn scalar(conn: &mut AsyncMysqlConnection, sql: &str) -> i64 {
+    diesel::sql_query(sql)
+        .get_result::<N>(conn)
+        .await
+        .expect(sql)
+        .n
+}
+
+/// Runs the scenario against `db` for `duration`; the server runs from `options`.
+pub(crate) async fn run(db: &TestDb, options: &ServiceOptions, duration: Duration) -> RelayFigures {
+    // Earlier scenarios ran without a relay: their events are not this scenario's work.
+    let mut conn = AsyncMysqlConnection::establish(db.url())
+        .await
+        .expect("connect");
+    diesel::sql_query("UPDATE outbox SET published_at = created_at WHERE published_at IS NULL")
+        .execute(&mut conn)
+        .await
+        .expect("set aside earlier events");
+    let first_id = scalar(
+        &mut conn,
+        "SELECT CAST(COALESCE(MAX(id), 0) AS SIGNED) AS n FROM outbox",
+    )
+    .await;
+
+    let nats = PrivateNats::start();
+    let mut options = options.clone();
+    options.env.push(("NATS_URL".into(), nats.url()));
+    let service = Service::start(&options);
+    let bearer = tests::token(1, 1, tests::ALL_PERMISSIONS);
+
+    let most = Arc::new(AtomicI64::new(0));
+    let running = Arc::new(AtomicBool::new(true));
+    let watcher = {
+        let (most, running, url) = (Arc::clone(&most), Arc::clone(&running), db.url().to_owned());
+        tokio::spawn(async move {
+            let mut conn = AsyncMysqlConnection::establish(&url)
+                .await
+                .expect("connect");
+            while AtomicBool::load(&running, Ordering::Relaxed) {
+                let pending = scalar(
+                    &mut conn,
+                    "SELECT CAST(COUNT(*) AS SIGNED) AS n FROM outbox WHERE published_at IS NULL",
+                )
+                .await;
+                most.fetch_max(pending, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+    };
+    let started = Instant::now();
+    let run = load::for_duration(
+        service.base_url(),
+        &bearer,
+        32,
+        duration,
+        Arc::new(|w, i| {
+            let key = format!("relay-{w}-{i}");
+            load::Request {
+                body: order_json(&key, "SKU-1", 1),
+                key,
+            }
+        }),
+    )
+    .await;
+    let creates = run.samples.iter().filter(|s| s.status == 201).count();
+    let drain_deadline = Instant::now() + Duration::from_secs(120);
+    let pending_sql = format!(
+        "SELECT CAST(COUNT(*) AS SIGNED) AS n FROM outbox WHERE id > {first_id} AND published_at IS NULL"
+    );
+    while scalar(&mut conn, &pending_sql).await > 0 {
+        assert!(Instant::now() < drain_deadline, "the relay never caught up");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let drained = started.elapsed();
+    running.store(false, Ordering::Relaxed);
+    let _ = watcher.await;
+
+    let events = scalar(
+        &mut conn,
+        &format!("SELECT CAST(COUNT(*) AS SIGNED) AS n FROM outbox WHERE id > {first_id}"),
+    )
+    .await;
+    let lags: Vec<N> = diesel::sql_query(format!(
+        "SELECT CAST(TIMESTAMPDIFF(MICROSECOND, created_at, published_at) AS SIGNED) AS n \
+         FROM outbox WHERE id > {first_id} ORDER BY n"
+    ))
+    .load(&mut conn)
+    .await
+    .expect("lags");
+    let lag_ms = |q: f64| {
+        let index = ((lags.len() as f64 - 1.0) * q).round() as usize;
+        lags.get(index).map_or(0.0, |l| l.n as f64 / 1000.0)
+    };
+    drop(service);
+    RelayFigures {
+        concurrency: 32,
+        creates,
+        creates_per_s: creates as f64 / run.elapsed.as_secs_f64(),
+        published_per_s: events as f64 / drained.as_secs_f64(),
+        max_pending: AtomicI64::load(&most, Ordering::Relaxed),
+        lag_p50_ms: lag_ms(0.5),
+        lag_p99_ms: lag_ms(0.99),
+    }
+}
