@@ -11,8 +11,9 @@ use domain::{
 };
 
 use crate::ports::{
-    Clock, FlowHooks, HookVerdict, InsertRecordError, NewRecord, NoHooks, PermissionAuthorizer,
-    RecordReader, RecordTx, ReplayAuthorizer, StoreError, SystemClock, UnitOfWork,
+    Clock, CommitError, FlowHooks, HookVerdict, InsertRecordError, NewRecord, NoHooks,
+    PermissionAuthorizer, RecordReader, RecordTx, ReplayAuthorizer, StoreError, SystemClock,
+    UnitOfWork,
 };
 use crate::{
     Caller, FailureCause, IdempotentOperation, Outcome, StepContext, StepError, UnknownCause,
@@ -146,11 +147,25 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         {
             return answer;
         }
-        for _ in 0..self.settings.max_attempts.max(1) {
+        let attempts = self.settings.max_attempts.max(1);
+        for attempt in 1..=attempts {
             match self.attempt(op, &scope, key, fingerprint, input).await {
                 Attempt::Finished(outcome) => return outcome,
                 Attempt::Deadlocked => {
                     self.deadlocks.fetch_add(1, Ordering::Relaxed);
+                    if attempt == attempts {
+                        break;
+                    }
+                    // Competitors that deadlocked together would meet again at once: a
+                    // few ms of jitter sets them apart. Then read the record first: a
+                    // winner on another node may have finished, and is replayed.
+                    self.clock.pause(retry_pause(attempt)).await;
+                    if let Some(answer) = self
+                        .answer_from_completed(op, caller, &scope, key, &fingerprint)
+                        .await
+                    {
+                        return answer;
+                    }
                 }
                 Attempt::KeyAlreadyRegistered => {
                     return self
@@ -240,11 +255,22 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                 record,
                 response: completion.response,
             }),
-            Err(_) => {
+            // The server rolled it back (a Galera certification failure looks like this):
+            // nothing was committed, so the whole unit may run again.
+            Err(CommitError::RolledBack) => Attempt::Deadlocked,
+            Err(CommitError::CommitOutcomeUnknown) => {
                 Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown))
             }
         }
     }
+}
+
+/// The pause before running a deadlocked unit again: 1 to 4 ms after the first, doubling
+/// after each further one, with jitter from a random UUID (no extra dependency).
+fn retry_pause(attempt: u32) -> std::time::Duration {
+    let jitter = u64::from(uuid::Uuid::new_v4().as_u128() as u16 % 3_000);
+    let base = 1_000u64 << attempt.saturating_sub(1).min(4);
+    std::time::Duration::from_micros(base + jitter * (base / 1_000))
 }
 
 fn failed(cause: FailureCause) -> Attempt {
@@ -271,4 +297,21 @@ fn classify(error: StoreError) -> Attempt {
 async fn rollback_with<T: RecordTx>(tx: T, attempt: Attempt) -> Attempt {
     let _ = tx.rollback().await;
     attempt
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::retry_pause;
+
+    #[test]
+    fn the_retry_pause_is_a_few_jittered_milliseconds_growing_per_attempt() {
+        for _ in 0..200 {
+            let first = retry_pause(1);
+            assert!(first >= Duration::from_millis(1) && first < Duration::from_millis(4));
+            let third = retry_pause(3);
+            assert!(third >= Duration::from_millis(4) && third < Duration::from_millis(16));
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! from the END of the message: the duplicate value comes first and is caller-controlled,
 //! so it may itself contain `for key '...'`.
 
-use application::ports::StoreError;
+use application::ports::{CommitError, StoreError};
 use diesel::mysql::Mysql;
 use diesel::result::{DatabaseErrorKind, Error};
 
@@ -53,6 +53,23 @@ pub fn store_error(error: Error) -> StoreError {
         Error::DatabaseError(_, info) => classify_message(info.message()),
         Error::BrokenTransactionManager => StoreError::ConnectionLost,
         other => StoreError::Other(other.to_string()),
+    }
+}
+
+/// Classifies a failed COMMIT. A deadlock there (1213; a Galera certification failure,
+/// never plain InnoDB) means the server rolled the transaction back: nothing committed,
+/// and it may run again. Anything else (the connection broke, the answer was lost) leaves
+/// the outcome unknown. diesel reports a failed commit whose rollback failed too as
+/// `RollbackErrorOnCommit`: the commit's own error decides.
+#[must_use]
+pub fn commit_error(error: Error) -> CommitError {
+    let error = match error {
+        Error::RollbackErrorOnCommit { commit_error, .. } => *commit_error,
+        other => other,
+    };
+    match store_error(error) {
+        StoreError::Deadlock => CommitError::RolledBack,
+        _ => CommitError::CommitOutcomeUnknown,
     }
 }
 
@@ -198,6 +215,31 @@ mod tests {
             unknown("Data too long for column 'sku' at row 1"),
             StoreError::Other(_)
         ));
+    }
+
+    #[test]
+    fn a_deadlock_at_commit_is_a_rollback_and_anything_else_is_unknown() {
+        let at_commit = |m: &str| commit_error(db_error(DatabaseErrorKind::Unknown, m));
+        assert!(matches!(
+            at_commit("Deadlock found when trying to get lock; try restarting transaction"),
+            CommitError::RolledBack
+        ));
+        assert!(matches!(
+            at_commit("Lost connection to MySQL server during query"),
+            CommitError::CommitOutcomeUnknown
+        ));
+        assert!(matches!(
+            at_commit("Lock wait timeout exceeded; try restarting transaction"),
+            CommitError::CommitOutcomeUnknown
+        ));
+        let wrapped = Error::RollbackErrorOnCommit {
+            rollback_error: Box::new(Error::BrokenTransactionManager),
+            commit_error: Box::new(db_error(
+                DatabaseErrorKind::Unknown,
+                "Deadlock found when trying to get lock; try restarting transaction",
+            )),
+        };
+        assert!(matches!(commit_error(wrapped), CommitError::RolledBack));
     }
 
     #[test]

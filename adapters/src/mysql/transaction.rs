@@ -14,7 +14,7 @@ use diesel_async::{
 use domain::{Completion, NewOrder, OrderId, RecordId, TenantId};
 use tokio::time::{Instant, timeout_at};
 
-use super::classify::store_error;
+use super::classify::{commit_error, store_error};
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
@@ -146,9 +146,11 @@ impl RecordTx for MysqlTx {
         let deadline = self.deadline();
         match timeout_at(deadline, Manager::commit_transaction(&mut *conn)).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(_)) => {
+            Ok(Err(error)) => {
+                // After a 1213 the session is outside any transaction (a COMMIT sent
+                // anyway would answer OK and commit nothing); the connection goes.
                 conn.detach();
-                Err(CommitError::CommitOutcomeUnknown)
+                Err(commit_error(error))
             }
             Err(_elapsed) => {
                 let _ = timed_out("commit");

@@ -61,4 +61,11 @@ pub enum CommitError {
     /// durable. Adapters must not reuse the connection.
     #[error("commit outcome unknown")]
     CommitOutcomeUnknown,
+    /// Occurs when the server answered COMMIT with a deadlock or serialization failure
+    /// (MySQL 1213, SQLSTATE 40001): it rolled the whole transaction back and nothing was
+    /// committed. On a Galera cluster this is how a transaction that lost certification to
+    /// another node's ends (plain InnoDB never reports a deadlock at COMMIT). It may be run
+    /// again, like [`StoreError::Deadlock`] on any other statement.
+    #[error("commit rolled back by the server")]
+    RolledBack,
 }

@@ -1,11 +1,13 @@
 //! A deadlock victim is rolled back whole by the server, so the coordinator runs the whole
-//! transaction again, wherever in the transaction the deadlock was reported. Each test
-//! scripts the deadlocked attempt and the retry; the scripted unit of work fails the test
-//! if either is not begun, so "retried" is proven, not assumed.
+//! transaction again, wherever in the transaction the deadlock was reported, COMMIT
+//! included (how a Galera certification failure surfaces). Before each retry it reads the
+//! record again, so a winner that finished meanwhile is replayed. Each test scripts the
+//! deadlocked attempt and the retry; the scripted unit of work fails the test if either is
+//! not begun, so "retried" is proven, not assumed.
 
 use std::sync::Arc;
 
-use application::ports::{InsertOrderError, InsertRecordError, StoreError};
+use application::ports::{CommitError, InsertOrderError, InsertRecordError, StoreError};
 use application::{Coordinator, CoordinatorSettings, CreateOrder, FailureCause, Outcome};
 use domain::{OrderId, RecordId};
 
@@ -20,9 +22,21 @@ fn tx_deadlocking_on_record_insert() -> MockTx {
     tx
 }
 
-/// Runs one create and returns its outcome and how many deadlocks the coordinator met.
+/// A reader that finds nothing on the fast path and on each of `rereads` reads before a
+/// retry.
+fn reader_finding_nothing_then(rereads: usize) -> MockReader {
+    let mut reader = MockReader::new();
+    reader
+        .expect_find()
+        .times(1 + rereads)
+        .returning(|_, _| ready(Ok(None)));
+    reader
+}
+
+/// Runs one create after one deadlock and returns its outcome and how many deadlocks the
+/// coordinator met.
 async fn run(uow: ScriptedUnitOfWork) -> (Outcome, u64) {
-    let coordinator = coordinator(uow, reader_finding_nothing());
+    let coordinator = coordinator(uow, reader_finding_nothing_then(1));
     let outcome = coordinator
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
         .await;
@@ -98,11 +112,76 @@ async fn a_deadlock_reported_by_begin_is_retried() {
 async fn a_deadlock_on_the_record_insert_is_retried_and_then_succeeds() {
     let uow = ScriptedUnitOfWork::of([tx_deadlocking_on_record_insert(), tx_committing()]);
 
-    let outcome = coordinator(uow, reader_finding_nothing())
+    let outcome = coordinator(uow, reader_finding_nothing_then(1))
         .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
         .await;
 
     assert!(matches!(outcome, Outcome::Executed { .. }), "{outcome:?}");
+}
+
+/// A transaction that does all its work and then hears `error` at COMMIT.
+fn tx_failing_at_commit(error: fn() -> CommitError) -> MockTx {
+    let mut tx = tx_inserting_record();
+    tx.expect_insert_order()
+        .times(1)
+        .returning(|_, _, _| ready(Ok(OrderId::new(8))));
+    expect_event_added(&mut tx);
+    tx.expect_complete().times(1).returning(|_, _| ready(Ok(1)));
+    tx.expect_commit()
+        .times(1)
+        .returning(move || ready(Err(error())));
+    tx.expect_rollback().never();
+    tx
+}
+
+/// A transaction that does all its work and then hears 1213 at COMMIT.
+fn tx_rolled_back_at_commit() -> MockTx {
+    tx_failing_at_commit(|| CommitError::RolledBack)
+}
+
+#[tokio::test]
+async fn a_commit_rolled_back_by_the_server_runs_the_whole_transaction_again() {
+    let ran = run(ScriptedUnitOfWork::of([
+        tx_rolled_back_at_commit(),
+        tx_committing(),
+    ]))
+    .await;
+
+    assert_executed_after_one_deadlock(&ran);
+}
+
+#[tokio::test]
+async fn after_a_commit_rolled_back_a_winner_that_finished_meanwhile_is_replayed() {
+    let mut reader = reader_finding_nothing();
+    reader.expect_find().times(1).returning(|_, _| {
+        ready(Ok(Some(existing(
+            &new_order(2),
+            completed_state("{\"orderId\":\"7\"}"),
+        ))))
+    });
+    // One transaction only: a second begin would fail the test.
+    let coordinator = coordinator(ScriptedUnitOfWork::of([tx_rolled_back_at_commit()]), reader);
+
+    let outcome = coordinator
+        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .await;
+
+    assert!(matches!(outcome, Outcome::Replayed { .. }), "{outcome:?}");
+    assert_eq!(coordinator.deadlocks(), 1);
+}
+
+#[tokio::test]
+async fn a_commit_whose_answer_was_lost_stays_unknown_and_is_never_run_again() {
+    let tx = tx_failing_at_commit(|| CommitError::CommitOutcomeUnknown);
+
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .await;
+
+    assert_eq!(
+        outcome,
+        Outcome::OutcomeUnknown(application::UnknownCause::CommitOutcomeUnknown)
+    );
 }
 
 #[tokio::test]
@@ -117,7 +196,8 @@ async fn a_deadlock_on_every_attempt_gives_up_after_the_bound() {
         tx_deadlocking_on_record_insert(),
         tx_deadlocking_on_record_insert(),
     ]);
-    let coordinator = Coordinator::new(uow, reader_finding_nothing(), settings)
+    // The fast path, then a read before each of the two retries.
+    let coordinator = Coordinator::new(uow, reader_finding_nothing_then(2), settings)
         .with_clock(Arc::new(FixedClock(t0())));
 
     let outcome = coordinator
