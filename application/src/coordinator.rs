@@ -142,7 +142,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         };
         let fingerprint = input.fingerprint(op.operation());
         if let Some(answer) = self
-            .answer_from_completed(op, caller, &scope, key, &fingerprint)
+            .answer_from_completed(op, caller, &scope, key, &fingerprint, false)
             .await
         {
             return answer;
@@ -161,7 +161,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                     // winner on another node may have finished, and is replayed.
                     self.clock.pause(retry_pause(attempt)).await;
                     if let Some(answer) = self
-                        .answer_from_completed(op, caller, &scope, key, &fingerprint)
+                        .answer_from_completed(op, caller, &scope, key, &fingerprint, true)
                         .await
                     {
                         return answer;

@@ -79,7 +79,15 @@ impl TestDb {
     /// # Panics
     /// When the server cannot be reached or migrations fail.
     pub async fn with_lock_wait(secs: u32) -> Self {
-        let server = TestServer::from_env();
+        Self::on(&TestServer::from_env(), secs, "").await
+    }
+
+    /// A fresh, migrated database on `server`, its checks' connection first running
+    /// `session_setup` (for example a Galera node's causal reads).
+    ///
+    /// # Panics
+    /// When the server cannot be reached or migrations fail.
+    pub async fn on(server: &TestServer, secs: u32, session_setup: &str) -> Self {
         let name = format!("it_{}", uuid::Uuid::new_v4().simple());
         let mut admin = AsyncMysqlConnection::establish(&server.url_for(""))
             .await
@@ -92,6 +100,12 @@ impl TestDb {
             .batch_execute(&format!("USE {name}"))
             .await
             .expect("use the test database");
+        if !session_setup.is_empty() {
+            admin
+                .batch_execute(session_setup)
+                .await
+                .expect("set up the checks' session");
+        }
         let url = server.url_for(&name);
         let store = MysqlStore::connect(&MysqlConfig {
             url: url.clone(),
@@ -118,6 +132,12 @@ impl TestDb {
     #[must_use]
     pub fn store(&self) -> &MysqlStore {
         &self.store
+    }
+
+    /// The database's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The URL of this test's database.

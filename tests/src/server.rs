@@ -20,6 +20,14 @@ impl TestServer {
         Self { base_url }
     }
 
+    /// The server at `base_url` (no database in the path).
+    #[must_use]
+    pub fn new(base_url: &str) -> Self {
+        Self {
+            base_url: base_url.to_owned(),
+        }
+    }
+
     /// The server URL with `database` as its path, query options kept.
     #[must_use]
     pub fn url_for(&self, database: &str) -> String {

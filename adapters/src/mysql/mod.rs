@@ -4,6 +4,7 @@
 //! pool and session setup, deadlines, how inserts learn their ids, error texts,
 //! transactions and migrations. The rest of the workspace sees only the ports.
 
+mod causal;
 pub mod classify;
 mod deadline;
 mod insert_id;

@@ -4,8 +4,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use application::ports::StoreError;
-use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Text};
+use diesel::{QueryResult, QueryableByName};
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
@@ -61,6 +61,23 @@ struct Version {
     version: String,
 }
 
+/// A row of `SHOW GLOBAL VARIABLES`.
+#[derive(QueryableByName)]
+struct Variable {
+    #[diesel(sql_type = Text)]
+    #[diesel(column_name = Value)]
+    value: String,
+}
+
+/// Whether the server is a Galera node: `wsrep_on` is `ON` (MariaDB always has the
+/// variable; MySQL has none, which reads as no).
+async fn is_galera_node(conn: &mut AsyncMysqlConnection) -> QueryResult<bool> {
+    let rows: Vec<Variable> = diesel::sql_query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")
+        .load(conn)
+        .await?;
+    Ok(rows.iter().any(|row| row.value.eq_ignore_ascii_case("ON")))
+}
+
 /// What the tests record about the server they ran against.
 #[derive(Debug, Clone, QueryableByName)]
 pub struct ServerInfo {
@@ -82,6 +99,7 @@ pub struct ServerInfo {
 pub struct MysqlStore {
     pool: Pool<AsyncMysqlConnection>,
     insert_ids: Arc<OnceLock<InsertIds>>,
+    galera: Arc<OnceLock<bool>>,
     database_timeout: Duration,
     migration_timeout: Duration,
 }
@@ -122,6 +140,8 @@ impl MysqlStore {
         let lock_wait = config.lock_wait_timeout_secs;
         let insert_ids = Arc::new(OnceLock::new());
         let learn_insert_ids = Arc::clone(&insert_ids);
+        let galera = Arc::new(OnceLock::new());
+        let learn_galera = Arc::clone(&galera);
         let mut manager_config = ManagerConfig::<AsyncMysqlConnection>::default();
         // Connections come back to the pool only outside a transaction (the manager checks
         // the transaction state); a test query on every checkout would cost a round trip.
@@ -129,6 +149,7 @@ impl MysqlStore {
         manager_config.custom_setup = Box::new(move |url| {
             let url = url.to_owned();
             let learn_insert_ids = Arc::clone(&learn_insert_ids);
+            let learn_galera = Arc::clone(&learn_galera);
             Box::pin(async move {
                 let mut conn = AsyncMysqlConnection::establish(&url).await?;
                 conn.batch_execute(&format!(
@@ -142,6 +163,12 @@ impl MysqlStore {
                         .await
                         .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
                     let _ = learn_insert_ids.set(InsertIds::for_version(&version.version));
+                }
+                if learn_galera.get().is_none() {
+                    let galera = is_galera_node(&mut conn)
+                        .await
+                        .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                    let _ = learn_galera.set(galera);
                 }
                 Ok(conn)
             })
@@ -157,6 +184,7 @@ impl MysqlStore {
         Ok(Self {
             pool,
             insert_ids,
+            galera,
             database_timeout: config.database_timeout,
             migration_timeout: config.migration_timeout,
         })
@@ -169,6 +197,13 @@ impl MysqlStore {
             .get()
             .copied()
             .unwrap_or(InsertIds::LastInsertId)
+    }
+
+    /// Whether reads that must see every committed write wait for causality: true on a
+    /// Galera node (learnt at the pool's first connection), where a read right after
+    /// another node's commit can miss it otherwise.
+    pub fn causal_reads(&self) -> bool {
+        self.galera.get().copied().unwrap_or(false)
     }
 
     /// This store with insert ids obtained as `ids` says, whatever the server's version

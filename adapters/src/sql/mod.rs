@@ -21,6 +21,6 @@ pub(crate) mod orders;
 pub(crate) mod outbox;
 pub(crate) mod records;
 pub(crate) mod returning_id;
-mod rows;
+pub(crate) mod rows;
 mod schema;
 pub(crate) mod tx_connection;

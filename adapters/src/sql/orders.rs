@@ -64,11 +64,19 @@ where
 
 /// The order with `id` in `tenant`, as [`OrderRow`].
 #[dsl::auto_type]
-fn by_tenant_id(tenant: i64, id: i64) -> _ {
+pub(crate) fn by_tenant_id(tenant: i64, id: i64) -> _ {
     orders::table
         .filter(orders::id.eq(id))
         .filter(orders::tenant_id.eq(tenant))
         .select(order_columns())
+}
+
+/// The read of [`find`], for a store that wraps it (MySQL's causal read on Galera).
+///
+/// # Errors
+/// [`StoreError::Other`] for an id out of range.
+pub(crate) fn find_query(tenant: TenantId, id: OrderId) -> Result<Limit<by_tenant_id>, StoreError> {
+    Ok(by_tenant_id(to_i64(tenant.get())?, to_i64(id.get())?).limit(1))
 }
 
 /// The order with `id` in `tenant`; another tenant's order is simply not found.
@@ -83,8 +91,8 @@ where
     C::Backend: QueryMetadata<SqlTypeOf<order_columns>>,
     OrderRow: FromSqlRow<SqlTypeOf<order_columns>, C::Backend>,
 {
-    let row: Option<OrderRow> = by_tenant_id(to_i64(tenant.get())?, to_i64(id.get())?)
-        .first::<OrderRow>(conn)
+    let row: Option<OrderRow> = find_query(tenant, id)?
+        .get_result::<OrderRow>(conn)
         .await
         .optional()
         .map_err(C::Backend::store_error)?;

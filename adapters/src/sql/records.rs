@@ -99,13 +99,30 @@ where
 
 /// The record of a scope and key, as [`RecordRow`].
 #[dsl::auto_type]
-fn by_scope_key<'a>(tenant: i64, actor: i64, operation: &'a [u8], key: &'a [u8]) -> _ {
+pub(crate) fn by_scope_key<'a>(tenant: i64, actor: i64, operation: &'a [u8], key: &'a [u8]) -> _ {
     api_idempotency::table
         .filter(api_idempotency::tenant_id.eq(tenant))
         .filter(api_idempotency::actor_id.eq(actor))
         .filter(api_idempotency::operation.eq(operation))
         .filter(api_idempotency::idempotency_key.eq(key))
         .select(record_columns())
+}
+
+/// The read of [`find`], for a store that wraps it (MySQL's causal read on Galera).
+///
+/// # Errors
+/// [`StoreError::Other`] for an id out of range.
+pub(crate) fn find_query<'a>(
+    scope: &'a Scope,
+    key: &'a IdempotencyKey,
+) -> Result<Limit<by_scope_key<'a>>, StoreError> {
+    Ok(by_scope_key(
+        to_i64(scope.tenant.get())?,
+        to_i64(scope.actor.get())?,
+        scope.operation.as_str().as_bytes(),
+        key.as_str().as_bytes(),
+    )
+    .limit(1))
 }
 
 /// The committed record for a scope and key. Runs as one autocommit statement on the
@@ -122,15 +139,10 @@ where
     C::Backend: QueryMetadata<SqlTypeOf<record_columns>>,
     RecordRow: FromSqlRow<SqlTypeOf<record_columns>, C::Backend>,
 {
-    let row: Option<RecordRow> = by_scope_key(
-        to_i64(scope.tenant.get())?,
-        to_i64(scope.actor.get())?,
-        scope.operation.as_str().as_bytes(),
-        key.as_str().as_bytes(),
-    )
-    .first::<RecordRow>(conn)
-    .await
-    .optional()
-    .map_err(C::Backend::store_error)?;
+    let row: Option<RecordRow> = find_query(scope, key)?
+        .get_result::<RecordRow>(conn)
+        .await
+        .optional()
+        .map_err(C::Backend::store_error)?;
     row.map(RecordRow::into_record).transpose()
 }

@@ -15,6 +15,10 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     /// the only way to win execution. A read that ran out of its deadline ends the request
     /// as an unknown outcome instead: the database is silent, and going on would hold the
     /// request for another deadline.
+    ///
+    /// `causal` asks for a read that sees every write committed anywhere (the read
+    /// before a rerun, after a lost race); the fast path may read without it, since a miss
+    /// there only costs the slow path.
     pub(super) async fn answer_from_completed<Op>(
         &self,
         op: &Op,
@@ -22,11 +26,17 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         scope: &Scope,
         key: &IdempotencyKey,
         fingerprint: &Fingerprint,
+        causal: bool,
     ) -> Option<Outcome>
     where
         Op: IdempotentOperation<U::Tx>,
     {
-        let existing = match self.reader.find(scope, key).await {
+        let read = if causal {
+            self.reader.find_causal(scope, key).await
+        } else {
+            self.reader.find(scope, key).await
+        };
+        let existing = match read {
             Ok(found) => found?,
             Err(StoreError::Timeout) => {
                 return Some(Outcome::OutcomeUnknown(UnknownCause::DatabaseTimeout));
@@ -52,7 +62,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     where
         Op: IdempotentOperation<U::Tx>,
     {
-        let existing = match self.reader.find(scope, key).await {
+        let existing = match self.reader.find_causal(scope, key).await {
             Ok(Some(existing)) => existing,
             Ok(None) => return Outcome::OutcomeUnknown(UnknownCause::RecordVanished),
             Err(_) => return Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed),

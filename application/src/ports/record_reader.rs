@@ -18,4 +18,19 @@ pub trait RecordReader: Send + Sync {
         scope: &Scope,
         key: &IdempotencyKey,
     ) -> impl Future<Output = Result<Option<ExistingRecord>, StoreError>> + Send;
+
+    /// [`RecordReader::find`] that sees every write committed anywhere before it starts:
+    /// for the reads that decide after a lost race (a fresh read, the read before a
+    /// rerun). On one server every read is that already (the default); a multi-primary
+    /// cluster (Galera) makes it wait for causality.
+    ///
+    /// # Errors
+    /// As [`RecordReader::find`].
+    fn find_causal(
+        &self,
+        scope: &Scope,
+        key: &IdempotencyKey,
+    ) -> impl Future<Output = Result<Option<ExistingRecord>, StoreError>> + Send {
+        self.find(scope, key)
+    }
 }

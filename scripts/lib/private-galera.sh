@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# A throw-away 3-node MariaDB Galera cluster on 127.0.0.1, for tests and benchmarks.
+#
+#   scripts/lib/private-galera.sh start        prints GALERA_DIR=... and GALERA_URLS=...
+#   scripts/lib/private-galera.sh kill9 N      SIGKILL node N (1..3)
+#   scripts/lib/private-galera.sh restart N    restart node N after a kill; it rejoins by IST
+#   scripts/lib/private-galera.sh stop         stop every node and delete the cluster
+#
+# kill9, restart and stop read GALERA_DIR from the environment. The start needs no state
+# transfer and no bootstrap: one datadir is installed and copied to the three nodes with
+# the same Galera position and a saved 3-member primary view, so pc.recovery re-forms the
+# cluster when all three start (about 2 s). Short EVS timeouts keep the stall after a node
+# dies near 1.4 s. Installs Debian's galera-4 and rsync when missing and running as root.
+set -euo pipefail
+
+PROVIDER=/usr/lib/galera/libgalera_smm.so
+RUNAS=$(id -un)
+# As root, rsync state transfer runs as 'nobody' and fails: the nodes run as mysql.
+[[ $RUNAS == root ]] && RUNAS=mysql
+PROV_EXTRA=${PROV_EXTRA-";evs.keepalive_period=PT0.2S;evs.inactive_check_period=PT0.2S;evs.suspect_timeout=PT1S;evs.inactive_timeout=PT2S;evs.install_timeout=PT2S;evs.join_retrans_period=PT0.2S"}
+
+install_if_missing() {
+  [[ -f $PROVIDER ]] && command -v rsync >/dev/null && return 0
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+    echo "installing galera-4 and rsync (Debian)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq galera-4 rsync >&2
+    return 0
+  fi
+  echo "ERROR: the Galera tests need galera-4 and rsync (Debian: apt-get install galera-4 rsync)," \
+    "or GALERA_URLS naming three nodes of a running cluster" >&2
+  exit 1
+}
+
+opts() {
+  local n=$1 b=$BASE
+  echo --no-defaults --user="$RUNAS" --datadir="$DIR/n$n" --socket="$DIR/n$n.sock" \
+    --pid-file="$DIR/n$n.pid" --log-error="$DIR/n$n.err" --port=$((b + n)) \
+    --bind-address=127.0.0.1 --skip-name-resolve --max-connections=600 \
+    --innodb-buffer-pool-size=64M --innodb-log-file-size=16M --innodb-flush-log-at-trx-commit=0 \
+    --binlog-format=ROW --innodb-autoinc-lock-mode=2 \
+    --wsrep-on=ON --wsrep-provider=$PROVIDER --wsrep-cluster-name=t$b \
+    --wsrep-node-name=n$n --wsrep-node-address=127.0.0.1:$((b + 10 + n)) \
+    --wsrep-node-incoming-address=127.0.0.1:$((b + n)) \
+    --wsrep-cluster-address=gcomm://127.0.0.1:$((b + 11)),127.0.0.1:$((b + 12)),127.0.0.1:$((b + 13)) \
+    --wsrep-sst-method=rsync --wsrep-sst-receive-address=127.0.0.1:$((b + 30 + n)) \
+    "--wsrep-provider-options=gmcast.listen_addr=tcp://127.0.0.1:$((b + 10 + n));ist.recv_addr=127.0.0.1:$((b + 20 + n));gcache.size=32M$PROV_EXTRA"
+}
+
+query() { mariadb --no-defaults -uroot -S "$DIR/n$1.sock" -N -B -e "$2" 2>/dev/null; }
+
+start_node() {
+  local n=$1
+  shift
+  # shellcheck disable=SC2046
+  setsid /usr/sbin/mariadbd $(opts "$n") "$@" </dev/null >>"$DIR/n$n.out" 2>&1 &
+}
+
+wait_synced() {
+  local deadline=$((SECONDS + ${GALERA_TIMEOUT:-90})) n
+  for n in 1 2 3; do
+    until [[ "$(query $n "SELECT GROUP_CONCAT(VARIABLE_VALUE ORDER BY VARIABLE_NAME) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('wsrep_cluster_size','wsrep_local_state_comment','wsrep_ready')")" == "3,Synced,ON" ]]; do
+      if ((SECONDS >= deadline)); then
+        echo "ERROR: Galera node $n not synced; its log:" >&2
+        tail -30 "$DIR/n$n.err" >&2
+        return 1
+      fi
+      sleep 0.1
+    done
+  done
+}
+
+uuid() {
+  printf '%04x%04x-%04x-4%03x-a%03x-%04x%04x%04x\n' $RANDOM $RANDOM $RANDOM $((RANDOM % 4096)) \
+    $((RANDOM % 4096)) $RANDOM $RANDOM $RANDOM
+}
+
+case ${1:-} in
+start)
+  install_if_missing
+  DIR=$(mktemp -d "${TMPDIR:-/tmp}/idem-galera.XXXXXX")
+  for _ in $(seq 50); do
+    BASE=$((20000 + RANDOM % 19900))
+    busy=0
+    for o in 1 2 3 11 12 13 21 22 23 31 32 33; do
+      (exec 3<>"/dev/tcp/127.0.0.1/$((BASE + o))") 2>/dev/null && busy=1
+    done
+    [[ $busy == 0 ]] && break
+  done
+  echo "$BASE" >"$DIR/base"
+  chown "$RUNAS": "$DIR"
+  printf "FLUSH PRIVILEGES;\nCREATE USER 'app'@'127.0.0.1' IDENTIFIED BY 'app';\nGRANT ALL ON *.* TO 'app'@'127.0.0.1';\n" >"$DIR/users.sql"
+  mariadb-install-db --no-defaults --user="$RUNAS" --datadir="$DIR/n1" --skip-test-db \
+    --innodb-log-file-size=16M --extra-file="$DIR/users.sql" >"$DIR/install.log" 2>&1 \
+    || { cat "$DIR/install.log" >&2; exit 1; }
+  printf '# GALERA saved state\nversion: 2.1\nuuid:    %s\nseqno:   0\nsafe_to_bootstrap: 0\n' \
+    "$(uuid)" >"$DIR/n1/grastate.dat"
+  cp -a "$DIR/n1" "$DIR/n2"
+  cp -a "$DIR/n1" "$DIR/n3"
+  members=("$(uuid)" "$(uuid)" "$(uuid)")
+  for n in 1 2 3; do
+    printf 'my_uuid: %s\n#vwbeg\nview_id: 3 %s 1\nbootstrap: 0\nmember: %s 0\nmember: %s 0\nmember: %s 0\n#vwend\n' \
+      "${members[n - 1]}" "${members[0]}" "${members[0]}" "${members[1]}" "${members[2]}" \
+      >"$DIR/n$n/gvwstate.dat"
+  done
+  chown -R "$RUNAS": "$DIR"
+  start_node 1
+  start_node 2
+  start_node 3
+  wait_synced
+  echo "GALERA_DIR=$DIR"
+  echo "GALERA_URLS=mysql://app:app@127.0.0.1:$((BASE + 1))?prefer_socket=false,mysql://app:app@127.0.0.1:$((BASE + 2))?prefer_socket=false,mysql://app:app@127.0.0.1:$((BASE + 3))?prefer_socket=false"
+  ;;
+kill9)
+  DIR=${GALERA_DIR:?}
+  kill -KILL "$(cat "$DIR/n$2.pid")"
+  ;;
+restart)
+  DIR=${GALERA_DIR:?}
+  BASE=$(cat "$DIR/base")
+  n=$2
+  # After SIGKILL the saved position is -1: recover it from InnoDB so the node rejoins
+  # by IST instead of a full state transfer.
+  # shellcheck disable=SC2046
+  /usr/sbin/mariadbd $(opts "$n") --wsrep-recover --log-error="$DIR/n$n.rec" </dev/null >/dev/null 2>&1 || true
+  pos=$(sed -n 's/.*WSREP: Recovered position: //p' "$DIR/n$n.rec" | tail -1)
+  start_node "$n" ${pos:+--wsrep-start-position=$pos}
+  wait_synced
+  ;;
+stop)
+  DIR=${GALERA_DIR:?}
+  for n in 3 2 1; do
+    [[ -f $DIR/n$n.pid ]] && kill -TERM "$(cat "$DIR/n$n.pid")" 2>/dev/null || true
+  done
+  for n in 1 2 3; do
+    [[ -f $DIR/n$n.pid ]] || continue
+    pid=$(cat "$DIR/n$n.pid")
+    for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -rf "$DIR"
+  ;;
+*)
+  echo "usage: $0 start | kill9 N | restart N | stop" >&2
+  exit 2
+  ;;
+esac

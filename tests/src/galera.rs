@@ -1,0 +1,90 @@
+//! The 3-node Galera cluster the test command prepared (`scripts/lib/private-galera.sh`),
+//! or the one `GALERA_URLS` names.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::{TestDb, TestServer};
+
+/// Checks on Galera wait for causality, so they never miss a row another node committed.
+const CAUSAL_CHECKS: &str = "SET SESSION wsrep_sync_wait = 1";
+
+/// The cluster's three nodes.
+#[derive(Debug, Clone)]
+pub struct GaleraCluster {
+    nodes: Vec<TestServer>,
+    dir: Option<PathBuf>,
+}
+
+impl GaleraCluster {
+    /// The cluster of `GALERA_URLS` (three comma-separated server URLs); `GALERA_DIR`, set
+    /// for the private cluster, allows killing and restarting nodes.
+    ///
+    /// # Panics
+    /// Loudly, with instructions, when `GALERA_URLS` is not set: never a silent skip.
+    #[must_use]
+    pub fn from_env() -> Self {
+        let Ok(urls) = std::env::var("GALERA_URLS") else {
+            panic!(
+                "GALERA_URLS is not set. Run the tests with `scripts/test`, which starts a \
+                 private 3-node Galera cluster (or set GALERA_URLS to three nodes' URLs)."
+            );
+        };
+        let nodes: Vec<TestServer> = urls.split(',').map(TestServer::new).collect();
+        assert_eq!(
+            nodes.len(),
+            3,
+            "GALERA_URLS names {} nodes, not 3",
+            nodes.len()
+        );
+        Self {
+            nodes,
+            dir: std::env::var_os("GALERA_DIR").map(PathBuf::from),
+        }
+    }
+
+    /// A fresh, migrated database, created through node 1.
+    pub async fn database(&self) -> TestDb {
+        TestDb::on(&self.nodes[0], 5, CAUSAL_CHECKS).await
+    }
+
+    /// The URL of `db` through node `n` (1..=3).
+    #[must_use]
+    pub fn url_on(&self, n: usize, db: &TestDb) -> String {
+        self.nodes[n - 1].url_for(db.name())
+    }
+
+    /// SIGKILLs node `n`.
+    ///
+    /// # Panics
+    /// On a cluster the test command did not start, or when the script fails.
+    pub fn kill_node(&self, n: usize) {
+        self.script(&["kill9", &n.to_string()]);
+    }
+
+    /// Restarts node `n` after a kill and waits until the cluster is synced again.
+    ///
+    /// # Panics
+    /// As [`GaleraCluster::kill_node`].
+    pub fn restart_node(&self, n: usize) {
+        self.script(&["restart", &n.to_string()]);
+    }
+
+    fn script(&self, args: &[&str]) {
+        let dir = self
+            .dir
+            .as_ref()
+            .expect("killing nodes needs the private cluster (GALERA_DIR)");
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/lib/private-galera.sh"
+        );
+        let status = Command::new("bash")
+            .arg(script)
+            .args(args)
+            .env("GALERA_DIR", dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "private-galera.sh {args:?} failed");
+    }
+}

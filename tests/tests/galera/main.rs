@@ -1,0 +1,8 @@
+//! The contract on a 3-node MariaDB Galera cluster, one `server` process per node, over
+//! real HTTP: the guarantees that hold on one database hold across nodes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
+
+mod reads;
+mod storm;
+mod support;

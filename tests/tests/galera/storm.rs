@@ -1,0 +1,54 @@
+//! Same-key storms across nodes: a duplicate on another node does not wait for the first
+//! one, it runs its whole transaction and loses at certification (1213, mostly at
+//! COMMIT). The coordinator runs it again, finds the winner and replays it.
+
+use tests::order_json;
+
+use crate::support::{Rig, at_once};
+
+const ROUNDS: usize = 50;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nine_identical_requests_over_three_nodes_make_one_order_and_no_5xx() {
+    let rig = Rig::new().await;
+    for round in 0..ROUNDS {
+        let reference = format!("S-{round}");
+        let body = order_json(&reference, "SKU-1", 1);
+        let answers = at_once(&rig, &reference, vec![body; 9]).await;
+        assert!(
+            answers
+                .iter()
+                .all(|(status, _)| *status == 201 || *status == 409),
+            "round {round}: {answers:?}"
+        );
+        assert!(
+            answers.iter().any(|(status, _)| *status == 201),
+            "round {round}"
+        );
+        let orders = rig.orders_for(&reference).await;
+        assert_eq!(orders.len(), 1, "round {round}: {orders:?}");
+    }
+    rig.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nine_different_bodies_under_one_key_make_one_order_the_rest_key_reused() {
+    let rig = Rig::new().await;
+    for round in 0..ROUNDS {
+        let reference = format!("D-{round}");
+        let bodies = (1..=9)
+            .map(|q| order_json(&reference, "SKU-1", q))
+            .collect();
+        let answers = at_once(&rig, &reference, bodies).await;
+        let created = answers.iter().filter(|(status, _)| *status == 201).count();
+        assert_eq!(created, 1, "round {round}: {answers:?}");
+        assert!(
+            answers.iter().all(|(status, code)| *status == 201
+                || (*status == 422 && code.as_deref() == Some("idempotency_key_reused"))
+                || (*status == 409 && code.as_deref() == Some("request_in_progress"))),
+            "round {round}: {answers:?}"
+        );
+        assert_eq!(rig.orders_for(&reference).await.len(), 1, "round {round}");
+    }
+    rig.finish().await;
+}

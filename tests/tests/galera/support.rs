@@ -1,0 +1,69 @@
+//! Three processes on one database of the cluster, one per node.
+
+use std::sync::{Arc, Barrier};
+
+use tests::{Api, GaleraCluster, Service, ServiceOptions, TestDb, token};
+
+/// A database on the cluster and a server process on each node.
+pub(crate) struct Rig {
+    pub(crate) db: TestDb,
+    pub(crate) services: Vec<Service>,
+}
+
+impl Rig {
+    pub(crate) async fn new() -> Self {
+        let cluster = GaleraCluster::from_env();
+        let db = cluster.database().await;
+        let services = (1..=3)
+            .map(|n| Service::start(&ServiceOptions::new(&cluster.url_on(n, &db))))
+            .collect();
+        Self { db, services }
+    }
+
+    /// The base URL of the process on node `n` (1..=3).
+    pub(crate) fn url(&self, n: usize) -> String {
+        self.services[n - 1].base_url().to_owned()
+    }
+
+    /// Orders with this reference (the checks read causally).
+    pub(crate) async fn orders_for(&self, reference: &str) -> Vec<u64> {
+        self.db.order_ids(1, reference).await
+    }
+
+    pub(crate) async fn finish(self) {
+        drop(self.services);
+        self.db.drop_database().await;
+    }
+}
+
+/// Sends `bodies` under one key at once, request `i` to the process on node `i % 3 + 1`;
+/// returns each status and `code`.
+pub(crate) async fn at_once(
+    rig: &Rig,
+    key: &str,
+    bodies: Vec<String>,
+) -> Vec<(u16, Option<String>)> {
+    let urls: Vec<String> = (1..=3).map(|n| rig.url(n)).collect();
+    let key = key.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let bearer = token(1, 1, "orders:create orders:read");
+        let start = Arc::new(Barrier::new(bodies.len()));
+        std::thread::scope(|scope| {
+            let senders: Vec<_> = bodies
+                .iter()
+                .enumerate()
+                .map(|(i, body)| {
+                    let (api, start, bearer, key) =
+                        (Api::new(&urls[i % 3]), Arc::clone(&start), &bearer, &key);
+                    scope.spawn(move || {
+                        start.wait();
+                        api.create(bearer, key, body).status_code()
+                    })
+                })
+                .collect();
+            senders.into_iter().map(|s| s.join().unwrap()).collect()
+        })
+    })
+    .await
+    .unwrap()
+}
