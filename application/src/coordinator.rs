@@ -49,7 +49,7 @@ pub struct Coordinator<U, R, H = NoHooks> {
     clock: Arc<dyn Clock>,
     authorizer: Arc<dyn ReplayAuthorizer>,
     settings: CoordinatorSettings,
-    deadlocks: AtomicU64,
+    deadlocks: Arc<AtomicU64>,
 }
 
 impl<U, R, H> std::fmt::Debug for Coordinator<U, R, H> {
@@ -80,7 +80,7 @@ impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
             clock: Arc::new(SystemClock),
             authorizer: Arc::new(PermissionAuthorizer),
             settings,
-            deadlocks: AtomicU64::new(0),
+            deadlocks: Arc::new(AtomicU64::new(0)),
         }
     }
 }
@@ -100,6 +100,14 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         self
     }
 
+    /// Counts deadlocked attempts into `counter` (shared, for example, by the coordinators
+    /// of every worker and read by the metrics) instead of a counter of its own.
+    #[must_use]
+    pub fn with_deadlock_counter(mut self, counter: Arc<AtomicU64>) -> Self {
+        self.deadlocks = counter;
+        self
+    }
+
     /// Installs flow hooks (tests only; production uses [`NoHooks`]).
     pub fn with_hooks<H2: FlowHooks>(self, hooks: H2) -> Coordinator<U, R, H2> {
         Coordinator {
@@ -115,7 +123,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
 
     /// How many transaction attempts the server rolled back as deadlock victims (or, on a
     /// Galera cluster, certification failures) since this coordinator was made: each one
-    /// was run again while attempts were left. For metrics and tests.
+    /// was run again while attempts were left, if any were. For metrics and tests.
     pub fn deadlocks(&self) -> u64 {
         self.deadlocks.load(Ordering::Relaxed)
     }

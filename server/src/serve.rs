@@ -68,8 +68,9 @@ async fn serve_with<S: WorkerStore>(
                 let metrics = Arc::clone(&shared_metrics);
                 async move {
                     let store = S::open_worker(&database).await?;
-                    let coordinator =
-                        Coordinator::new(store.clone(), store.clone(), settings).with_hooks(hooks);
+                    let coordinator = Coordinator::new(store.clone(), store.clone(), settings)
+                        .with_deadlock_counter(metrics.transaction_retries())
+                        .with_hooks(hooks);
                     anyhow::Ok(AppState::new(coordinator, store, keys, metrics))
                 }
             })

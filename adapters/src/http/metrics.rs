@@ -1,6 +1,9 @@
 //! Prometheus metrics: idempotent outcomes by operation, request latency by route, and
 //! the outbox relay's state (contract §6).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use application::Outcome;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -11,6 +14,25 @@ use prometheus_client::registry::Registry;
 
 /// The media type of [`Metrics::render`].
 pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// An atomic the metrics and the coordinators share: the coordinators count deadlocked
+/// transactions into it, the exposition reads it.
+#[derive(Debug, Default)]
+struct SharedCount(Arc<AtomicU64>);
+
+impl prometheus_client::metrics::counter::Atomic<u64> for SharedCount {
+    fn inc(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn inc_by(&self, v: u64) -> u64 {
+        self.0.fetch_add(v, Ordering::Relaxed)
+    }
+
+    fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OutcomeLabels {
@@ -34,6 +56,7 @@ pub struct Metrics {
     outcomes: Family<OutcomeLabels, Counter>,
     latency: LatencyFamily,
     outbox: OutboxMetrics,
+    transaction_retries: Counter<u64, SharedCount>,
 }
 
 /// The relay's figures: what waits, how old the oldest is, what went out, what failed.
@@ -90,12 +113,27 @@ impl Metrics {
             "Publishes that failed or timed out (the event stays pending)",
             outbox.publish_failures.clone(),
         );
+        let transaction_retries = Counter::<u64, SharedCount>::default();
+        registry.register(
+            "idempotent_transaction_retries",
+            "Transactions the database rolled back as deadlock victims or, on a Galera \
+             cluster, certification failures (1213), counted when they were run again",
+            transaction_retries.clone(),
+        );
         Self {
             registry,
             outcomes,
             latency,
             outbox,
+            transaction_retries,
         }
+    }
+
+    /// The counter the coordinators count deadlocked transactions into
+    /// ([`application::Coordinator::with_deadlock_counter`]).
+    #[must_use]
+    pub fn transaction_retries(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.transaction_retries.inner().0)
     }
 
     /// Counts one relay pass's published and failed events.

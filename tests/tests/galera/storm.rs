@@ -2,7 +2,7 @@
 //! one, it runs its whole transaction and loses at certification (1213, mostly at
 //! COMMIT). The coordinator runs it again, finds the winner and replays it.
 
-use tests::order_json;
+use tests::{Api, order_json, token};
 
 use crate::support::{Rig, at_once};
 
@@ -50,5 +50,58 @@ async fn nine_different_bodies_under_one_key_make_one_order_the_rest_key_reused(
         );
         assert_eq!(rig.orders_for(&reference).await.len(), 1, "round {round}");
     }
+    rig.finish().await;
+}
+
+/// `idempotent_transaction_retries_total` as a process's metrics say.
+fn retries(api: &Api) -> u64 {
+    let text = String::from_utf8(api.get("/metrics", None).body).unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("idempotent_transaction_retries_total "))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no idempotent_transaction_retries_total in:\n{text}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_thousand_distinct_creates_over_three_nodes_all_succeed() {
+    const CREATES: usize = 3000;
+    const THREADS: usize = 30;
+    let rig = Rig::new().await;
+    let urls: Vec<String> = (1..=3).map(|n| rig.url(n)).collect();
+    let statuses = tokio::task::spawn_blocking(move || {
+        let bearer = token(1, 1, "orders:create orders:read");
+        let statuses: Vec<u16> = std::thread::scope(|scope| {
+            let senders: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    let (api, bearer) = (Api::new(&urls[t % 3]), &bearer);
+                    scope.spawn(move || {
+                        (t..CREATES)
+                            .step_by(THREADS)
+                            .map(|i| {
+                                let reference = format!("M-{i}");
+                                api.create(bearer, &reference, &order_json(&reference, "SKU-1", 1))
+                                    .status
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            senders
+                .into_iter()
+                .flat_map(|s| s.join().unwrap())
+                .collect()
+        });
+        let retried: u64 = urls.iter().map(|u| retries(&Api::new(u))).sum();
+        eprintln!("{CREATES} creates over 3 nodes: {retried} transactions rerun after a 1213");
+        statuses
+    })
+    .await
+    .unwrap();
+    assert_eq!(statuses.len(), CREATES);
+    assert!(statuses.iter().all(|s| *s == 201), "every create 201");
+    assert_eq!(
+        rig.db.count("SELECT COUNT(*) AS n FROM orders").await,
+        CREATES as i64
+    );
     rig.finish().await;
 }
