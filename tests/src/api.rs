@@ -212,4 +212,18 @@ impl Api {
             .collect();
         self.send("GET", path, &headers, b"")
     }
+
+    /// The value of the unlabelled metric `name` on `GET /metrics`.
+    ///
+    /// # Panics
+    /// When the exposition has no such line.
+    #[must_use]
+    pub fn metric(&self, name: &str) -> f64 {
+        let text = String::from_utf8(self.get("/metrics", None).body).unwrap();
+        let prefix = format!("{name} ");
+        text.lines()
+            .find_map(|line| line.strip_prefix(&prefix))
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in:\n{text}"))
+    }
 }

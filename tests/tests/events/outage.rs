@@ -9,11 +9,7 @@ use crate::support::{Rig, create_orders};
 
 /// `outbox_pending` as the server's metrics say.
 fn pending(api: &Api) -> f64 {
-    let text = String::from_utf8(api.get("/metrics", None).body).unwrap();
-    text.lines()
-        .find_map(|line| line.strip_prefix("outbox_pending "))
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no outbox_pending in:\n{text}"))
+    api.metric("outbox_pending")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
