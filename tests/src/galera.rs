@@ -54,6 +54,19 @@ impl GaleraCluster {
         self.nodes[n - 1].url_for(db.name())
     }
 
+    /// The URL of `db` listing every node, node `first` first (the others after it in
+    /// order): a process given it prefers that node and moves on while it is down.
+    #[must_use]
+    pub fn url_list_on(&self, first: usize, db: &TestDb) -> String {
+        let single = self.url_on(first, db);
+        let order = (0..3).map(|i| (first - 1 + i) % 3);
+        let hosts: Vec<String> = order
+            .map(|i| self.nodes[i].socket_addr().to_string())
+            .collect();
+        let own = self.nodes[first - 1].socket_addr().to_string();
+        single.replacen(&own, &hosts.join(","), 1)
+    }
+
     /// SIGKILLs node `n`.
     ///
     /// # Panics

@@ -75,13 +75,16 @@ pub fn commit_error(error: Error) -> CommitError {
 
 /// The texts of lock waits, deadlocks and broken connections.
 fn classify_message(message: &str) -> StoreError {
-    const CONNECTION_LOST: [&str; 6] = [
+    const CONNECTION_LOST: [&str; 7] = [
         "Input/output error",
         "Connection to the server is closed",
         "Driver error",
         "Connection was killed",
         "Server shutdown in progress",
         "Lost connection",
+        // 1047: a Galera node that is joining or has left the primary component. The
+        // connection is useless there: discarded, so the next one goes to another node.
+        "WSREP has not yet prepared node for application use",
     ];
     if message.starts_with("Lock wait timeout exceeded") {
         StoreError::LockWaitTimeout
@@ -209,6 +212,10 @@ mod tests {
         ));
         assert!(matches!(
             unknown("Connection was killed"),
+            StoreError::ConnectionLost
+        ));
+        assert!(matches!(
+            unknown("WSREP has not yet prepared node for application use"),
             StoreError::ConnectionLost
         ));
         assert!(matches!(

@@ -9,6 +9,7 @@ pub mod classify;
 mod deadline;
 mod insert_id;
 mod migrate;
+mod nodes;
 mod purge;
 mod reader;
 mod relay;
@@ -17,6 +18,7 @@ mod transaction;
 
 pub use insert_id::InsertIds;
 pub use migrate::MigrateError;
+pub use nodes::node_urls;
 pub use relay::MysqlClaim;
 pub use store::{ConnectError, MysqlConfig, MysqlStore, ServerInfo};
 pub use transaction::MysqlTx;

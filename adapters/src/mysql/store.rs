@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
+use super::nodes::node_urls;
 use crate::sql::tx_connection::Detach;
 
 /// A pooled connection.
@@ -67,6 +68,28 @@ struct Variable {
     #[diesel(sql_type = Text)]
     #[diesel(column_name = Value)]
     value: String,
+}
+
+/// A connection to the first of `nodes` that accepts one and answers its session setup
+/// (a Galera node still joining refuses statements with 1047: the next one is tried).
+async fn first_answering_node(
+    nodes: &[String],
+    lock_wait: u32,
+) -> diesel::ConnectionResult<AsyncMysqlConnection> {
+    let setup = format!("SET SESSION innodb_lock_wait_timeout = {lock_wait}");
+    let mut last_error = diesel::ConnectionError::BadConnection("no database node".to_owned());
+    for node in nodes {
+        match AsyncMysqlConnection::establish(node).await {
+            Ok(mut conn) => match conn.batch_execute(&setup).await {
+                Ok(()) => return Ok(conn),
+                Err(error) => {
+                    last_error = diesel::ConnectionError::CouldntSetupConfiguration(error);
+                }
+            },
+            Err(error) => last_error = error,
+        }
+    }
+    Err(last_error)
 }
 
 /// Whether the server is a Galera node: `wsrep_on` is `ON` (MariaDB always has the
@@ -146,17 +169,13 @@ impl MysqlStore {
         // Connections come back to the pool only outside a transaction (the manager checks
         // the transaction state); a test query on every checkout would cost a round trip.
         manager_config.recycling_method = RecyclingMethod::Fast;
-        manager_config.custom_setup = Box::new(move |url| {
-            let url = url.to_owned();
+        let nodes = Arc::new(node_urls(&config.url));
+        manager_config.custom_setup = Box::new(move |_url| {
+            let nodes = Arc::clone(&nodes);
             let learn_insert_ids = Arc::clone(&learn_insert_ids);
             let learn_galera = Arc::clone(&learn_galera);
             Box::pin(async move {
-                let mut conn = AsyncMysqlConnection::establish(&url).await?;
-                conn.batch_execute(&format!(
-                    "SET SESSION innodb_lock_wait_timeout = {lock_wait}"
-                ))
-                .await
-                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                let mut conn = first_answering_node(&nodes, lock_wait).await?;
                 if learn_insert_ids.get().is_none() {
                     let version: Version = diesel::sql_query("SELECT VERSION() AS version")
                         .get_result(&mut conn)

@@ -3,21 +3,51 @@
 use std::sync::{Arc, Barrier};
 
 use tests::{Api, GaleraCluster, Service, ServiceOptions, TestDb, token};
+use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Tests share the cluster; one that kills a node has it to itself.
+static CLUSTER: RwLock<()> = RwLock::const_new(());
 
 /// A database on the cluster and a server process on each node.
 pub(crate) struct Rig {
+    pub(crate) cluster: GaleraCluster,
     pub(crate) db: TestDb,
     pub(crate) services: Vec<Service>,
+    _shared: Option<RwLockReadGuard<'static, ()>>,
+    _exclusive: Option<RwLockWriteGuard<'static, ()>>,
 }
 
 impl Rig {
+    /// Process `n` on node `n` alone.
     pub(crate) async fn new() -> Self {
+        let shared = CLUSTER.read().await;
+        let mut rig = Self::start(|cluster, n, db| cluster.url_on(n, db)).await;
+        rig._shared = Some(shared);
+        rig
+    }
+
+    /// Process `n` given every node, node `n` first; the cluster to itself, since the
+    /// test kills nodes.
+    pub(crate) async fn with_node_lists() -> Self {
+        let exclusive = CLUSTER.write().await;
+        let mut rig = Self::start(|cluster, n, db| cluster.url_list_on(n, db)).await;
+        rig._exclusive = Some(exclusive);
+        rig
+    }
+
+    async fn start(url: impl Fn(&GaleraCluster, usize, &TestDb) -> String) -> Self {
         let cluster = GaleraCluster::from_env();
         let db = cluster.database().await;
         let services = (1..=3)
-            .map(|n| Service::start(&ServiceOptions::new(&cluster.url_on(n, &db))))
+            .map(|n| Service::start(&ServiceOptions::new(&url(&cluster, n, &db))))
             .collect();
-        Self { db, services }
+        Self {
+            cluster,
+            db,
+            services,
+            _shared: None,
+            _exclusive: None,
+        }
     }
 
     /// The base URL of the process on node `n` (1..=3).

@@ -1,0 +1,53 @@
+//! Several database nodes behind one `DATABASE_URL`: `mysql://user:pass@host1:port1,
+//! host2:port2,host3:port3/db?options`. A new connection goes to the first node that
+//! accepts it and answers, in the order given, so a process prefers its own node (list it
+//! first) and moves to the next while that one is dead or not ready, then comes back to
+//! it once it answers again; connections that broke are discarded as before, so no
+//! restart is needed.
+
+/// The single-node URLs of `url`, in its order: one per comma-separated `host:port` of
+/// its authority, each with the same credentials, database and options. A URL naming
+/// one host gives just itself.
+#[must_use]
+pub fn node_urls(url: &str) -> Vec<String> {
+    let scheme_end = url.find("://").map_or(0, |i| i + 3);
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let (credentials, hosts) = match authority.rsplit_once('@') {
+        Some((credentials, hosts)) => (format!("{credentials}@"), hosts),
+        None => (String::new(), authority),
+    };
+    hosts
+        .split(',')
+        .filter(|host| !host.is_empty())
+        .map(|host| format!("{}{credentials}{host}{tail}", &url[..scheme_end]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_host_is_the_url_itself() {
+        let url = "mysql://u:p@h:3306/db?prefer_socket=false";
+        assert_eq!(node_urls(url), [url]);
+    }
+
+    #[test]
+    fn a_host_list_becomes_one_url_per_node_in_order() {
+        assert_eq!(
+            node_urls("mysql://app:se,cret@n1:1,n2:2,n3:3/orders?prefer_socket=false"),
+            [
+                "mysql://app:se,cret@n1:1/orders?prefer_socket=false",
+                "mysql://app:se,cret@n2:2/orders?prefer_socket=false",
+                "mysql://app:se,cret@n3:3/orders?prefer_socket=false",
+            ]
+        );
+        assert_eq!(
+            node_urls("mysql://n1:1,n2:2"),
+            ["mysql://n1:1", "mysql://n2:2"]
+        );
+    }
+}
