@@ -33,9 +33,39 @@ pub async fn purge_expired<P: RecordPurger>(
     settings: PurgeSettings,
 ) -> Result<u64, StoreError> {
     let now = clock.now();
+    in_batches(clock, settings, |limit| {
+        purger.purge_expired_batch(now, limit)
+    })
+    .await
+}
+
+/// Runs `batch` (a bounded delete of at most its argument's rows) until one comes back
+/// short or the budget is spent, and returns the rows deleted. A batch the database rolled
+/// back as a deadlock victim (two purges at once on a Galera cluster certify against each
+/// other) deleted nothing and is run again after a short pause, within the same budget.
+async fn in_batches<F, Fut>(
+    clock: &dyn Clock,
+    settings: PurgeSettings,
+    mut batch: F,
+) -> Result<u64, StoreError>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: std::future::Future<Output = Result<u64, StoreError>>,
+{
     let mut total = 0;
-    for _ in 0..settings.max_batches {
-        let deleted = purger.purge_expired_batch(now, settings.batch_size).await?;
+    for run in 0..settings.max_batches {
+        let deleted = match batch(settings.batch_size).await {
+            Ok(deleted) => deleted,
+            Err(StoreError::Deadlock) if run + 1 < settings.max_batches => {
+                clock
+                    .pause(std::time::Duration::from_millis(
+                        5 + u64::from(run % 10) * 5,
+                    ))
+                    .await;
+                continue;
+            }
+            Err(error) => return Err(error),
+        };
         total += deleted;
         if deleted < u64::from(settings.batch_size) {
             break;
@@ -56,15 +86,8 @@ pub async fn purge_published_events<S: OutboxRelayStore>(
     settings: PurgeSettings,
 ) -> Result<u64, StoreError> {
     let cutoff = clock.now() - retention.period();
-    let mut total = 0;
-    for _ in 0..settings.max_batches {
-        let deleted = store
-            .purge_published_batch(cutoff, settings.batch_size)
-            .await?;
-        total += deleted;
-        if deleted < u64::from(settings.batch_size) {
-            break;
-        }
-    }
-    Ok(total)
+    in_batches(clock, settings, |limit| {
+        store.purge_published_batch(cutoff, limit)
+    })
+    .await
 }

@@ -51,7 +51,41 @@ impl GaleraCluster {
     /// The URL of `db` through node `n` (1..=3).
     #[must_use]
     pub fn url_on(&self, n: usize, db: &TestDb) -> String {
-        self.nodes[n - 1].url_for(db.name())
+        self.url_of(n, db.name())
+    }
+
+    /// The URL of the database named `name` through node `n` (1..=3).
+    #[must_use]
+    pub fn url_of(&self, n: usize, name: &str) -> String {
+        self.nodes[n - 1].url_for(name)
+    }
+
+    /// Creates an empty database (no migrations) through node 1; returns its name.
+    ///
+    /// # Panics
+    /// When node 1 cannot be reached.
+    pub async fn empty_database(&self) -> String {
+        let name = format!("it_{}", uuid::Uuid::new_v4().simple());
+        self.admin(&format!("CREATE DATABASE {name}")).await;
+        name
+    }
+
+    /// Drops the database named `name` through node 1.
+    ///
+    /// # Panics
+    /// When node 1 cannot be reached.
+    pub async fn drop_database(&self, name: &str) {
+        self.admin(&format!("DROP DATABASE {name}")).await;
+    }
+
+    async fn admin(&self, sql: &str) {
+        use diesel_async::{AsyncConnection, AsyncMysqlConnection, SimpleAsyncConnection};
+        let mut conn = AsyncMysqlConnection::establish(&self.nodes[0].url_for(""))
+            .await
+            .expect("connect to node 1");
+        conn.batch_execute(sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
 
     /// The URL of `db` listing every node, node `first` first (the others after it in

@@ -9,10 +9,12 @@ use chrono::{DateTime, Utc};
 
 use crate::support::{FixedClock, t0};
 
-/// Deletes from a pretend backlog of expired records, recording each call.
+/// Deletes from a pretend backlog of expired records, recording each call; the first
+/// `deadlocks` calls are rolled back as deadlock victims instead.
 struct Backlog {
     remaining: Mutex<u64>,
     calls: Mutex<Vec<(DateTime<Utc>, u32)>>,
+    deadlocks: Mutex<u32>,
 }
 
 impl RecordPurger for Backlog {
@@ -22,6 +24,11 @@ impl RecordPurger for Backlog {
         limit: u32,
     ) -> impl Future<Output = Result<u64, StoreError>> + Send {
         self.calls.lock().unwrap().push((now, limit));
+        let mut deadlocks = self.deadlocks.lock().unwrap();
+        if *deadlocks > 0 {
+            *deadlocks -= 1;
+            return std::future::ready(Err(StoreError::Deadlock));
+        }
         let mut remaining = self.remaining.lock().unwrap();
         let deleted = (*remaining).min(u64::from(limit));
         *remaining -= deleted;
@@ -29,24 +36,27 @@ impl RecordPurger for Backlog {
     }
 }
 
+/// Purges `purger` in batches of 10, at most `max_batches`.
+async fn purge(purger: &Backlog, max_batches: u32) -> Result<u64, StoreError> {
+    let settings = PurgeSettings {
+        batch_size: 10,
+        max_batches,
+    };
+    purge_expired(purger, &FixedClock(t0()), settings).await
+}
+
 fn backlog(n: u64) -> Backlog {
     Backlog {
         remaining: Mutex::new(n),
         calls: Mutex::new(Vec::new()),
+        deadlocks: Mutex::new(0),
     }
 }
 
 #[tokio::test]
 async fn purge_deletes_in_batches_until_a_short_batch() {
     let purger = backlog(25);
-    let settings = PurgeSettings {
-        batch_size: 10,
-        max_batches: 100,
-    };
-
-    let deleted = purge_expired(&purger, &FixedClock(t0()), settings)
-        .await
-        .unwrap();
+    let deleted = purge(&purger, 100).await.unwrap();
 
     assert_eq!(deleted, 25);
     let calls = purger.calls.lock().unwrap();
@@ -57,15 +67,28 @@ async fn purge_deletes_in_batches_until_a_short_batch() {
 #[tokio::test]
 async fn purge_stops_at_the_batch_budget() {
     let purger = backlog(1_000);
-    let settings = PurgeSettings {
-        batch_size: 10,
-        max_batches: 4,
-    };
-
-    let deleted = purge_expired(&purger, &FixedClock(t0()), settings)
-        .await
-        .unwrap();
+    let deleted = purge(&purger, 4).await.unwrap();
 
     assert_eq!(deleted, 40);
     assert_eq!(*purger.remaining.lock().unwrap(), 960);
+}
+
+#[tokio::test]
+async fn a_batch_rolled_back_as_a_deadlock_victim_is_run_again() {
+    let purger = backlog(25);
+    *purger.deadlocks.lock().unwrap() = 2;
+    let deleted = purge(&purger, 100).await.unwrap();
+
+    assert_eq!(deleted, 25, "nothing lost to the two deadlocks");
+    assert_eq!(purger.calls.lock().unwrap().len(), 5);
+}
+
+#[tokio::test]
+async fn deadlocks_on_every_batch_end_within_the_budget_with_the_error() {
+    let purger = backlog(25);
+    *purger.deadlocks.lock().unwrap() = 1_000;
+    let result = purge(&purger, 4).await;
+
+    assert!(matches!(result, Err(StoreError::Deadlock)), "{result:?}");
+    assert_eq!(purger.calls.lock().unwrap().len(), 4);
 }

@@ -1,1 +1,1 @@
-DROP TABLE api_idempotency;
+DROP TABLE IF EXISTS api_idempotency;

@@ -1,7 +1,7 @@
 -- One row per (tenant, actor, operation, key). The composite UNIQUE index is the only
 -- judge of which request runs first; every column is NOT NULL so no NULL slips past it.
 -- Keys are VARBINARY: compared byte for byte, never by a collation's case or pad rules.
-CREATE TABLE api_idempotency (
+CREATE TABLE IF NOT EXISTS api_idempotency (
   id BIGINT NOT NULL AUTO_INCREMENT,
   tenant_id BIGINT NOT NULL,
   actor_id BIGINT NOT NULL,

@@ -1,1 +1,1 @@
-DROP TABLE orders;
+DROP TABLE IF EXISTS orders;

@@ -1,6 +1,6 @@
 -- clientOrderRef is unique per tenant and outlives idempotency records: after a purge, a
 -- late retry meets this index instead of creating a second order.
-CREATE TABLE orders (
+CREATE TABLE IF NOT EXISTS orders (
   id BIGINT NOT NULL AUTO_INCREMENT,
   tenant_id BIGINT NOT NULL,
   client_order_ref VARBINARY(64) NOT NULL,

@@ -1,1 +1,1 @@
-DROP TABLE outbox;
+DROP TABLE IF EXISTS outbox;

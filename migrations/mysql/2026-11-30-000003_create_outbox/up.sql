@@ -3,7 +3,7 @@
 -- published_at stays NULL until the broker acknowledged the event; attempts counts failed
 -- publishes. The index serves the relay's claim (pending rows in id order) and the purge
 -- (published rows by age).
-CREATE TABLE outbox (
+CREATE TABLE IF NOT EXISTS outbox (
   id BIGINT NOT NULL AUTO_INCREMENT,
   event_id BINARY(16) NOT NULL,
   event_type VARBINARY(64) NOT NULL,

@@ -1,2 +1,2 @@
-DROP TABLE shipments;
-DROP TABLE inbox;
+DROP TABLE IF EXISTS shipments;
+DROP TABLE IF EXISTS inbox;

@@ -1,6 +1,6 @@
 -- The inbox: one row per (consumer, event) it has applied, written in the same
 -- transaction as the consumer's own write, so a redelivered event changes nothing.
-CREATE TABLE inbox (
+CREATE TABLE IF NOT EXISTS inbox (
   consumer VARBINARY(64) NOT NULL,
   event_id BINARY(16) NOT NULL,
   received_at DATETIME(6) NOT NULL,
@@ -8,7 +8,7 @@ CREATE TABLE inbox (
 ) ENGINE=InnoDB;
 
 -- The shipments consumer's own table: one shipment per order, whatever the deliveries.
-CREATE TABLE shipments (
+CREATE TABLE IF NOT EXISTS shipments (
   id BIGINT NOT NULL AUTO_INCREMENT,
   order_id BIGINT NOT NULL,
   tenant_id BIGINT NOT NULL,

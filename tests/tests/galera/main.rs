@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
 mod failover;
+mod maintenance;
 mod reads;
 mod storm;
 mod support;

@@ -60,6 +60,11 @@ impl Rig {
         self.db.order_ids(1, reference).await
     }
 
+    /// Runs `sql` on the test's database (through node 1).
+    pub(crate) async fn run_sql(&self, sql: &str) {
+        tests::Backend::run_sql(&self.db, sql).await;
+    }
+
     pub(crate) async fn finish(self) {
         drop(self.services);
         self.db.drop_database().await;
@@ -73,25 +78,43 @@ pub(crate) async fn at_once(
     key: &str,
     bodies: Vec<String>,
 ) -> Vec<(u16, Option<String>)> {
-    let urls: Vec<String> = (1..=3).map(|n| rig.url(n)).collect();
-    let key = key.to_owned();
+    let bearer = token(1, 1, "orders:create orders:read");
+    let jobs = bodies
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| {
+            let (api, bearer, key) = (
+                Api::new(&rig.url(i % 3 + 1)),
+                bearer.clone(),
+                key.to_owned(),
+            );
+            move || api.create(&bearer, &key, &body).status_code()
+        })
+        .collect();
+    all_at_once(jobs).await
+}
+
+/// Runs every job on a thread of its own, all released at the same moment; returns their
+/// results in order.
+pub(crate) async fn all_at_once<T, F>(jobs: Vec<F>) -> Vec<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
     tokio::task::spawn_blocking(move || {
-        let bearer = token(1, 1, "orders:create orders:read");
-        let start = Arc::new(Barrier::new(bodies.len()));
+        let start = Arc::new(Barrier::new(jobs.len()));
         std::thread::scope(|scope| {
-            let senders: Vec<_> = bodies
-                .iter()
-                .enumerate()
-                .map(|(i, body)| {
-                    let (api, start, bearer, key) =
-                        (Api::new(&urls[i % 3]), Arc::clone(&start), &bearer, &key);
+            let running: Vec<_> = jobs
+                .into_iter()
+                .map(|job| {
+                    let start = Arc::clone(&start);
                     scope.spawn(move || {
                         start.wait();
-                        api.create(bearer, key, body).status_code()
+                        job()
                     })
                 })
                 .collect();
-            senders.into_iter().map(|s| s.join().unwrap()).collect()
+            running.into_iter().map(|r| r.join().unwrap()).collect()
         })
     })
     .await
