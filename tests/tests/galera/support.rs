@@ -8,6 +8,11 @@ use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 /// Tests share the cluster; one that kills a node has it to itself.
 static CLUSTER: RwLock<()> = RwLock::const_new(());
 
+/// Holds the cluster shared: no test kills a node meanwhile.
+pub(crate) async fn shared_cluster() -> RwLockReadGuard<'static, ()> {
+    CLUSTER.read().await
+}
+
 /// A database on the cluster and a server process on each node.
 pub(crate) struct Rig {
     pub(crate) cluster: GaleraCluster,
@@ -20,7 +25,7 @@ pub(crate) struct Rig {
 impl Rig {
     /// Process `n` on node `n` alone.
     pub(crate) async fn new() -> Self {
-        let shared = CLUSTER.read().await;
+        let shared = shared_cluster().await;
         let mut rig = Self::start(|cluster, n, db| cluster.url_on(n, db)).await;
         rig._shared = Some(shared);
         rig
