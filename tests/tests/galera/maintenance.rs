@@ -4,11 +4,11 @@
 
 use tests::{Api, GaleraCluster, Service, ServiceOptions, order_json, run_command, token};
 
-use crate::support::{Rig, all_at_once, shared_cluster};
+use crate::support::{Rig, all_at_once, cluster_alone};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_processes_on_three_nodes_migrate_an_empty_database_at_once() {
-    let _shared = shared_cluster().await;
+    let _alone = cluster_alone().await;
     let cluster = GaleraCluster::from_env();
     for round in 0..5 {
         let name = cluster.empty_database().await;

@@ -3,14 +3,16 @@
 use std::sync::{Arc, Barrier};
 
 use tests::{Api, GaleraCluster, Service, ServiceOptions, TestDb, token};
-use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use tokio::sync::{Mutex, MutexGuard};
 
-/// Tests share the cluster; one that kills a node has it to itself.
-static CLUSTER: RwLock<()> = RwLock::const_new(());
+/// The tests take turns on the cluster: on two cores, seven tests with three server
+/// processes each beside three nodes starve the nodes of CPU until the cluster evicts one
+/// (seen in CI), and one test kills a node on purpose.
+static CLUSTER: Mutex<()> = Mutex::const_new(());
 
-/// Holds the cluster shared: no test kills a node meanwhile.
-pub(crate) async fn shared_cluster() -> RwLockReadGuard<'static, ()> {
-    CLUSTER.read().await
+/// Holds the cluster for this test alone.
+pub(crate) async fn cluster_alone() -> MutexGuard<'static, ()> {
+    CLUSTER.lock().await
 }
 
 /// A database on the cluster and a server process on each node.
@@ -18,29 +20,22 @@ pub(crate) struct Rig {
     pub(crate) cluster: GaleraCluster,
     pub(crate) db: TestDb,
     pub(crate) services: Vec<Service>,
-    _shared: Option<RwLockReadGuard<'static, ()>>,
-    _exclusive: Option<RwLockWriteGuard<'static, ()>>,
+    _alone: MutexGuard<'static, ()>,
 }
 
 impl Rig {
     /// Process `n` on node `n` alone.
     pub(crate) async fn new() -> Self {
-        let shared = shared_cluster().await;
-        let mut rig = Self::start(|cluster, n, db| cluster.url_on(n, db)).await;
-        rig._shared = Some(shared);
-        rig
+        Self::start(|cluster, n, db| cluster.url_on(n, db)).await
     }
 
-    /// Process `n` given every node, node `n` first; the cluster to itself, since the
-    /// test kills nodes.
+    /// Process `n` given every node, node `n` first.
     pub(crate) async fn with_node_lists() -> Self {
-        let exclusive = CLUSTER.write().await;
-        let mut rig = Self::start(|cluster, n, db| cluster.url_list_on(n, db)).await;
-        rig._exclusive = Some(exclusive);
-        rig
+        Self::start(|cluster, n, db| cluster.url_list_on(n, db)).await
     }
 
     async fn start(url: impl Fn(&GaleraCluster, usize, &TestDb) -> String) -> Self {
+        let alone = cluster_alone().await;
         let cluster = GaleraCluster::from_env();
         let db = cluster.database().await;
         let services = (1..=3)
@@ -50,8 +45,7 @@ impl Rig {
             cluster,
             db,
             services,
-            _shared: None,
-            _exclusive: None,
+            _alone: alone,
         }
     }
 

@@ -32,6 +32,24 @@ pub(crate) struct Run {
     pub(crate) elapsed: Duration,
 }
 
+impl Run {
+    /// The latency at quantile `q` (0..=1), in ms; 0 without samples.
+    pub(crate) fn latency_ms(&self, q: f64) -> f64 {
+        let mut micros: Vec<u64> = self.samples.iter().map(|s| s.micros).collect();
+        micros.sort_unstable();
+        if micros.is_empty() {
+            return 0.0;
+        }
+        let index = ((micros.len() - 1) as f64 * q).round() as usize;
+        micros[index] as f64 / 1000.0
+    }
+
+    /// Requests per second over the run.
+    pub(crate) fn rps(&self) -> f64 {
+        self.samples.len() as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
 async fn send(connection: &mut Connection, token: &str, request: &Request) -> Sample {
     let started = Instant::now();
     let answer = connection.create(token, &request.key, &request.body).await;
@@ -53,12 +71,24 @@ pub(crate) async fn for_duration(
     duration: Duration,
     next: Arc<dyn Fn(usize, usize) -> Request + Send + Sync>,
 ) -> Run {
+    for_duration_over(&[base_url.to_owned()], token, concurrency, duration, next).await
+}
+
+/// [`for_duration`] spread over several servers: worker `w` talks to
+/// `base_urls[w % base_urls.len()]`.
+pub(crate) async fn for_duration_over(
+    base_urls: &[String],
+    token: &str,
+    concurrency: usize,
+    duration: Duration,
+    next: Arc<dyn Fn(usize, usize) -> Request + Send + Sync>,
+) -> Run {
     let barrier = Arc::new(Barrier::new(concurrency));
     let started = Instant::now();
     let workers: Vec<_> = (0..concurrency)
         .map(|w| {
             let (barrier, next) = (Arc::clone(&barrier), Arc::clone(&next));
-            let (base_url, token) = (base_url.to_owned(), token.to_owned());
+            let (base_url, token) = (base_urls[w % base_urls.len()].clone(), token.to_owned());
             tokio::spawn(async move {
                 let mut connection = Connection::new(&base_url);
                 let mut samples = Vec::new();

@@ -6,12 +6,14 @@
 //! `SERVER_BIN` (the release binary), `BENCH_SECONDS` (per measured phase, default 5),
 //! `BENCH_SCENARIOS` (a comma list to run only some, for profiling), `BENCH_SERVER_LOG`
 //! (the server's `RUST_LOG`, default `info` as in production), `BENCH_DB_PID` (the database
-//! server's PID, for its CPU time; `scripts/bench` sets it for its private server).
+//! server's PID, for its CPU time; `scripts/bench` sets it for its private server),
+//! `GALERA_URLS` (adds the Galera run; `BENCH_GALERA=1 scripts/bench` starts a cluster).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod ceiling;
 mod cost;
+mod galera;
 mod load;
 mod relay;
 mod report;
@@ -253,9 +255,13 @@ fn main() {
             .block_on(relay::run(&bench.db, &options, bench.duration))
     });
 
+    let galera = std::env::var_os("GALERA_URLS")
+        .map(|_| bench.runtime.block_on(galera::run(bench.duration)));
+
     let report = Report {
         scenarios,
         relay,
+        galera,
         server_peak_rss_bytes: service.peak_rss_bytes().unwrap_or(0),
         database: bench.db.server_version().to_owned(),
         database_cpu_measured: bench.meter.measures_database_cpu(),

@@ -42,6 +42,8 @@ pub(crate) struct Report {
     pub(crate) scenarios: Vec<Scenario>,
     /// The relay scenario, when it ran.
     pub(crate) relay: Option<crate::relay::RelayFigures>,
+    /// The Galera run, when a cluster was given.
+    pub(crate) galera: Option<crate::galera::GaleraFigures>,
     pub(crate) server_peak_rss_bytes: u64,
     pub(crate) database: String,
     /// False when the database server's PID was not known (`DATABASE_URL` named another
@@ -67,15 +69,6 @@ pub(crate) fn scenario(
     ceiling: Measured,
 ) -> Scenario {
     let ceiling_rps = ceiling.rps;
-    let mut micros: Vec<u64> = run.samples.iter().map(|s| s.micros).collect();
-    micros.sort_unstable();
-    let at = |q: f64| -> f64 {
-        if micros.is_empty() {
-            return 0.0;
-        }
-        let index = ((micros.len() - 1) as f64 * q).round() as usize;
-        micros[index] as f64 / 1000.0
-    };
     let mut executed: HashMap<&str, usize> = HashMap::new();
     for sample in run
         .samples
@@ -86,7 +79,7 @@ pub(crate) fn scenario(
     }
     let extra_executions: usize = executed.values().map(|n| n - 1).sum();
     let extra_orders = orders_in_db.saturating_sub(keys);
-    let rps = run.samples.len() as f64 / run.elapsed.as_secs_f64();
+    let rps = run.rps();
     Scenario {
         name: name.to_owned(),
         concurrency,
@@ -104,9 +97,9 @@ pub(crate) fn scenario(
         } else {
             0.0
         },
-        p50_ms: at(0.50),
-        p99_ms: at(0.99),
-        max_ms: micros.last().map_or(0.0, |m| *m as f64 / 1000.0),
+        p50_ms: run.latency_ms(0.50),
+        p99_ms: run.latency_ms(0.99),
+        max_ms: run.latency_ms(1.0),
         cost,
         ceiling_cost: ceiling.cost,
     }
@@ -176,6 +169,31 @@ pub(crate) fn print(report: &Report) {
             relay.max_pending,
             relay.lag_p50_ms,
             relay.lag_p99_ms,
+        ));
+    }
+    if let Some(galera) = &report.galera {
+        let single = |name: &str| {
+            report
+                .scenarios
+                .iter()
+                .find(|s| s.name == name && s.concurrency == 32)
+                .map_or((0.0, 0.0), |s| (s.rps, s.p99_ms))
+        };
+        let ((create_rps, create_p99), (replay_rps, replay_p99)) =
+            (single("create"), single("replay"));
+        out.push_str(&format!(
+            "\nGalera, 3 nodes, 3 server processes, c={}:\n\n\
+             | | creates/s | create p99 ms | replays/s | replay p99 ms | reruns after 1213 per 1000 creates | create errors |\n\
+             | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+             | Galera | {:.0} | {:.1} | {:.0} | {:.1} | {:.1} | {} |\n\
+             | one node, one process (above) | {create_rps:.0} | {create_p99:.1} | {replay_rps:.0} | {replay_p99:.1} | | |\n",
+            galera.concurrency,
+            galera.creates_per_s,
+            galera.create_p99_ms,
+            galera.replays_per_s,
+            galera.replay_p99_ms,
+            galera.retries_per_1000_creates,
+            galera.create_errors,
         ));
     }
     out.push_str(&format!(

@@ -1,0 +1,91 @@
+//! The optional Galera run (`GALERA_URLS` set; `BENCH_GALERA=1 scripts/bench` starts a
+//! private 3-node cluster): three server processes, one per node (each given every node,
+//! its own first), c=32 spread over them. Creates/s, replays/s, their p99, and the
+//! transactions rerun after a 1213 per 1 000 creates. No target: on a 2-core machine that
+//! also hosts the three nodes these figures are for comparison with the single-node ones
+//! of the same run.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use tests::{ALL_PERMISSIONS, Api, GaleraCluster, Service, ServiceOptions, order_json, token};
+
+use crate::load::{self, Request};
+
+/// The Galera run's figures.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct GaleraFigures {
+    pub(crate) concurrency: usize,
+    pub(crate) creates: usize,
+    pub(crate) creates_per_s: f64,
+    pub(crate) create_p99_ms: f64,
+    pub(crate) create_errors: usize,
+    pub(crate) replays_per_s: f64,
+    pub(crate) replay_p99_ms: f64,
+    pub(crate) retries_per_1000_creates: f64,
+}
+
+fn request(key: String) -> Request {
+    Request {
+        body: order_json(&key, "SKU-1", 1),
+        key,
+    }
+}
+
+/// Runs creates then replays for `duration` each.
+pub(crate) async fn run(duration: Duration) -> GaleraFigures {
+    let cluster = GaleraCluster::from_env();
+    let db = cluster.database().await;
+    let services: Vec<Service> = (1..=3)
+        .map(|n| {
+            let mut options = ServiceOptions::new(&cluster.url_list_on(n, &db));
+            options
+                .env
+                .push(("DATABASE_MAX_CONNECTIONS".into(), "12".into()));
+            Service::start(&options)
+        })
+        .collect();
+    let urls: Vec<String> = services.iter().map(|s| s.base_url().to_owned()).collect();
+    let bearer = token(1, 1, ALL_PERMISSIONS);
+
+    let creates = load::for_duration_over(
+        &urls,
+        &bearer,
+        32,
+        duration,
+        Arc::new(|w, i| request(format!("galera-{w}-{i}"))),
+    )
+    .await;
+    let created = creates.samples.iter().filter(|s| s.status == 201).count();
+    let retries: f64 = urls
+        .iter()
+        .map(|u| Api::new(u).metric("idempotent_transaction_retries_total"))
+        .sum();
+
+    // Each worker replays the first eight keys it created, round and round.
+    let replays = load::for_duration_over(
+        &urls,
+        &bearer,
+        32,
+        duration,
+        Arc::new(|w, i| request(format!("galera-{w}-{}", i % 8))),
+    )
+    .await;
+    drop(services);
+    db.drop_database().await;
+    GaleraFigures {
+        concurrency: 32,
+        creates: created,
+        creates_per_s: creates.rps(),
+        create_p99_ms: creates.latency_ms(0.99),
+        create_errors: creates.samples.len() - created,
+        replays_per_s: replays.rps(),
+        replay_p99_ms: replays.latency_ms(0.99),
+        retries_per_1000_creates: if created > 0 {
+            retries * 1000.0 / created as f64
+        } else {
+            0.0
+        },
+    }
+}
