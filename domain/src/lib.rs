@@ -7,7 +7,9 @@
 
 mod fingerprint;
 mod key;
+mod lease;
 mod order;
+mod payment;
 mod record;
 mod retention;
 mod scope;
@@ -15,7 +17,11 @@ mod token_chars;
 
 pub use fingerprint::{Fingerprint, FingerprintVersion, Fingerprinted, canonical_bytes};
 pub use key::{IdempotencyKey, KeyError};
+pub use lease::{Generation, Lease, LeaseLost, LeaseView, Leased, OwnerId, OwnerIdError};
 pub use order::{ClientOrderRef, NewOrder, OrderId, Quantity, QuantityError, Sku};
+pub use payment::{
+    Amount, Currency, MAX_AMOUNT, OperationState, PaymentCapture, PaymentInputError, UnknownState,
+};
 pub use record::{
     Completion, Decision, ExistingRecord, RecordId, RecordState, StoredResponse,
     StoredResponseError, TransitionError, decide,

@@ -1,0 +1,244 @@
+//! `payments.capture.v1` (contract §7): the validated input, its fingerprint fields, and
+//! the states of the long-running operation that carries it out.
+
+use crate::fingerprint::{FingerprintVersion, Fingerprinted};
+use crate::order::OrderId;
+
+/// An amount in minor units, `1..=10_000_000`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Amount(u32);
+
+/// The most one capture may take, in minor units.
+pub const MAX_AMOUNT: u32 = 10_000_000;
+
+/// Why an amount or a currency is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PaymentInputError {
+    /// Occurs when the amount is not an integer from 1 to [`MAX_AMOUNT`].
+    #[error("amount must be an integer from 1 to {MAX_AMOUNT}")]
+    Amount,
+    /// Occurs when the currency is not three letters `A-Z`.
+    #[error("currency must be three letters A-Z")]
+    Currency,
+}
+
+impl Amount {
+    /// # Errors
+    /// [`PaymentInputError::Amount`] outside `1..=10_000_000`.
+    pub fn parse(raw: i64) -> Result<Self, PaymentInputError> {
+        u32::try_from(raw)
+            .ok()
+            .filter(|n| (1..=MAX_AMOUNT).contains(n))
+            .map(Self)
+            .ok_or(PaymentInputError::Amount)
+    }
+
+    /// The amount in minor units.
+    #[must_use]
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+/// An ISO-4217-shaped currency code: exactly three letters `A-Z` (which codes exist is the
+/// provider's business).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Currency([u8; 3]);
+
+impl Currency {
+    /// # Errors
+    /// [`PaymentInputError::Currency`] unless exactly three letters `A-Z`.
+    pub fn parse(raw: &str) -> Result<Self, PaymentInputError> {
+        match raw.as_bytes() {
+            &[a, b, c] if [a, b, c].iter().all(u8::is_ascii_uppercase) => Ok(Self([a, b, c])),
+            _ => Err(PaymentInputError::Currency),
+        }
+    }
+
+    /// The code.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        // Three ASCII letters, checked at parse: always UTF-8.
+        std::str::from_utf8(&self.0).unwrap_or("???")
+    }
+}
+
+/// A validated capture request for an order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentCapture {
+    /// The order paid for (from the path).
+    pub order: OrderId,
+    /// How much.
+    pub amount: Amount,
+    /// In which currency.
+    pub currency: Currency,
+}
+
+impl Fingerprinted for PaymentCapture {
+    const RULE_VERSION: FingerprintVersion = FingerprintVersion(1);
+
+    /// `<orderId>`, `<amount>`, `<currency>`: the contract's fields, in its order.
+    fn fingerprint_fields(&self) -> Vec<String> {
+        vec![
+            self.order.get().to_string(),
+            self.amount.get().to_string(),
+            self.currency.as_str().to_owned(),
+        ]
+    }
+}
+
+/// Where a long-running operation stands. `Pending` is the only state it leaves; the
+/// three others are final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperationState {
+    /// Accepted; a worker will (or does) carry it out.
+    Pending,
+    /// Done: the provider charged, and the payment row exists.
+    Succeeded,
+    /// The provider definitely declined.
+    Declined,
+    /// Attempts ran out, or the outcome cannot be known: a person decides. Never retried
+    /// blindly.
+    NeedsReview,
+}
+
+/// A stored state the domain does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown operation state")]
+pub struct UnknownState;
+
+impl OperationState {
+    /// As stored (`PENDING`, ...).
+    #[must_use]
+    pub fn as_stored(self) -> &'static str {
+        match self {
+            Self::Pending => "PENDING",
+            Self::Succeeded => "SUCCEEDED",
+            Self::Declined => "DECLINED",
+            Self::NeedsReview => "NEEDS_REVIEW",
+        }
+    }
+
+    /// As the API shows it (`pending`, ...).
+    #[must_use]
+    pub fn as_api(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Succeeded => "succeeded",
+            Self::Declined => "declined",
+            Self::NeedsReview => "needs_review",
+        }
+    }
+
+    /// # Errors
+    /// [`UnknownState`] for anything [`OperationState::as_stored`] never writes.
+    pub fn from_stored(raw: &str) -> Result<Self, UnknownState> {
+        [
+            Self::Pending,
+            Self::Succeeded,
+            Self::Declined,
+            Self::NeedsReview,
+        ]
+        .into_iter()
+        .find(|state| state.as_stored() == raw)
+        .ok_or(UnknownState)
+    }
+
+    /// Whether nothing more happens to it.
+    #[must_use]
+    pub fn is_final(self) -> bool {
+        self != Self::Pending
+    }
+
+    /// Whether an operation in this state may end in `to`: only a pending one, and only
+    /// in a final state.
+    #[must_use]
+    pub fn may_end_in(self, to: Self) -> bool {
+        self == Self::Pending && to.is_final()
+    }
+
+    /// Whether a capture in this state keeps a second capture of the same order out
+    /// (`409 payment_exists`): a pending or a succeeded one does; a declined or a
+    /// reviewed one leaves room for another try.
+    #[must_use]
+    pub fn blocks_another_capture(self) -> bool {
+        matches!(self, Self::Pending | Self::Succeeded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sha2::{Digest, Sha256};
+
+    use super::*;
+    use crate::{Operation, canonical_bytes};
+
+    fn capture() -> PaymentCapture {
+        PaymentCapture {
+            order: OrderId::new(42),
+            amount: Amount::parse(1500).unwrap(),
+            currency: Currency::parse("JPY").unwrap(),
+        }
+    }
+
+    #[test]
+    fn the_fingerprint_is_the_contracts_text_hashed() {
+        let operation = Operation::parse("payments.capture.v1").unwrap();
+        let text = "payments.capture.v1\n1\n42\n1500\nJPY\n";
+        let fields = capture().fingerprint_fields();
+        assert_eq!(
+            canonical_bytes(&operation, PaymentCapture::RULE_VERSION, &fields),
+            text.as_bytes()
+        );
+        let expected: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+        assert_eq!(capture().fingerprint(&operation).hash(), &expected);
+    }
+
+    #[test]
+    fn amounts_are_1_to_ten_million_minor_units() {
+        assert_eq!(Amount::parse(1).unwrap().get(), 1);
+        assert_eq!(Amount::parse(10_000_000).unwrap().get(), 10_000_000);
+        for bad in [0, -1, 10_000_001, i64::MAX] {
+            assert_eq!(Amount::parse(bad), Err(PaymentInputError::Amount), "{bad}");
+        }
+    }
+
+    #[test]
+    fn currencies_are_exactly_three_capital_letters() {
+        assert_eq!(Currency::parse("USD").unwrap().as_str(), "USD");
+        for bad in ["", "JP", "JPYY", "jpy", "J1Y", "ÄBC", "JP "] {
+            assert_eq!(
+                Currency::parse(bad),
+                Err(PaymentInputError::Currency),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_a_pending_operation_ends_and_only_in_a_final_state() {
+        use OperationState::*;
+        let all = [Pending, Succeeded, Declined, NeedsReview];
+        for from in all {
+            for to in all {
+                assert_eq!(
+                    from.may_end_in(to),
+                    from == Pending && to != Pending,
+                    "{from:?} -> {to:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn stored_and_api_names_round_trip_and_unknown_names_are_refused() {
+        use OperationState::*;
+        for state in [Pending, Succeeded, Declined, NeedsReview] {
+            assert_eq!(OperationState::from_stored(state.as_stored()), Ok(state));
+            assert_eq!(state.as_api(), state.as_stored().to_ascii_lowercase());
+        }
+        assert_eq!(OperationState::from_stored("pending"), Err(UnknownState));
+        assert!(Pending.blocks_another_capture() && Succeeded.blocks_another_capture());
+        assert!(!Declined.blocks_another_capture() && !NeedsReview.blocks_another_capture());
+    }
+}
