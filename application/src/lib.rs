@@ -12,6 +12,7 @@ mod operation;
 mod order;
 mod order_created;
 mod outcome;
+pub mod payments;
 pub mod ports;
 mod purge;
 mod relay;

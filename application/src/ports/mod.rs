@@ -9,6 +9,7 @@ mod clock;
 mod errors;
 mod hooks;
 mod inbox;
+mod operations;
 mod orders;
 mod outbox;
 mod purge;
@@ -22,6 +23,9 @@ pub use clock::{Clock, SystemClock};
 pub use errors::{CommitError, InsertOrderError, InsertRecordError, StoreError};
 pub use hooks::{FlowHooks, HookVerdict, NoHooks, PausePoint};
 pub use inbox::{Delivery, InboxTx, NewShipment, ShipmentRepository};
+pub use operations::{
+    Charge, DueOperation, Ending, OperationStore, PaymentProvider, ProviderAnswer,
+};
 pub use orders::{OrderReader, OrderRepository};
 pub use outbox::{NewEvent, OutboxWriter};
 pub use purge::RecordPurger;

@@ -1,0 +1,5 @@
+//! `payments.capture.v1`: the long-running operation of contract §7.
+
+mod worker;
+
+pub use worker::{Worked, WorkerSettings, work_once};
