@@ -60,14 +60,15 @@ where
     S: OperationStore,
     P: PaymentProvider,
 {
+    let now = clock.now();
     let Ok(lease) = operation
         .lease
-        .claim(settings.owner.clone(), clock.now(), settings.lease)
+        .claim(settings.owner.clone(), now, settings.lease)
     else {
         return Ok(Worked::NotClaimed);
     };
     if !store
-        .claim(operation.id, operation.lease.generation, &lease)
+        .claim(operation.id, operation.lease.generation, &lease, now)
         .await?
     {
         return Ok(Worked::NotClaimed);

@@ -82,8 +82,8 @@ pub trait OperationStore: Send + Sync {
     ) -> impl Future<Output = Result<Vec<DueOperation>, StoreError>> + Send;
 
     /// Takes `lease` if the operation is still pending at generation `seen` with its
-    /// lease free or run out: one conditional `UPDATE`; `true` when it changed the row
-    /// (exactly one claimer wins each generation).
+    /// lease free or run out at `now`: one conditional `UPDATE`; `true` when it changed
+    /// the row (exactly one claimer wins each generation).
     ///
     /// # Errors
     /// Any [`StoreError`].
@@ -92,6 +92,7 @@ pub trait OperationStore: Send + Sync {
         id: Uuid,
         seen: Generation,
         lease: &Lease,
+        now: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Moves the lease's expiry on, if the generation is still the lease's.

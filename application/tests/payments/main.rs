@@ -34,6 +34,7 @@ mock! {
             id: Uuid,
             seen: Generation,
             lease: &Lease,
+            now: DateTime<Utc>,
         ) -> impl Future<Output = Result<bool, StoreError>> + Send;
         fn extend(&self, id: Uuid, lease: &Lease) -> impl Future<Output = Result<bool, StoreError>> + Send;
         fn complete(
@@ -131,14 +132,15 @@ fn store_claiming() -> MockStore {
     let mut store = MockStore::new();
     store
         .expect_claim()
-        .withf(|id, seen, lease| {
+        .withf(|id, seen, lease, now| {
             *id == Uuid::from_u128(7)
+                && *now == t0()
                 && *seen == Generation::new(4)
                 && lease.generation == Generation::new(5)
                 && lease.expires_at == t0() + TimeDelta::seconds(30)
         })
         .times(1)
-        .returning(|_, _, _| ready(Ok(true)));
+        .returning(|_, _, _, _| ready(Ok(true)));
     store
 }
 
@@ -283,7 +285,7 @@ async fn a_lost_claim_calls_no_provider() {
     store
         .expect_claim()
         .times(1)
-        .returning(|_, _, _| ready(Ok(false)));
+        .returning(|_, _, _, _| ready(Ok(false)));
     let mut provider = MockProvider::new();
     provider.expect_charge().never();
 
@@ -347,7 +349,7 @@ async fn a_store_failure_on_the_claim_is_reported() {
     store
         .expect_claim()
         .times(1)
-        .returning(|_, _, _| ready(Err(StoreError::ConnectionLost)));
+        .returning(|_, _, _, _| ready(Err(StoreError::ConnectionLost)));
 
     let result = work_once(
         &store,
