@@ -132,13 +132,12 @@ restart)
   ;;
 stop)
   DIR=${GALERA_DIR:?}
-  for n in 3 2 1; do
-    [[ -f $DIR/n$n.pid ]] && kill -TERM "$(cat "$DIR/n$n.pid")" 2>/dev/null || true
-  done
-  for n in 1 2 3; do
-    [[ -f $DIR/n$n.pid ]] || continue
-    pid=$(cat "$DIR/n$n.pid")
-    for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  # Every node process of this cluster: from the pid files, and by its data directory
+  # (a node shutting down removes its pid file before it exits).
+  pids=$( { cat "$DIR"/n?.pid 2>/dev/null || true; pgrep -f -- "--datadir=$DIR/n" || true; } | sort -u)
+  for pid in $pids; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in $pids; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
   done
   rm -rf "$DIR"
