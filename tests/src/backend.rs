@@ -4,7 +4,9 @@
 use std::future::Future;
 
 use adapters::http::ServiceStore;
-use application::ports::{InboxTx, OutboxRelayStore, RecordPurger, ShipmentRepository, UnitOfWork};
+use application::ports::{
+    InboxTx, OperationStore, OutboxRelayStore, RecordPurger, ShipmentRepository, UnitOfWork,
+};
 
 /// A fresh, migrated database of one store kind, with the checks the cases make.
 pub trait Backend: Sized + Send + Sync + 'static {
@@ -12,6 +14,7 @@ pub trait Backend: Sized + Send + Sync + 'static {
     type Store: ServiceStore
         + RecordPurger
         + OutboxRelayStore
+        + OperationStore
         + UnitOfWork<Tx: InboxTx + ShipmentRepository>;
 
     /// A fresh database; a writer waits up to 5 s for another's same-key transaction.

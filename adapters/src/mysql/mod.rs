@@ -10,6 +10,7 @@ mod deadline;
 mod insert_id;
 mod migrate;
 mod nodes;
+mod operations;
 mod purge;
 mod reader;
 mod relay;

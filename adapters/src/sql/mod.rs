@@ -17,6 +17,7 @@ pub(crate) mod classify;
 mod complete_record;
 pub(crate) mod connection;
 pub(crate) mod inbox;
+pub(crate) mod operations;
 pub(crate) mod orders;
 pub(crate) mod outbox;
 pub(crate) mod records;

@@ -73,3 +73,36 @@ diesel::table! {
         created_at -> Timestamp,
     }
 }
+
+diesel::table! {
+    operations (id) {
+        id -> Binary,
+        operation_type -> Binary,
+        tenant_id -> BigInt,
+        order_id -> BigInt,
+        amount -> Integer,
+        currency -> Binary,
+        downstream_key -> Binary,
+        state -> Text,
+        generation -> BigInt,
+        lease_owner -> Nullable<Binary>,
+        lease_expires_at -> Nullable<Timestamp>,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    payments (id) {
+        id -> BigInt,
+        operation_id -> Binary,
+        tenant_id -> BigInt,
+        order_id -> BigInt,
+        provider_charge_id -> Binary,
+        amount -> Integer,
+        currency -> Binary,
+        created_at -> Timestamp,
+    }
+}

@@ -7,6 +7,7 @@
 
 mod cases;
 mod inbox;
+mod operations;
 mod outbox;
 
 macro_rules! conformance_suite {
@@ -70,6 +71,17 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn a_poison_payload_writes_nothing() {
                 crate::inbox::a_poison_payload_writes_nothing::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn one_claimer_wins_each_generation_of_an_operation() {
+                crate::operations::one_claimer_wins_each_generation::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn a_stale_owner_changes_nothing_and_a_success_pays_once() {
+                crate::operations::a_stale_owner_changes_nothing_and_a_success_pays_once::<$backend>()
+                    .await;
             }
 
             #[tokio::test]

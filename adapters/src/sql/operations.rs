@@ -1,0 +1,377 @@
+//! SQL of long-running operations (contract §7): due operations, and the worker's
+//! conditional writes, each answering with its row count whether the fence let it
+//! through.
+
+use application::ports::{DueOperation, Ending, StoreError};
+use chrono::NaiveDateTime;
+use diesel::deserialize::FromSqlRow;
+use diesel::dsl::{self, SqlTypeOf};
+use diesel::expression::QueryMetadata;
+use diesel::prelude::*;
+use diesel::query_builder::{BoxedSqlQuery, QueryFragment, QueryId, SqlQuery};
+use diesel::serialize::ToSql;
+use diesel::sql_types::HasSqlType;
+use diesel::sql_types::{Binary, Timestamp};
+use diesel_async::RunQueryDsl;
+use domain::{
+    Amount, Currency, Generation, Lease, LeaseView, OrderId, OwnerId, PaymentCapture, TenantId,
+};
+use uuid::Uuid;
+
+use super::classify::Classify;
+use super::connection::SqlConnection;
+use super::schema::operations;
+
+/// The state of an operation a worker may still work.
+const PENDING: &str = "PENDING";
+
+/// A due operation as read.
+#[derive(Queryable)]
+pub(crate) struct DueRow {
+    id: Vec<u8>,
+    tenant_id: i64,
+    order_id: i64,
+    amount: i32,
+    currency: Vec<u8>,
+    downstream_key: Vec<u8>,
+    attempts: i32,
+    generation: i64,
+    lease_owner: Option<Vec<u8>>,
+    lease_expires_at: Option<NaiveDateTime>,
+}
+
+impl DueRow {
+    /// The port's view; a row that breaks the domain's rules is corrupt and says so.
+    fn into_due(self) -> Result<DueOperation, StoreError> {
+        let corrupt = |what: &str| StoreError::Other(format!("operation row: bad {what}"));
+        let holder = match (self.lease_owner, self.lease_expires_at) {
+            (Some(owner), Some(expires)) => Some((
+                String::from_utf8(owner)
+                    .ok()
+                    .and_then(|o| OwnerId::parse(&o).ok())
+                    .ok_or_else(|| corrupt("lease owner"))?,
+                expires.and_utc(),
+            )),
+            _ => None,
+        };
+        Ok(DueOperation {
+            id: Uuid::from_slice(&self.id).map_err(|_| corrupt("id"))?,
+            tenant: u64::try_from(self.tenant_id)
+                .ok()
+                .and_then(|t| TenantId::parse(t).ok())
+                .ok_or_else(|| corrupt("tenant"))?,
+            input: PaymentCapture {
+                order: u64::try_from(self.order_id)
+                    .map(OrderId::new)
+                    .map_err(|_| corrupt("order"))?,
+                amount: Amount::parse(i64::from(self.amount)).map_err(|_| corrupt("amount"))?,
+                currency: std::str::from_utf8(&self.currency)
+                    .ok()
+                    .and_then(|c| Currency::parse(c).ok())
+                    .ok_or_else(|| corrupt("currency"))?,
+            },
+            downstream_key: String::from_utf8(self.downstream_key)
+                .map_err(|_| corrupt("downstream key"))?,
+            attempts: u32::try_from(self.attempts).unwrap_or(0),
+            lease: LeaseView {
+                generation: Generation::new(u64::try_from(self.generation).unwrap_or(0)),
+                holder,
+            },
+        })
+    }
+}
+
+/// The columns of [`DueRow`], in its field order.
+#[dsl::auto_type]
+pub(crate) fn due_columns() -> _ {
+    (
+        operations::id,
+        operations::tenant_id,
+        operations::order_id,
+        operations::amount,
+        operations::currency,
+        operations::downstream_key,
+        operations::attempts,
+        operations::generation,
+        operations::lease_owner,
+        operations::lease_expires_at,
+    )
+}
+
+/// Pending operations whose next attempt is due and whose lease is free or ran out,
+/// oldest due first.
+#[dsl::auto_type]
+pub(crate) fn due_query(state: &'static str, now: NaiveDateTime, limit: i64) -> _ {
+    operations::table
+        .filter(operations::state.eq(state))
+        .filter(operations::next_attempt_at.le(now))
+        .filter(
+            operations::lease_expires_at
+                .is_null()
+                .or(operations::lease_expires_at.le(now)),
+        )
+        .order(operations::next_attempt_at.asc())
+        .limit(limit)
+        .select(due_columns())
+}
+
+/// Up to `limit` due operations.
+pub(crate) async fn due<C>(
+    conn: &mut C,
+    limit: usize,
+    now: NaiveDateTime,
+) -> Result<Vec<DueOperation>, StoreError>
+where
+    C: SqlConnection,
+    due_query: QueryFragment<C::Backend>,
+    C::Backend: QueryMetadata<SqlTypeOf<due_columns>>,
+    DueRow: FromSqlRow<SqlTypeOf<due_columns>, C::Backend>,
+{
+    let rows: Vec<DueRow> = due_query(PENDING, now, i64::try_from(limit).unwrap_or(i64::MAX))
+        .load(conn)
+        .await
+        .map_err(C::Backend::store_error)?;
+    rows.into_iter().map(DueRow::into_due).collect()
+}
+
+/// The claim: generation `seen` + 1 to `owner` until `expires`, if still pending at
+/// generation `seen` with the lease free or run out at `now`.
+#[dsl::auto_type]
+fn claim_statement(
+    id: Vec<u8>,
+    state: &'static str,
+    seen: i64,
+    now: NaiveDateTime,
+    next: i64,
+    owner: Option<Vec<u8>>,
+    expires: Option<NaiveDateTime>,
+) -> _ {
+    dsl::update(
+        operations::table.filter(
+            operations::id
+                .eq(id)
+                .and(operations::state.eq(state))
+                .and(operations::generation.eq(seen))
+                .and(
+                    operations::lease_expires_at
+                        .is_null()
+                        .or(operations::lease_expires_at.le(now)),
+                ),
+        ),
+    )
+    .set((
+        operations::generation.eq(next),
+        operations::lease_owner.eq(owner),
+        operations::lease_expires_at.eq(expires),
+        operations::updated_at.eq(now),
+    ))
+}
+
+/// The rows a holder of generation `generation` may write: this pending operation at
+/// that generation, and only then.
+#[dsl::auto_type]
+fn fenced(id: Vec<u8>, state: &'static str, generation: i64) -> _ {
+    operations::table.filter(
+        operations::id
+            .eq(id)
+            .and(operations::state.eq(state))
+            .and(operations::generation.eq(generation)),
+    )
+}
+
+/// The extension: a new expiry, under the fence.
+#[dsl::auto_type]
+fn extend_statement(
+    id: Vec<u8>,
+    state: &'static str,
+    generation: i64,
+    expires: Option<NaiveDateTime>,
+) -> _ {
+    dsl::update({
+        let target: fenced = fenced(id, state, generation);
+        target
+    })
+    .set(operations::lease_expires_at.eq(expires))
+}
+
+/// The retry: the attempt counted, the next one due, the lease given back, under the
+/// fence.
+#[dsl::auto_type]
+fn retry_statement(
+    id: Vec<u8>,
+    state: &'static str,
+    generation: i64,
+    attempts: i32,
+    next_at: NaiveDateTime,
+    no_owner: Option<Vec<u8>>,
+    no_expiry: Option<NaiveDateTime>,
+) -> _ {
+    dsl::update({
+        let target: fenced = fenced(id, state, generation);
+        target
+    })
+    .set((
+        operations::attempts.eq(attempts),
+        operations::next_attempt_at.eq(next_at),
+        operations::lease_owner.eq(no_owner),
+        operations::lease_expires_at.eq(no_expiry),
+        operations::updated_at.eq(next_at),
+    ))
+}
+
+/// The end: the final state, the lease given back, under the fence.
+#[dsl::auto_type]
+fn end_statement(
+    id: Vec<u8>,
+    state: &'static str,
+    generation: i64,
+    end_state: &'static str,
+    now: NaiveDateTime,
+    no_owner: Option<Vec<u8>>,
+    no_expiry: Option<NaiveDateTime>,
+) -> _ {
+    dsl::update({
+        let target: fenced = fenced(id, state, generation);
+        target
+    })
+    .set((
+        operations::state.eq(end_state),
+        operations::lease_owner.eq(no_owner),
+        operations::lease_expires_at.eq(no_expiry),
+        operations::updated_at.eq(now),
+    ))
+}
+
+/// The payment row of a succeeded operation, copied from the operation's own row.
+const INSERT_PAYMENT: &str = "INSERT INTO payments \
+     (operation_id, tenant_id, order_id, provider_charge_id, amount, currency, created_at) \
+     SELECT id, tenant_id, order_id, ?, amount, currency, ? FROM operations WHERE id = ?";
+
+fn generation_of(lease: &Lease) -> Result<i64, StoreError> {
+    i64::try_from(lease.generation.get())
+        .map_err(|_| StoreError::Other("generation out of range".to_owned()))
+}
+
+fn changed_one(rows: usize) -> bool {
+    rows == 1
+}
+
+/// Claims `id` for `lease` if still at generation `seen` and free at `now`.
+pub(crate) async fn claim<C>(
+    conn: &mut C,
+    id: Uuid,
+    seen: Generation,
+    lease: &Lease,
+    now: NaiveDateTime,
+) -> Result<bool, StoreError>
+where
+    C: SqlConnection,
+    claim_statement: QueryFragment<C::Backend> + QueryId,
+{
+    let seen = i64::try_from(seen.get())
+        .map_err(|_| StoreError::Other("generation out of range".to_owned()))?;
+    claim_statement(
+        id.as_bytes().to_vec(),
+        PENDING,
+        seen,
+        now,
+        generation_of(lease)?,
+        Some(lease.owner.as_str().as_bytes().to_vec()),
+        Some(lease.expires_at.naive_utc()),
+    )
+    .execute(conn)
+    .await
+    .map(changed_one)
+    .map_err(C::Backend::store_error)
+}
+
+/// Moves the lease's expiry on, under the fence.
+pub(crate) async fn extend<C>(conn: &mut C, id: Uuid, lease: &Lease) -> Result<bool, StoreError>
+where
+    C: SqlConnection,
+    extend_statement: QueryFragment<C::Backend> + QueryId,
+{
+    extend_statement(
+        id.as_bytes().to_vec(),
+        PENDING,
+        generation_of(lease)?,
+        Some(lease.expires_at.naive_utc()),
+    )
+    .execute(conn)
+    .await
+    .map(changed_one)
+    .map_err(C::Backend::store_error)
+}
+
+/// Counts the attempt and schedules the next, under the fence.
+pub(crate) async fn retry_later<C>(
+    conn: &mut C,
+    id: Uuid,
+    lease: &Lease,
+    attempts: u32,
+    next_at: NaiveDateTime,
+) -> Result<bool, StoreError>
+where
+    C: SqlConnection,
+    retry_statement: QueryFragment<C::Backend> + QueryId,
+{
+    retry_statement(
+        id.as_bytes().to_vec(),
+        PENDING,
+        generation_of(lease)?,
+        i32::try_from(attempts).unwrap_or(i32::MAX),
+        next_at,
+        None,
+        None,
+    )
+    .execute(conn)
+    .await
+    .map(changed_one)
+    .map_err(C::Backend::store_error)
+}
+
+/// Ends the operation under the fence and, for a success, inserts its payment: run it
+/// inside a transaction, and commit only when it answers `true`.
+pub(crate) async fn complete<C>(
+    conn: &mut C,
+    id: Uuid,
+    lease: &Lease,
+    ending: &Ending,
+    now: NaiveDateTime,
+) -> Result<bool, StoreError>
+where
+    C: SqlConnection,
+    end_statement: QueryFragment<C::Backend> + QueryId,
+    C::Backend: HasSqlType<Binary> + HasSqlType<Timestamp>,
+    Vec<u8>: ToSql<Binary, C::Backend>,
+    NaiveDateTime: ToSql<Timestamp, C::Backend>,
+    for<'f> BoxedSqlQuery<'f, C::Backend, SqlQuery>: QueryFragment<C::Backend> + QueryId,
+{
+    let ended = end_statement(
+        id.as_bytes().to_vec(),
+        PENDING,
+        generation_of(lease)?,
+        ending.state().as_stored(),
+        now,
+        None,
+        None,
+    )
+    .execute(conn)
+    .await
+    .map_err(C::Backend::store_error)?;
+    if !changed_one(ended) {
+        return Ok(false);
+    }
+    if let Ending::Succeeded { charge_id } = ending {
+        let insert = diesel::sql_query(INSERT_PAYMENT)
+            .into_boxed::<C::Backend>()
+            .bind::<Binary, _>(charge_id.as_bytes().to_vec())
+            .bind::<Timestamp, _>(now)
+            .bind::<Binary, _>(id.as_bytes().to_vec());
+        insert
+            .execute(conn)
+            .await
+            .map_err(C::Backend::store_error)?;
+    }
+    Ok(true)
+}

@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS payments;
+DROP TABLE IF EXISTS operations;

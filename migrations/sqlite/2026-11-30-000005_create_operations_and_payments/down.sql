@@ -1,0 +1,2 @@
+DROP TABLE payments;
+DROP TABLE operations;

@@ -1,0 +1,151 @@
+//! The operations table as the capture worker sees it, on every store: one claimer wins
+//! each generation, the fence refuses every write of a stale owner, and a success writes
+//! exactly one payment row.
+
+use std::sync::Arc;
+
+use application::ports::{Ending, OperationStore};
+use chrono::{DateTime, TimeDelta, Utc};
+use domain::{Generation, OwnerId};
+use tests::{Backend, join_all};
+use uuid::Uuid;
+
+const ID: u128 = 7;
+
+/// Adds a pending operation due long ago, in SQL both dialects accept.
+async fn add_operation<B: Backend>(db: &B) {
+    db.run_sql(
+        "INSERT INTO operations (id, operation_type, tenant_id, order_id, amount, currency, \
+         downstream_key, state, generation, attempts, next_attempt_at, created_at, updated_at) \
+         VALUES (X'00000000000000000000000000000007', X'7061796d656e7473', 1, 9, 1500, \
+         X'4a5059', X'6b65792d37', 'PENDING', 0, 0, '2026-01-01 00:00:00', \
+         '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+    )
+    .await;
+}
+
+fn owner(name: &str) -> OwnerId {
+    OwnerId::parse(name).unwrap()
+}
+
+fn now() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs_micros()
+}
+
+trait Micros {
+    fn trunc_subsecs_micros(self) -> Self;
+}
+
+impl Micros for DateTime<Utc> {
+    fn trunc_subsecs_micros(self) -> Self {
+        chrono::SubsecRound::trunc_subsecs(self, 6)
+    }
+}
+
+pub(crate) async fn one_claimer_wins_each_generation<B: Backend>() {
+    let db = Arc::new(B::create().await);
+    add_operation(&*db).await;
+    for round in 0..20u64 {
+        let due = db.store().due(10, now()).await.unwrap();
+        assert_eq!(due.len(), 1, "round {round}");
+        let view = due[0].lease.clone();
+        assert_eq!(view.generation, Generation::new(round));
+        let tasks = (0..8)
+            .map(|w| {
+                let (db, view) = (Arc::clone(&db), view.clone());
+                tokio::spawn(async move {
+                    let at = now();
+                    // A lease that runs out at once leaves only the generation to decide:
+                    // the case of a claimer that read the row, then paused past the
+                    // winner's whole lease before it claimed.
+                    let lease = view
+                        .claim(owner(&format!("w{w}")), at, TimeDelta::zero())
+                        .unwrap();
+                    let won = db
+                        .store()
+                        .claim(Uuid::from_u128(ID), view.generation, &lease, at)
+                        .await
+                        .unwrap();
+                    (won, lease)
+                })
+            })
+            .collect();
+        let claims = join_all(tasks).await;
+        let winners: Vec<_> = claims.iter().filter(|(won, _)| *won).collect();
+        assert_eq!(winners.len(), 1, "round {round}: one owner per generation");
+        // The winner gives the lease back with the next attempt due at once.
+        let lease = &winners[0].1;
+        let past = now() - TimeDelta::seconds(1);
+        assert!(
+            db.store()
+                .retry_later(Uuid::from_u128(ID), lease, 1, past)
+                .await
+                .unwrap()
+        );
+    }
+    let Ok(db) = Arc::try_unwrap(db) else {
+        panic!("tasks ended")
+    };
+    db.finish().await;
+}
+
+pub(crate) async fn a_stale_owner_changes_nothing_and_a_success_pays_once<B: Backend>() {
+    let db = B::create().await;
+    add_operation(&db).await;
+    let store = db.store();
+    let id = Uuid::from_u128(ID);
+    let t0 = now();
+    let view = store.due(10, t0).await.unwrap().remove(0).lease;
+    let old = view.claim(owner("old"), t0, TimeDelta::seconds(1)).unwrap();
+    assert!(store.claim(id, view.generation, &old, t0).await.unwrap());
+    assert!(
+        store.due(10, t0).await.unwrap().is_empty(),
+        "a running lease is not due"
+    );
+
+    // The old owner's lease runs out; a new owner takes over.
+    let later = t0 + TimeDelta::seconds(2);
+    let view = store.due(10, later).await.unwrap().remove(0).lease;
+    assert_eq!(view.generation, old.generation);
+    let new = view
+        .claim(owner("new"), later, TimeDelta::seconds(30))
+        .unwrap();
+    assert!(store.claim(id, view.generation, &new, later).await.unwrap());
+
+    // Everything the old owner tries is refused by the fence.
+    assert!(!store.extend(id, &old).await.unwrap());
+    assert!(!store.retry_later(id, &old, 5, later).await.unwrap());
+    let stale_success = Ending::Succeeded {
+        charge_id: "ch_old".into(),
+    };
+    assert!(
+        !store
+            .complete(id, &old, &stale_success, later)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        db.count_rows("payments").await,
+        0,
+        "a stale owner paid nothing"
+    );
+
+    let success = Ending::Succeeded {
+        charge_id: "ch_new".into(),
+    };
+    assert!(store.extend(id, &new).await.unwrap());
+    assert!(store.complete(id, &new, &success, later).await.unwrap());
+    assert!(
+        !store.complete(id, &new, &success, later).await.unwrap(),
+        "ended once"
+    );
+    assert_eq!(db.count_rows("payments").await, 1, "one payment");
+    assert!(
+        store
+            .due(10, later + TimeDelta::days(1))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    db.finish().await;
+}
