@@ -3,7 +3,11 @@
 //! accepts it and answers, in the order given, so a process prefers its own node (list it
 //! first) and moves to the next while that one is dead or not ready, then comes back to
 //! it once it answers again; connections that broke are discarded as before, so no
-//! restart is needed.
+//! restart is needed. Also here: whether a node is a Galera node at all.
+
+use diesel::sql_types::Text;
+use diesel::{QueryResult, QueryableByName};
+use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 
 /// The single-node URLs of `url`, in its order: one per comma-separated `host:port` of
 /// its authority, each with the same credentials, database and options. A URL naming
@@ -23,6 +27,45 @@ pub fn node_urls(url: &str) -> Vec<String> {
         .filter(|host| !host.is_empty())
         .map(|host| format!("{}{credentials}{host}{tail}", &url[..scheme_end]))
         .collect()
+}
+
+/// A row of `SHOW GLOBAL VARIABLES`.
+#[derive(QueryableByName)]
+struct Variable {
+    #[diesel(sql_type = Text)]
+    #[diesel(column_name = Value)]
+    value: String,
+}
+
+/// A connection to the first of `nodes` that accepts one and answers its session setup
+/// (a Galera node still joining refuses statements with 1047: the next one is tried).
+pub(super) async fn first_answering_node(
+    nodes: &[String],
+    lock_wait: u32,
+) -> diesel::ConnectionResult<AsyncMysqlConnection> {
+    let setup = format!("SET SESSION innodb_lock_wait_timeout = {lock_wait}");
+    let mut last_error = diesel::ConnectionError::BadConnection("no database node".to_owned());
+    for node in nodes {
+        match AsyncMysqlConnection::establish(node).await {
+            Ok(mut conn) => match conn.batch_execute(&setup).await {
+                Ok(()) => return Ok(conn),
+                Err(error) => {
+                    last_error = diesel::ConnectionError::CouldntSetupConfiguration(error);
+                }
+            },
+            Err(error) => last_error = error,
+        }
+    }
+    Err(last_error)
+}
+
+/// Whether the server is a Galera node: `wsrep_on` is `ON` (MariaDB always has the
+/// variable; MySQL has none, which reads as no).
+pub(super) async fn is_galera_node(conn: &mut AsyncMysqlConnection) -> QueryResult<bool> {
+    let rows: Vec<Variable> = diesel::sql_query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")
+        .load(conn)
+        .await?;
+    Ok(rows.iter().any(|row| row.value.eq_ignore_ascii_case("ON")))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::deadline::bounded;
 use super::store::{MysqlStore, release};
-use crate::sql::operations;
+use crate::sql::{due_operations, operations};
 
 impl OperationStore for MysqlStore {
     async fn due(&self, limit: usize, now: DateTime<Utc>) -> Result<Vec<DueOperation>, StoreError> {
@@ -18,7 +18,7 @@ impl OperationStore for MysqlStore {
         let found = bounded(
             deadline,
             "due operations",
-            operations::due(&mut *conn, limit, now.naive_utc()),
+            due_operations::due(&mut *conn, limit, now.naive_utc()),
         )
         .await;
         release(conn, &found);

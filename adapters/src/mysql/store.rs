@@ -4,18 +4,18 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use application::ports::StoreError;
+use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Text};
-use diesel::{QueryResult, QueryableByName};
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
-use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 use tokio::time::Instant;
 
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
-use super::nodes::node_urls;
+use super::nodes::{first_answering_node, is_galera_node, node_urls};
 use crate::sql::tx_connection::Detach;
 
 /// A pooled connection.
@@ -60,45 +60,6 @@ pub enum ConnectError {
 struct Version {
     #[diesel(sql_type = Text)]
     version: String,
-}
-
-/// A row of `SHOW GLOBAL VARIABLES`.
-#[derive(QueryableByName)]
-struct Variable {
-    #[diesel(sql_type = Text)]
-    #[diesel(column_name = Value)]
-    value: String,
-}
-
-/// A connection to the first of `nodes` that accepts one and answers its session setup
-/// (a Galera node still joining refuses statements with 1047: the next one is tried).
-async fn first_answering_node(
-    nodes: &[String],
-    lock_wait: u32,
-) -> diesel::ConnectionResult<AsyncMysqlConnection> {
-    let setup = format!("SET SESSION innodb_lock_wait_timeout = {lock_wait}");
-    let mut last_error = diesel::ConnectionError::BadConnection("no database node".to_owned());
-    for node in nodes {
-        match AsyncMysqlConnection::establish(node).await {
-            Ok(mut conn) => match conn.batch_execute(&setup).await {
-                Ok(()) => return Ok(conn),
-                Err(error) => {
-                    last_error = diesel::ConnectionError::CouldntSetupConfiguration(error);
-                }
-            },
-            Err(error) => last_error = error,
-        }
-    }
-    Err(last_error)
-}
-
-/// Whether the server is a Galera node: `wsrep_on` is `ON` (MariaDB always has the
-/// variable; MySQL has none, which reads as no).
-async fn is_galera_node(conn: &mut AsyncMysqlConnection) -> QueryResult<bool> {
-    let rows: Vec<Variable> = diesel::sql_query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")
-        .load(conn)
-        .await?;
-    Ok(rows.iter().any(|row| row.value.eq_ignore_ascii_case("ON")))
 }
 
 /// What the tests record about the server they ran against.

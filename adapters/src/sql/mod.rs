@@ -16,6 +16,7 @@
 pub(crate) mod classify;
 mod complete_record;
 pub(crate) mod connection;
+pub(crate) mod due_operations;
 pub(crate) mod inbox;
 pub(crate) mod operations;
 pub(crate) mod orders;

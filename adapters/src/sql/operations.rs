@@ -1,21 +1,17 @@
-//! SQL of long-running operations (contract §7): due operations, and the worker's
-//! conditional writes, each answering with its row count whether the fence let it
-//! through.
+//! SQL of long-running operations (contract §7): the worker's conditional writes, each
+//! answering with its row count whether the fence let it through (the due read is in
+//! `due_operations`).
 
-use application::ports::{DueOperation, Ending, StoreError};
+use application::ports::{Ending, StoreError};
 use chrono::NaiveDateTime;
-use diesel::deserialize::FromSqlRow;
-use diesel::dsl::{self, SqlTypeOf};
-use diesel::expression::QueryMetadata;
+use diesel::dsl;
 use diesel::prelude::*;
 use diesel::query_builder::{BoxedSqlQuery, QueryFragment, QueryId, SqlQuery};
 use diesel::serialize::ToSql;
 use diesel::sql_types::HasSqlType;
 use diesel::sql_types::{Binary, Timestamp};
 use diesel_async::RunQueryDsl;
-use domain::{
-    Amount, Currency, Generation, Lease, LeaseView, OrderId, OwnerId, PaymentCapture, TenantId,
-};
+use domain::{Generation, Lease};
 use uuid::Uuid;
 
 use super::classify::Classify;
@@ -24,115 +20,6 @@ use super::schema::operations;
 
 /// The state of an operation a worker may still work.
 const PENDING: &str = "PENDING";
-
-/// A due operation as read.
-#[derive(Queryable)]
-pub(crate) struct DueRow {
-    id: Vec<u8>,
-    tenant_id: i64,
-    order_id: i64,
-    amount: i32,
-    currency: Vec<u8>,
-    downstream_key: Vec<u8>,
-    attempts: i32,
-    generation: i64,
-    lease_owner: Option<Vec<u8>>,
-    lease_expires_at: Option<NaiveDateTime>,
-}
-
-impl DueRow {
-    /// The port's view; a row that breaks the domain's rules is corrupt and says so.
-    fn into_due(self) -> Result<DueOperation, StoreError> {
-        let corrupt = |what: &str| StoreError::Other(format!("operation row: bad {what}"));
-        let holder = match (self.lease_owner, self.lease_expires_at) {
-            (Some(owner), Some(expires)) => Some((
-                String::from_utf8(owner)
-                    .ok()
-                    .and_then(|o| OwnerId::parse(&o).ok())
-                    .ok_or_else(|| corrupt("lease owner"))?,
-                expires.and_utc(),
-            )),
-            _ => None,
-        };
-        Ok(DueOperation {
-            id: Uuid::from_slice(&self.id).map_err(|_| corrupt("id"))?,
-            tenant: u64::try_from(self.tenant_id)
-                .ok()
-                .and_then(|t| TenantId::parse(t).ok())
-                .ok_or_else(|| corrupt("tenant"))?,
-            input: PaymentCapture {
-                order: u64::try_from(self.order_id)
-                    .map(OrderId::new)
-                    .map_err(|_| corrupt("order"))?,
-                amount: Amount::parse(i64::from(self.amount)).map_err(|_| corrupt("amount"))?,
-                currency: std::str::from_utf8(&self.currency)
-                    .ok()
-                    .and_then(|c| Currency::parse(c).ok())
-                    .ok_or_else(|| corrupt("currency"))?,
-            },
-            downstream_key: String::from_utf8(self.downstream_key)
-                .map_err(|_| corrupt("downstream key"))?,
-            attempts: u32::try_from(self.attempts).unwrap_or(0),
-            lease: LeaseView {
-                generation: Generation::new(u64::try_from(self.generation).unwrap_or(0)),
-                holder,
-            },
-        })
-    }
-}
-
-/// The columns of [`DueRow`], in its field order.
-#[dsl::auto_type]
-pub(crate) fn due_columns() -> _ {
-    (
-        operations::id,
-        operations::tenant_id,
-        operations::order_id,
-        operations::amount,
-        operations::currency,
-        operations::downstream_key,
-        operations::attempts,
-        operations::generation,
-        operations::lease_owner,
-        operations::lease_expires_at,
-    )
-}
-
-/// Pending operations whose next attempt is due and whose lease is free or ran out,
-/// oldest due first.
-#[dsl::auto_type]
-pub(crate) fn due_query(state: &'static str, now: NaiveDateTime, limit: i64) -> _ {
-    operations::table
-        .filter(operations::state.eq(state))
-        .filter(operations::next_attempt_at.le(now))
-        .filter(
-            operations::lease_expires_at
-                .is_null()
-                .or(operations::lease_expires_at.le(now)),
-        )
-        .order(operations::next_attempt_at.asc())
-        .limit(limit)
-        .select(due_columns())
-}
-
-/// Up to `limit` due operations.
-pub(crate) async fn due<C>(
-    conn: &mut C,
-    limit: usize,
-    now: NaiveDateTime,
-) -> Result<Vec<DueOperation>, StoreError>
-where
-    C: SqlConnection,
-    due_query: QueryFragment<C::Backend>,
-    C::Backend: QueryMetadata<SqlTypeOf<due_columns>>,
-    DueRow: FromSqlRow<SqlTypeOf<due_columns>, C::Backend>,
-{
-    let rows: Vec<DueRow> = due_query(PENDING, now, i64::try_from(limit).unwrap_or(i64::MAX))
-        .load(conn)
-        .await
-        .map_err(C::Backend::store_error)?;
-    rows.into_iter().map(DueRow::into_due).collect()
-}
 
 /// The claim: generation `seen` + 1 to `owner` until `expires`, if still pending at
 /// generation `seen` with the lease free or run out at `now`.

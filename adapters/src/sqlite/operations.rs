@@ -7,12 +7,12 @@ use domain::{Generation, Lease};
 use uuid::Uuid;
 
 use super::store::SqliteStore;
-use crate::sql::operations;
+use crate::sql::{due_operations, operations};
 
 impl OperationStore for SqliteStore {
     async fn due(&self, limit: usize, now: DateTime<Utc>) -> Result<Vec<DueOperation>, StoreError> {
         let mut conn = self.connection().await?;
-        operations::due(&mut *conn, limit, now.naive_utc()).await
+        due_operations::due(&mut *conn, limit, now.naive_utc()).await
     }
 
     async fn claim(

@@ -1,0 +1,176 @@
+//! Mocks of the worker's ports and the fixtures its cases share.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use application::payments::{Worked, WorkerSettings, work_once};
+use application::ports::{
+    Charge, Clock, DueOperation, Ending, OperationStore, PaymentProvider, ProviderAnswer,
+    StoreError,
+};
+use chrono::{DateTime, TimeDelta, Utc};
+use domain::{
+    Amount, Currency, Generation, Lease, LeaseView, OrderId, OwnerId, PaymentCapture, TenantId,
+};
+use mockall::mock;
+use uuid::Uuid;
+
+mock! {
+    pub(crate) Store {}
+    impl OperationStore for Store {
+        fn due(
+            &self,
+            limit: usize,
+            now: DateTime<Utc>,
+        ) -> impl Future<Output = Result<Vec<DueOperation>, StoreError>> + Send;
+        fn claim(
+            &self,
+            id: Uuid,
+            seen: Generation,
+            lease: &Lease,
+            now: DateTime<Utc>,
+        ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+        fn extend(&self, id: Uuid, lease: &Lease) -> impl Future<Output = Result<bool, StoreError>> + Send;
+        fn complete(
+            &self,
+            id: Uuid,
+            lease: &Lease,
+            ending: &Ending,
+            now: DateTime<Utc>,
+        ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+        fn retry_later(
+            &self,
+            id: Uuid,
+            lease: &Lease,
+            attempts: u32,
+            next_attempt_at: DateTime<Utc>,
+        ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    }
+}
+
+mock! {
+    pub(crate) Provider {}
+    impl PaymentProvider for Provider {
+        fn charge(
+            &self,
+            key: &str,
+            input: &PaymentCapture,
+            reference: &str,
+        ) -> impl Future<Output = ProviderAnswer> + Send;
+        fn lookup(&self, key: &str) -> impl Future<Output = Result<Option<Charge>, String>> + Send;
+    }
+}
+
+/// A mock's answer: mockall wants the future boxed.
+pub(crate) fn ready<T: Send + 'static>(value: T) -> Pin<Box<dyn Future<Output = T> + Send>> {
+    Box::pin(std::future::ready(value))
+}
+
+pub(crate) const KEY: &str = "op-downstream-key";
+
+pub(crate) fn t0() -> DateTime<Utc> {
+    DateTime::from_timestamp(1_800_000_000, 0).unwrap()
+}
+
+/// A clock that reads `t0`, then `later` on every read after the first (the provider
+/// call takes that long).
+pub(crate) struct Clock2 {
+    pub(crate) reads: Mutex<u32>,
+    pub(crate) later: TimeDelta,
+}
+
+impl Clock for Clock2 {
+    fn now(&self) -> DateTime<Utc> {
+        let mut reads = self.reads.lock().unwrap();
+        *reads += 1;
+        if *reads == 1 { t0() } else { t0() + self.later }
+    }
+}
+
+pub(crate) fn clock(later_secs: i64) -> Clock2 {
+    Clock2 {
+        reads: Mutex::new(0),
+        later: TimeDelta::seconds(later_secs),
+    }
+}
+
+pub(crate) fn settings() -> WorkerSettings {
+    WorkerSettings {
+        owner: OwnerId::parse("worker-1").unwrap(),
+        lease: TimeDelta::seconds(30),
+        max_attempts: 3,
+        first_backoff: Duration::from_secs(2),
+    }
+}
+
+pub(crate) fn operation(attempts: u32) -> DueOperation {
+    DueOperation {
+        id: Uuid::from_u128(7),
+        tenant: TenantId::parse(1).unwrap(),
+        input: PaymentCapture {
+            order: OrderId::new(9),
+            amount: Amount::parse(1500).unwrap(),
+            currency: Currency::parse("JPY").unwrap(),
+        },
+        downstream_key: KEY.to_owned(),
+        attempts,
+        lease: LeaseView {
+            generation: Generation::new(4),
+            holder: None,
+        },
+    }
+}
+
+/// A store whose claim of generation 4 succeeds with generation 5.
+pub(crate) fn store_claiming() -> MockStore {
+    let mut store = MockStore::new();
+    store
+        .expect_claim()
+        .withf(|id, seen, lease, now| {
+            *id == Uuid::from_u128(7)
+                && *now == t0()
+                && *seen == Generation::new(4)
+                && lease.generation == Generation::new(5)
+                && lease.expires_at == t0() + TimeDelta::seconds(30)
+        })
+        .times(1)
+        .returning(|_, _, _, _| ready(Ok(true)));
+    store
+}
+
+pub(crate) fn provider_answering(answer: ProviderAnswer) -> MockProvider {
+    let mut provider = MockProvider::new();
+    provider
+        .expect_charge()
+        .withf(|key, input, reference| {
+            key == KEY
+                && input.amount.get() == 1500
+                && reference == Uuid::from_u128(7).hyphenated().to_string()
+        })
+        .times(1)
+        .returning(move |_, _, _| ready(answer.clone()));
+    provider
+}
+
+pub(crate) fn charged(id: &str, succeeded: bool) -> Charge {
+    Charge {
+        id: id.to_owned(),
+        succeeded,
+    }
+}
+
+pub(crate) fn expect_completion(store: &mut MockStore, ending: Ending, accepted: bool) {
+    store
+        .expect_complete()
+        .withf(move |_, lease, e, _| *e == ending && lease.generation == Generation::new(5))
+        .times(1)
+        .returning(move |_, _, _, _| ready(Ok(accepted)));
+}
+
+pub(crate) async fn work(store: &MockStore, provider: &MockProvider, op: &DueOperation) -> Worked {
+    work_once(store, provider, &clock(1), &settings(), op)
+        .await
+        .unwrap()
+}

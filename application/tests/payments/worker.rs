@@ -1,0 +1,195 @@
+//! The worker's cases, one per branch.
+
+use application::payments::{Worked, work_once};
+use application::ports::{Ending, ProviderAnswer, StoreError};
+use chrono::TimeDelta;
+use domain::{Generation, OwnerId};
+
+use crate::support::*;
+
+#[tokio::test]
+async fn a_charge_ends_succeeded_with_its_payment() {
+    let mut store = store_claiming();
+    expect_completion(
+        &mut store,
+        Ending::Succeeded {
+            charge_id: "ch_1".into(),
+        },
+        true,
+    );
+    let provider = provider_answering(ProviderAnswer::Definite(charged("ch_1", true)));
+
+    let worked = work(&store, &provider, &operation(0)).await;
+
+    assert_eq!(
+        worked,
+        Worked::Ended(Ending::Succeeded {
+            charge_id: "ch_1".into()
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_definite_decline_ends_declined() {
+    let mut store = store_claiming();
+    expect_completion(&mut store, Ending::Declined, true);
+    let provider = provider_answering(ProviderAnswer::Definite(charged("ch_2", false)));
+
+    assert_eq!(
+        work(&store, &provider, &operation(0)).await,
+        Worked::Ended(Ending::Declined)
+    );
+}
+
+#[tokio::test]
+async fn an_answer_lost_after_the_charge_is_resolved_by_the_result_query_under_the_same_key() {
+    let mut store = store_claiming();
+    expect_completion(
+        &mut store,
+        Ending::Succeeded {
+            charge_id: "ch_3".into(),
+        },
+        true,
+    );
+    let mut provider = provider_answering(ProviderAnswer::Unknown("connection reset".into()));
+    provider
+        .expect_lookup()
+        .withf(|key| key == KEY)
+        .times(1)
+        .returning(|_| ready(Ok(Some(charged("ch_3", true)))));
+
+    assert!(matches!(
+        work(&store, &provider, &operation(0)).await,
+        Worked::Ended(Ending::Succeeded { .. })
+    ));
+}
+
+#[tokio::test]
+async fn no_charge_found_counts_the_attempt_and_retries_later_with_backoff() {
+    let mut store = store_claiming();
+    store
+        .expect_retry_later()
+        .withf(|_, lease, attempts, next| {
+            lease.generation == Generation::new(5)
+                && *attempts == 2
+                // The second failed attempt waits twice the first backoff.
+                && *next == t0() + TimeDelta::seconds(1) + TimeDelta::seconds(4)
+        })
+        .times(1)
+        .returning(|_, _, _, _| ready(Ok(true)));
+    store.expect_complete().never();
+    let mut provider = provider_answering(ProviderAnswer::Unknown("503".into()));
+    provider
+        .expect_lookup()
+        .times(1)
+        .returning(|_| ready(Ok(None)));
+
+    assert!(matches!(
+        work(&store, &provider, &operation(1)).await,
+        Worked::RetryAt(_)
+    ));
+}
+
+#[tokio::test]
+async fn the_last_attempt_without_an_answer_ends_needs_review_never_a_new_key() {
+    let mut store = store_claiming();
+    store.expect_retry_later().never();
+    expect_completion(&mut store, Ending::NeedsReview, true);
+    let mut provider = provider_answering(ProviderAnswer::Unknown("timeout".into()));
+    provider
+        .expect_lookup()
+        .times(1)
+        .returning(|_| ready(Err("timeout".into())));
+
+    assert_eq!(
+        work(&store, &provider, &operation(2)).await,
+        Worked::Ended(Ending::NeedsReview)
+    );
+}
+
+#[tokio::test]
+async fn a_lost_claim_calls_no_provider() {
+    let mut store = MockStore::new();
+    store
+        .expect_claim()
+        .times(1)
+        .returning(|_, _, _, _| ready(Ok(false)));
+    let mut provider = MockProvider::new();
+    provider.expect_charge().never();
+
+    assert_eq!(
+        work(&store, &provider, &operation(0)).await,
+        Worked::NotClaimed
+    );
+}
+
+#[tokio::test]
+async fn a_lease_still_running_is_not_even_tried() {
+    let mut store = MockStore::new();
+    store.expect_claim().never();
+    let mut op = operation(0);
+    op.lease.holder = Some((
+        OwnerId::parse("worker-2").unwrap(),
+        t0() + TimeDelta::seconds(5),
+    ));
+
+    assert_eq!(
+        work(&store, &MockProvider::new(), &op).await,
+        Worked::NotClaimed
+    );
+}
+
+#[tokio::test]
+async fn a_completion_refused_by_the_fence_means_the_lease_was_lost() {
+    let mut store = store_claiming();
+    expect_completion(&mut store, Ending::Declined, false);
+    let provider = provider_answering(ProviderAnswer::Definite(charged("ch_4", false)));
+
+    assert_eq!(
+        work(&store, &provider, &operation(0)).await,
+        Worked::LeaseLost
+    );
+}
+
+#[tokio::test]
+async fn an_extension_that_finds_the_lease_taken_stops_the_worker_before_any_write() {
+    let mut store = store_claiming();
+    store
+        .expect_extend()
+        .withf(|_, lease| lease.expires_at == t0() + TimeDelta::seconds(20 + 30))
+        .times(1)
+        .returning(|_, _| ready(Ok(false)));
+    store.expect_complete().never();
+    store.expect_retry_later().never();
+    let provider = provider_answering(ProviderAnswer::Definite(charged("ch_5", true)));
+
+    // The provider call took 20 of the lease's 30 s: the extension is due.
+    let worked = work_once(&store, &provider, &clock(20), &settings(), &operation(0))
+        .await
+        .unwrap();
+
+    assert_eq!(worked, Worked::LeaseLost);
+}
+
+#[tokio::test]
+async fn a_store_failure_on_the_claim_is_reported() {
+    let mut store = MockStore::new();
+    store
+        .expect_claim()
+        .times(1)
+        .returning(|_, _, _, _| ready(Err(StoreError::ConnectionLost)));
+
+    let result = work_once(
+        &store,
+        &MockProvider::new(),
+        &clock(1),
+        &settings(),
+        &operation(0),
+    )
+    .await;
+
+    assert!(
+        matches!(result, Err(StoreError::ConnectionLost)),
+        "{result:?}"
+    );
+}

@@ -1,0 +1,176 @@
+//! The relay's cases, one per branch, and its pacing.
+
+use application::ports::{PausePoint, StoreError};
+use application::{Relay, RelayPacing, RelayPass};
+use mockall::Sequence;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::support::*;
+
+#[tokio::test]
+async fn an_empty_outbox_ends_the_claim_without_calling_the_broker() {
+    let (store, settled) = store_claiming(Vec::new(), Ok(()));
+    let mut publisher = MockPublisher::new();
+    publisher.expect_publish().never();
+
+    let pass = Relay::new(store, publisher, quiet_hooks(), 10)
+        .run_once(&FixedClock)
+        .await
+        .unwrap();
+
+    assert_eq!(pass, RelayPass::default());
+    assert_eq!(
+        *settled.lock().unwrap(),
+        vec![Settled {
+            published: vec![],
+            failed: vec![]
+        }]
+    );
+}
+
+#[tokio::test]
+async fn acknowledged_events_are_marked_published() {
+    let batch = events(3);
+    let (store, settled) = store_claiming(batch.clone(), Ok(()));
+    let publisher = publisher_answering(vec![Ok(()), Ok(()), Ok(())]);
+
+    let pass = Relay::new(store, publisher, quiet_hooks(), 10)
+        .run_once(&FixedClock)
+        .await
+        .unwrap();
+
+    assert_eq!((pass.claimed, pass.published, pass.failed), (3, 3, 0));
+    assert_eq!(
+        *settled.lock().unwrap(),
+        vec![Settled {
+            published: ids(&batch),
+            failed: vec![]
+        }]
+    );
+}
+
+#[tokio::test]
+async fn a_failed_publish_leaves_only_that_event_pending_with_an_attempt_counted() {
+    let batch = events(3);
+    let (store, settled) = store_claiming(batch.clone(), Ok(()));
+    let publisher = publisher_answering(vec![Ok(()), failed(), Ok(())]);
+
+    let pass = Relay::new(store, publisher, quiet_hooks(), 10)
+        .run_once(&FixedClock)
+        .await
+        .unwrap();
+
+    assert_eq!((pass.claimed, pass.published, pass.failed), (3, 2, 1));
+    assert_eq!(
+        *settled.lock().unwrap(),
+        vec![Settled {
+            published: vec![batch[0].id, batch[2].id],
+            failed: vec![batch[1].id]
+        }]
+    );
+}
+
+#[tokio::test]
+async fn events_the_broker_did_not_answer_for_are_never_marked_published() {
+    let batch = events(3);
+    let (store, settled) = store_claiming(batch.clone(), Ok(()));
+    let publisher = publisher_answering(vec![Ok(())]);
+
+    let pass = Relay::new(store, publisher, quiet_hooks(), 10)
+        .run_once(&FixedClock)
+        .await
+        .unwrap();
+
+    assert_eq!((pass.published, pass.failed), (1, 2));
+    assert_eq!(settled.lock().unwrap()[0].published, vec![batch[0].id]);
+}
+
+#[tokio::test]
+async fn a_failure_to_mark_is_reported_and_the_batch_stays_pending() {
+    let (store, _settled) = store_claiming(events(2), Err(StoreError::ConnectionLost));
+    let publisher = publisher_answering(vec![Ok(()), Ok(())]);
+
+    let result = Relay::new(store, publisher, quiet_hooks(), 10)
+        .run_once(&FixedClock)
+        .await;
+
+    assert!(
+        matches!(result, Err(StoreError::ConnectionLost)),
+        "{result:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_claim_calls_the_broker_not_at_all() {
+    let mut store = MockStore::new();
+    store
+        .expect_claim()
+        .times(1)
+        .returning(|_| ready(Err(StoreError::Timeout)));
+    let mut publisher = MockPublisher::new();
+    publisher.expect_publish().never();
+
+    let result = Relay::new(store, publisher, quiet_hooks(), 10)
+        .run_once(&FixedClock)
+        .await;
+
+    assert!(matches!(result, Err(StoreError::Timeout)), "{result:?}");
+}
+
+#[tokio::test]
+async fn the_pause_point_lies_between_the_acks_and_the_marking() {
+    let mut sequence = Sequence::new();
+    let batch = events(1);
+    let (store, settled) = store_claiming(batch, Ok(()));
+    let mut publisher = MockPublisher::new();
+    publisher
+        .expect_publish()
+        .times(1)
+        .in_sequence(&mut sequence)
+        .returning(|_| ready(vec![Ok(())]));
+    let mut hooks = MockHooks::new();
+    let seen = Arc::clone(&settled);
+    hooks
+        .expect_reached()
+        .withf(|point| *point == PausePoint::RelayAcked)
+        .times(1)
+        .in_sequence(&mut sequence)
+        .returning(move |_| {
+            assert!(seen.lock().unwrap().is_empty(), "not marked yet");
+            ready(())
+        });
+
+    Relay::new(store, publisher, hooks, 10)
+        .run_once(&FixedClock)
+        .await
+        .unwrap();
+
+    assert_eq!(settled.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn pacing_goes_on_after_a_full_batch_polls_after_a_short_one_and_backs_off_on_failures() {
+    let pacing = RelayPacing {
+        poll: Duration::from_millis(50),
+        max_backoff: Duration::from_secs(5),
+    };
+    let pass = |claimed, failed| {
+        Ok(RelayPass {
+            claimed,
+            published: claimed - failed,
+            failed,
+        })
+    };
+    assert_eq!(pacing.wait(&pass(10, 0), 10, 0), Duration::ZERO);
+    assert_eq!(pacing.wait(&pass(3, 0), 10, 0), Duration::from_millis(50));
+    assert_eq!(pacing.wait(&pass(10, 1), 10, 1), Duration::from_millis(100));
+    assert_eq!(
+        pacing.wait(&Err(StoreError::ConnectionLost), 10, 3),
+        Duration::from_millis(400)
+    );
+    assert_eq!(
+        pacing.wait(&Err(StoreError::ConnectionLost), 10, 30),
+        Duration::from_secs(5)
+    );
+}
