@@ -141,11 +141,17 @@ impl Lease {
         if !self.fences(current.generation) {
             return Err(LeaseLost);
         }
-        Ok(Self {
-            owner: self.owner.clone(),
-            expires_at: now + duration,
-            generation: self.generation,
-        })
+        Ok(self.until(now + duration))
+    }
+
+    /// The same lease, running until `expires_at`: what an extension asks the store to
+    /// write (the store's fence decides whether it may).
+    #[must_use]
+    pub fn until(&self, expires_at: DateTime<Utc>) -> Self {
+        Self {
+            expires_at,
+            ..self.clone()
+        }
     }
 
     /// Whether a write under this lease may happen when the operation's generation is

@@ -4,7 +4,6 @@
 
 use std::ffi::OsString;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use adapters::http::TokenKeys;
@@ -87,9 +86,8 @@ pub(crate) struct ServeConfig {
     pub(crate) purge_interval: Option<Duration>,
     /// `SHUTDOWN_TIMEOUT_SECS`, default 30: how long in-flight requests may finish.
     pub(crate) shutdown_timeout_secs: u64,
-    /// `IDEMPOTENCY_TEST_PAUSE_DIR`: test-only pause points (see `adapters::pause_file`).
-    pub(crate) test_pause_dir: Option<PathBuf>,
-    /// The broker and the relay's pacing.
+    /// The broker and the relay's pacing, and the test-only pause directory that every
+    /// flow of the process shares.
     pub(crate) events: EventsConfig,
 }
 
@@ -120,7 +118,6 @@ impl ServeConfig {
             retention,
             purge_interval: (purge_secs > 0).then(|| Duration::from_secs(purge_secs)),
             shutdown_timeout_secs,
-            test_pause_dir: text(lookup, "IDEMPOTENCY_TEST_PAUSE_DIR")?.map(PathBuf::from),
             events: EventsConfig::from_lookup(lookup)?,
         })
     }
@@ -171,7 +168,7 @@ mod tests {
         ));
         assert_eq!(config.purge_interval, Some(Duration::from_secs(300)));
         assert_eq!(config.retention, RetentionPolicy::default());
-        assert!(config.test_pause_dir.is_none());
+        assert!(config.events.test_pause_dir.is_none());
     }
 
     #[test]

@@ -41,13 +41,10 @@ async fn serve_with<S: WorkerStore>(
     database: S::Config,
     config: ServeConfig,
 ) -> anyhow::Result<()> {
-    let hooks = match &config.test_pause_dir {
-        Some(dir) => {
-            tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
-            PauseFileHooks::in_dir(dir.clone())
-        }
-        None => PauseFileHooks::disabled(),
-    };
+    if config.events.test_pause_dir.is_some() {
+        tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
+    }
+    let hooks = config.events.hooks();
     let settings = CoordinatorSettings {
         retention: config.retention,
         ..CoordinatorSettings::default()

@@ -141,10 +141,7 @@ async fn extend_if_due<S: OperationStore>(
     if !lease.due_for_extension(now, settings.lease) {
         return Ok(Some(lease));
     }
-    let extended = Lease {
-        expires_at: now + settings.lease,
-        ..lease
-    };
+    let extended = lease.until(now + settings.lease);
     Ok(store
         .extend(operation.id, &extended)
         .await?
