@@ -2,4 +2,4 @@
 
 mod worker;
 
-pub use worker::{Worked, WorkerSettings, work_once};
+pub use worker::{Worked, WorkerPorts, WorkerSettings, work_once};

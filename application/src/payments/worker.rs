@@ -1,5 +1,6 @@
 //! The capture worker (contract §7): claims a due operation under a lease, calls the
-//! provider with the operation's fixed key, and ends it under the fence.
+//! provider with the operation's fixed key while keeping the lease alive, and ends it
+//! under the fence.
 //!
 //! An unknown provider outcome is resolved by the provider's result query for the same
 //! key, never by a new key; when that gives no definite answer either, the attempt is
@@ -7,14 +8,15 @@
 //! `needs_review`, never retried blindly. A worker that loses its lease (a claim, an
 //! extension or a write refused by the fence) stops and writes nothing more.
 
+use std::future::Future;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use domain::{Lease, OwnerId};
 
 use crate::ports::{
-    Charge, Clock, DueOperation, Ending, OperationStore, PaymentProvider, ProviderAnswer,
-    StoreError,
+    Charge, Clock, DueOperation, Ending, FlowHooks, OperationStore, PausePoint, PaymentProvider,
+    ProviderAnswer, StoreError,
 };
 
 /// How the worker behaves.
@@ -31,6 +33,15 @@ pub struct WorkerSettings {
     pub first_backoff: Duration,
 }
 
+impl WorkerSettings {
+    /// How often a lease is extended while the provider is being asked: three times per
+    /// lease, so one slow extension does not let it run out.
+    #[must_use]
+    pub fn heartbeat(&self) -> Duration {
+        (self.lease / 3).to_std().unwrap_or(Duration::from_secs(1))
+    }
+}
+
 /// What one operation came to in this worker's hands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Worked {
@@ -44,24 +55,56 @@ pub enum Worked {
     LeaseLost,
 }
 
+/// The ports one worker works through.
+pub struct WorkerPorts<'a, S, P, H> {
+    /// The operation rows.
+    pub store: &'a S,
+    /// The payment provider.
+    pub provider: &'a P,
+    /// Time and pauses.
+    pub clock: &'a dyn Clock,
+    /// Test pause points (`operation-charged`).
+    pub hooks: &'a H,
+}
+
+impl<S, P, H> Clone for WorkerPorts<'_, S, P, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S, P, H> Copy for WorkerPorts<'_, S, P, H> {}
+
+impl<S, P, H> std::fmt::Debug for WorkerPorts<'_, S, P, H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkerPorts").finish_non_exhaustive()
+    }
+}
+
 /// Works `operation` once.
 ///
 /// # Errors
-/// A [`StoreError`] from the store; the operation stays pending, and its lease runs out
-/// for another worker.
-pub async fn work_once<S, P>(
-    store: &S,
-    provider: &P,
-    clock: &dyn Clock,
+/// A [`StoreError`] from the store (an extension that failed included): the worker
+/// stops, writes nothing more, and the operation stays pending; its lease runs out for
+/// another worker.
+pub async fn work_once<S, P, H>(
+    ports: WorkerPorts<'_, S, P, H>,
     settings: &WorkerSettings,
     operation: &DueOperation,
 ) -> Result<Worked, StoreError>
 where
     S: OperationStore,
     P: PaymentProvider,
+    H: FlowHooks,
 {
+    let WorkerPorts {
+        store,
+        provider,
+        clock,
+        hooks,
+    } = ports;
     let now = clock.now();
-    let Ok(lease) = operation
+    let Ok(mut lease) = operation
         .lease
         .claim(settings.owner.clone(), now, settings.lease)
     else {
@@ -73,23 +116,12 @@ where
     {
         return Ok(Worked::NotClaimed);
     }
-    let reference = operation.id.hyphenated().to_string();
-    let answer = provider
-        .charge(&operation.downstream_key, &operation.input, &reference)
-        .await;
-    let lease = match extend_if_due(store, clock, settings, operation, lease).await? {
-        Some(lease) => lease,
-        None => return Ok(Worked::LeaseLost),
+    let ask = ask_provider(provider, operation);
+    let Some(charge) = while_leased(store, clock, settings, operation, &mut lease, ask).await?
+    else {
+        return Ok(Worked::LeaseLost);
     };
-    let charge = match answer {
-        ProviderAnswer::Definite(charge) => Some(charge),
-        // Unknown: ask for the charge under the same key; never a new key.
-        ProviderAnswer::Unknown(_) => provider
-            .lookup(&operation.downstream_key)
-            .await
-            .ok()
-            .flatten(),
-    };
+    hooks.reached(PausePoint::OperationCharged).await;
     let ending = match charge {
         Some(Charge {
             id,
@@ -128,24 +160,55 @@ where
     )
 }
 
-/// Extends the lease when less than half of it is left; `None` when the extension found
-/// the lease taken over.
-async fn extend_if_due<S: OperationStore>(
+/// The charge under the operation's key; an unknown outcome is resolved by the result
+/// query for the same key, never by a new key. `None`: still no definite answer.
+async fn ask_provider<P: PaymentProvider>(
+    provider: &P,
+    operation: &DueOperation,
+) -> Option<Charge> {
+    let reference = operation.id.hyphenated().to_string();
+    match provider
+        .charge(&operation.downstream_key, &operation.input, &reference)
+        .await
+    {
+        ProviderAnswer::Definite(charge) => Some(charge),
+        ProviderAnswer::Unknown(_) => provider
+            .lookup(&operation.downstream_key)
+            .await
+            .ok()
+            .flatten(),
+    }
+}
+
+/// Runs `work` while extending `lease` every [`WorkerSettings::heartbeat`]. `None` when an
+/// extension found the lease taken over: `work` is dropped then, and nothing more is
+/// written. A failed extension is an error, with the same effect.
+async fn while_leased<S, T>(
     store: &S,
     clock: &dyn Clock,
     settings: &WorkerSettings,
     operation: &DueOperation,
-    lease: Lease,
-) -> Result<Option<Lease>, StoreError> {
-    let now = clock.now();
-    if !lease.due_for_extension(now, settings.lease) {
-        return Ok(Some(lease));
+    lease: &mut Lease,
+    work: impl Future<Output = T>,
+) -> Result<Option<T>, StoreError>
+where
+    S: OperationStore,
+{
+    let heartbeat = async {
+        loop {
+            clock.pause(settings.heartbeat()).await;
+            let extended = lease.until(clock.now() + settings.lease);
+            if !store.extend(operation.id, &extended).await? {
+                return Ok::<(), StoreError>(());
+            }
+            *lease = extended;
+        }
+    };
+    tokio::select! {
+        biased;
+        done = work => Ok(Some(done)),
+        lost = heartbeat => lost.map(|()| None),
     }
-    let extended = lease.until(now + settings.lease);
-    Ok(store
-        .extend(operation.id, &extended)
-        .await?
-        .then_some(extended))
 }
 
 /// The wait before attempt `attempts + 1`.

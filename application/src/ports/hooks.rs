@@ -24,7 +24,8 @@ pub trait FlowHooks: Send + Sync {
     ) -> impl Future<Output = HookVerdict> + Send;
 
     /// Called at a named point of a background flow (the relay after the broker's acks,
-    /// the consumer after its commit), where a test holds the process to kill it.
+    /// the consumer after its commit, a capture worker before it writes the outcome),
+    /// where a test holds the process to kill it or to let its lease run out.
     fn reached(&self, point: PausePoint) -> impl Future<Output = ()> + Send {
         let _ = point;
         std::future::ready(())
@@ -38,6 +39,8 @@ pub enum PausePoint {
     RelayAcked,
     /// The consumer has committed its write and not yet acknowledged the message.
     ConsumerCommitted,
+    /// A capture worker has the provider's answer and has not yet written the outcome.
+    OperationCharged,
 }
 
 impl PausePoint {
@@ -47,6 +50,7 @@ impl PausePoint {
         match self {
             Self::RelayAcked => "relay-acked",
             Self::ConsumerCommitted => "consumer-committed",
+            Self::OperationCharged => "operation-charged",
         }
     }
 }

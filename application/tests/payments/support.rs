@@ -5,9 +5,9 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use application::payments::{Worked, WorkerSettings, work_once};
+use application::payments::{Worked, WorkerPorts, WorkerSettings, work_once};
 use application::ports::{
-    Charge, Clock, DueOperation, Ending, OperationStore, PaymentProvider, ProviderAnswer,
+    Charge, Clock, DueOperation, Ending, NoHooks, OperationStore, PaymentProvider, ProviderAnswer,
     StoreError,
 };
 use chrono::{DateTime, TimeDelta, Utc};
@@ -75,10 +75,12 @@ pub(crate) fn t0() -> DateTime<Utc> {
 }
 
 /// A clock that reads `t0`, then `later` on every read after the first (the provider
-/// call takes that long).
+/// call takes that long). Its first `free_pauses` pauses end at once; every later one
+/// never ends, so a heartbeat beats exactly that many times.
 pub(crate) struct Clock2 {
     pub(crate) reads: Mutex<u32>,
     pub(crate) later: TimeDelta,
+    pub(crate) free_pauses: Mutex<u32>,
 }
 
 impl Clock for Clock2 {
@@ -87,13 +89,37 @@ impl Clock for Clock2 {
         *reads += 1;
         if *reads == 1 { t0() } else { t0() + self.later }
     }
+
+    fn pause(&self, _duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        let mut free = self.free_pauses.lock().unwrap();
+        if *free == 0 {
+            return Box::pin(std::future::pending());
+        }
+        *free -= 1;
+        Box::pin(std::future::ready(()))
+    }
 }
 
 pub(crate) fn clock(later_secs: i64) -> Clock2 {
+    clock_beating(later_secs, 0)
+}
+
+/// A clock whose heartbeat beats `beats` times.
+pub(crate) fn clock_beating(later_secs: i64, beats: u32) -> Clock2 {
     Clock2 {
         reads: Mutex::new(0),
         later: TimeDelta::seconds(later_secs),
+        free_pauses: Mutex::new(beats),
     }
+}
+
+/// A provider call that answers `answer` only after the worker has had a chance to beat
+/// (it yields once first).
+pub(crate) fn slow<T: Send + 'static>(answer: T) -> Pin<Box<dyn Future<Output = T> + Send>> {
+    Box::pin(async move {
+        tokio::task::yield_now().await;
+        answer
+    })
 }
 
 pub(crate) fn settings() -> WorkerSettings {
@@ -170,7 +196,21 @@ pub(crate) fn expect_completion(store: &mut MockStore, ending: Ending, accepted:
 }
 
 pub(crate) async fn work(store: &MockStore, provider: &MockProvider, op: &DueOperation) -> Worked {
-    work_once(store, provider, &clock(1), &settings(), op)
-        .await
-        .unwrap()
+    work_with(store, provider, &clock(1), op).await.unwrap()
+}
+
+/// Works `op` once with this clock and no pause points.
+pub(crate) async fn work_with(
+    store: &MockStore,
+    provider: &MockProvider,
+    clock: &Clock2,
+    op: &DueOperation,
+) -> Result<Worked, StoreError> {
+    let ports = WorkerPorts {
+        store,
+        provider,
+        clock,
+        hooks: &NoHooks,
+    };
+    work_once(ports, &settings(), op).await
 }

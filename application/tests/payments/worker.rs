@@ -1,6 +1,6 @@
 //! The worker's cases, one per branch.
 
-use application::payments::{Worked, work_once};
+use application::payments::Worked;
 use application::ports::{Ending, ProviderAnswer, StoreError};
 use chrono::TimeDelta;
 use domain::{Generation, OwnerId};
@@ -156,19 +156,82 @@ async fn an_extension_that_finds_the_lease_taken_stops_the_worker_before_any_wri
     let mut store = store_claiming();
     store
         .expect_extend()
-        .withf(|_, lease| lease.expires_at == t0() + TimeDelta::seconds(20 + 30))
+        .withf(|_, lease| {
+            lease.generation == Generation::new(5)
+                && lease.expires_at == t0() + TimeDelta::seconds(20 + 30)
+        })
         .times(1)
         .returning(|_, _| ready(Ok(false)));
     store.expect_complete().never();
     store.expect_retry_later().never();
-    let provider = provider_answering(ProviderAnswer::Definite(charged("ch_5", true)));
+    let mut provider = MockProvider::new();
+    // The provider never answers; the heartbeat beats once, 20 s in.
+    provider
+        .expect_charge()
+        .times(1)
+        .returning(|_, _, _| Box::pin(std::future::pending()));
 
-    // The provider call took 20 of the lease's 30 s: the extension is due.
-    let worked = work_once(&store, &provider, &clock(20), &settings(), &operation(0))
+    let worked = work_with(&store, &provider, &clock_beating(20, 1), &operation(0))
         .await
         .unwrap();
 
     assert_eq!(worked, Worked::LeaseLost);
+}
+
+#[tokio::test]
+async fn a_failed_extension_stops_the_worker_before_any_write() {
+    let mut store = store_claiming();
+    store
+        .expect_extend()
+        .times(1)
+        .returning(|_, _| ready(Err(StoreError::ConnectionLost)));
+    store.expect_complete().never();
+    store.expect_retry_later().never();
+    let mut provider = MockProvider::new();
+    provider
+        .expect_charge()
+        .times(1)
+        .returning(|_, _, _| Box::pin(std::future::pending()));
+
+    let result = work_with(&store, &provider, &clock_beating(20, 1), &operation(0)).await;
+
+    assert!(
+        matches!(result, Err(StoreError::ConnectionLost)),
+        "{result:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_slow_call_keeps_its_lease_alive_and_completes_under_the_extended_lease() {
+    let mut store = store_claiming();
+    store
+        .expect_extend()
+        .withf(|_, lease| lease.expires_at == t0() + TimeDelta::seconds(20 + 30))
+        .times(1)
+        .returning(|_, _| ready(Ok(true)));
+    store
+        .expect_complete()
+        .withf(|_, lease, ending, _| {
+            lease.generation == Generation::new(5)
+                && lease.expires_at == t0() + TimeDelta::seconds(20 + 30)
+                && *ending
+                    == Ending::Succeeded {
+                        charge_id: "ch_6".into(),
+                    }
+        })
+        .times(1)
+        .returning(|_, _, _, _| ready(Ok(true)));
+    let mut provider = MockProvider::new();
+    provider
+        .expect_charge()
+        .times(1)
+        .returning(|_, _, _| slow(ProviderAnswer::Definite(charged("ch_6", true))));
+
+    let worked = work_with(&store, &provider, &clock_beating(20, 1), &operation(0))
+        .await
+        .unwrap();
+
+    assert!(matches!(worked, Worked::Ended(Ending::Succeeded { .. })));
 }
 
 #[tokio::test]
@@ -179,14 +242,7 @@ async fn a_store_failure_on_the_claim_is_reported() {
         .times(1)
         .returning(|_, _, _, _| ready(Err(StoreError::ConnectionLost)));
 
-    let result = work_once(
-        &store,
-        &MockProvider::new(),
-        &clock(1),
-        &settings(),
-        &operation(0),
-    )
-    .await;
+    let result = work_with(&store, &MockProvider::new(), &clock(1), &operation(0)).await;
 
     assert!(
         matches!(result, Err(StoreError::ConnectionLost)),
