@@ -2,6 +2,7 @@
 
 use domain::{NewOrder, Operation, StoredResponse};
 
+use crate::operation::operation_named;
 use crate::order_created;
 use crate::ports::{InsertOrderError, OrderRepository, OutboxWriter};
 use crate::{IdempotentOperation, Order, Rejection, StepContext, StepError};
@@ -23,9 +24,7 @@ impl CreateOrder {
 impl Default for CreateOrder {
     fn default() -> Self {
         Self {
-            // A literal checked by the unit test below; the fallback is unreachable.
-            operation: Operation::parse(Self::NAME)
-                .unwrap_or_else(|_| unreachable!("valid operation literal")),
+            operation: operation_named(Self::NAME),
         }
     }
 }

@@ -16,6 +16,12 @@ use domain::{ActorId, Fingerprinted, Operation, StoredResponse, TenantId};
 
 use crate::ports::StoreError;
 
+/// The [`Operation`] an operation type names with a literal: checked by each type's unit
+/// test, so the fallback is unreachable.
+pub(crate) fn operation_named(literal: &'static str) -> Operation {
+    Operation::parse(literal).unwrap_or_else(|_| unreachable!("valid operation literal"))
+}
+
 /// What the business step may know about the request besides its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StepContext {
@@ -27,11 +33,16 @@ pub struct StepContext {
     pub now: DateTime<Utc>,
 }
 
-/// A definite business refusal: the transaction rolls back and nothing is stored.
+/// A definite business refusal: the transaction rolls back and nothing is stored. Each
+/// operation adds the refusals it can make; the edge gives each its status and code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rejection {
     /// Another key already created an order with this `clientOrderRef` in this tenant.
     ClientOrderRefConflict,
+    /// The order named in the request does not exist in the caller's tenant.
+    OrderNotFound,
+    /// The order already has a pending or succeeded payment capture.
+    PaymentExists,
 }
 
 /// Why a business step did not produce a response.

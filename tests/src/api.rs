@@ -9,7 +9,7 @@ use ureq::http::{HeaderMap, HeaderValue, Request};
 use crate::service::TEST_SECRET;
 
 /// Every permission the service knows.
-pub const ALL_PERMISSIONS: &str = "orders:create orders:read";
+pub const ALL_PERMISSIONS: &str = "orders:create orders:read payments:create payments:read";
 
 /// One response, fully read.
 #[derive(Debug, Clone)]
@@ -112,6 +112,12 @@ pub fn order_json(client_order_ref: &str, sku: &str, quantity: u32) -> String {
     format!(r#"{{"clientOrderRef":"{client_order_ref}","sku":"{sku}","quantity":{quantity}}}"#)
 }
 
+/// The JSON of a capture request.
+#[must_use]
+pub fn capture_json(amount: u32, currency: &str) -> String {
+    format!(r#"{{"amount":{amount},"currency":"{currency}"}}"#)
+}
+
 /// A client of one server process.
 #[derive(Debug, Clone)]
 pub struct Api {
@@ -189,10 +195,32 @@ impl Api {
         key: &str,
         body: &str,
     ) -> Result<Reply, ureq::Error> {
+        self.try_post_idempotent("/api/orders", token, key, body)
+    }
+
+    /// `POST /api/orders/{order}/payments` with a bearer token, a key and a JSON body.
+    #[must_use]
+    pub fn capture(&self, token: &str, order: &str, key: &str, body: &str) -> Reply {
+        let path = format!("/api/orders/{order}/payments");
+        self.try_post_idempotent(&path, token, key, body)
+            .unwrap_or_else(|e| panic!("POST {path}: no response: {e}"))
+    }
+
+    /// An idempotent `POST` to `path` with a bearer token, a key and a JSON body.
+    ///
+    /// # Errors
+    /// When no HTTP response arrived.
+    pub fn try_post_idempotent(
+        &self,
+        path: &str,
+        token: &str,
+        key: &str,
+        body: &str,
+    ) -> Result<Reply, ureq::Error> {
         let bearer = format!("Bearer {token}");
         self.try_send(
             "POST",
-            "/api/orders",
+            path,
             &[
                 ("authorization", bearer.as_bytes()),
                 ("idempotency-key", key.as_bytes()),

@@ -22,7 +22,9 @@ mod service;
 mod sqlite_db;
 mod temp_dir;
 
-pub use api::{ALL_PERMISSIONS, Api, Reply, forged_token, order_json, token, token_expiring};
+pub use api::{
+    ALL_PERMISSIONS, Api, Reply, capture_json, forged_token, order_json, token, token_expiring,
+};
 pub use backend::Backend;
 pub use batch_log::BatchLog;
 pub use db::TestDb;

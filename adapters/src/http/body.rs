@@ -22,7 +22,7 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    fn at(pointer: &'static str, reason: &'static str) -> Self {
+    pub(super) fn at(pointer: &'static str, reason: &'static str) -> Self {
         Self {
             pointer: Cow::Borrowed(pointer),
             reason,
@@ -40,31 +40,12 @@ const MEMBERS: [&str; 3] = ["clientOrderRef", "sku", "quantity"];
 /// else: which copy would count is the question), each unknown member, and per member:
 /// missing, `null`, wrong type, or a value the domain refuses.
 pub fn decode_new_order(bytes: &[u8]) -> Result<NewOrder, Vec<FieldError>> {
-    let value = strict_json::parse(bytes).map_err(|error| match error {
-        StrictJsonError::Malformed => vec![FieldError::at(
-            "",
-            "the body is not a single well-formed JSON value",
-        )],
-        StrictJsonError::DuplicateMembers(pointers) => pointers
-            .into_iter()
-            .map(|pointer| FieldError {
-                pointer,
-                reason: "this member name appears more than once",
-            })
-            .collect(),
-    })?;
-    let Value::Object(members) = value else {
-        return Err(vec![FieldError::at("", "the body must be a JSON object")]);
-    };
-    let mut errors: Vec<FieldError> = members
-        .keys()
-        .filter(|name| !MEMBERS.contains(&name.as_str()))
-        .take(MAX_REPORTED)
-        .map(|name| FieldError {
-            pointer: member_pointer(name),
-            reason: "unknown member: only clientOrderRef, sku and quantity are allowed",
-        })
-        .collect();
+    let members = object(bytes)?;
+    let mut errors = unknown_members(
+        &members,
+        &MEMBERS,
+        "unknown member: only clientOrderRef, sku and quantity are allowed",
+    );
     let client_order_ref = text(
         &members,
         "clientOrderRef",
@@ -87,8 +68,47 @@ pub fn decode_new_order(bytes: &[u8]) -> Result<NewOrder, Vec<FieldError>> {
     }
 }
 
+/// The body as a JSON object, or why it is none: malformed JSON, a non-object, or
+/// repeated members (then nothing else is judged: which copy would count is the question).
+pub(super) fn object(bytes: &[u8]) -> Result<Map<String, Value>, Vec<FieldError>> {
+    let value = strict_json::parse(bytes).map_err(|error| match error {
+        StrictJsonError::Malformed => vec![FieldError::at(
+            "",
+            "the body is not a single well-formed JSON value",
+        )],
+        StrictJsonError::DuplicateMembers(pointers) => pointers
+            .into_iter()
+            .map(|pointer| FieldError {
+                pointer,
+                reason: "this member name appears more than once",
+            })
+            .collect(),
+    })?;
+    match value {
+        Value::Object(members) => Ok(members),
+        _ => Err(vec![FieldError::at("", "the body must be a JSON object")]),
+    }
+}
+
+/// Each member not in `allowed`, at its own pointer (at most [`MAX_REPORTED`]).
+pub(super) fn unknown_members(
+    members: &Map<String, Value>,
+    allowed: &[&str],
+    reason: &'static str,
+) -> Vec<FieldError> {
+    members
+        .keys()
+        .filter(|name| !allowed.contains(&name.as_str()))
+        .take(MAX_REPORTED)
+        .map(|name| FieldError {
+            pointer: member_pointer(name),
+            reason,
+        })
+        .collect()
+}
+
 /// The member's value, or why there is none to use.
-fn member<'a>(
+pub(super) fn member<'a>(
     members: &'a Map<String, Value>,
     name: &str,
     pointer: &'static str,
@@ -123,14 +143,26 @@ fn text<T>(
 
 fn quantity(members: &Map<String, Value>) -> Result<Quantity, FieldError> {
     const POINTER: &str = "/quantity";
-    let out_of_range = FieldError::at(POINTER, "must be an integer from 1 to 100");
-    // `1.0` and `1e0` are floats to the parser: refused as not an integer, like `"1"`.
-    let number = match member(members, "quantity", POINTER)? {
+    const RANGE: &str = "must be an integer from 1 to 100";
+    let raw = integer(members, "quantity", POINTER, RANGE)?;
+    Quantity::parse(raw).map_err(|_| FieldError::at(POINTER, RANGE))
+}
+
+/// The member as a JSON integer that fits `i64`; `out_of_range` for a bigger one.
+/// `1.0` and `1e0` are floats to the parser: refused as not an integer, like `"1"`.
+pub(super) fn integer(
+    members: &Map<String, Value>,
+    name: &str,
+    pointer: &'static str,
+    out_of_range: &'static str,
+) -> Result<i64, FieldError> {
+    let number = match member(members, name, pointer)? {
         Value::Number(number) if !number.is_f64() => number,
-        _ => return Err(FieldError::at(POINTER, "must be a JSON integer")),
+        _ => return Err(FieldError::at(pointer, "must be a JSON integer")),
     };
-    let raw = number.as_i64().ok_or(out_of_range.clone())?;
-    Quantity::parse(raw).map_err(|_| out_of_range)
+    number
+        .as_i64()
+        .ok_or_else(|| FieldError::at(pointer, out_of_range))
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ pub(super) async fn get_order<S: ServiceStore, H: FlowHooks + 'static>(
 }
 
 /// Plain digits naming a positive id that a signed 64-bit column can hold.
-fn parse_order_id(text: &str) -> Option<OrderId> {
+pub(super) fn parse_order_id(text: &str) -> Option<OrderId> {
     if text.is_empty() || text.len() > 19 || !text.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }

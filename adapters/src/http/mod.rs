@@ -6,16 +6,22 @@
 
 mod auth;
 mod body;
+mod capture_body;
+mod capture_payment;
 mod create_order;
+mod edge;
+mod get_operation;
 mod get_order;
 mod key_header;
 mod metrics;
 mod openapi;
 mod probes;
 mod problem;
+mod problem_schemas;
 mod request_context;
 mod respond;
 mod schema;
+mod schema_payments;
 mod state;
 mod strict_json;
 
@@ -26,7 +32,9 @@ use application::ports::FlowHooks;
 
 pub use auth::{AuthError, Claims, EXP_LEEWAY_SECS, MIN_SECRET_BYTES, TokenKeys, WeakSecret};
 pub use body::{FieldError, decode_new_order};
-pub use create_order::{BODY_LIMIT_BYTES, IDEMPOTENCY_KEY};
+pub use capture_body::{CaptureBody, decode_capture_body};
+pub use edge::{BODY_LIMIT_BYTES, IDEMPOTENCY_KEY};
+pub use get_operation::PAYMENTS_READ;
 pub use get_order::ORDERS_READ;
 pub use key_header::parse_key_header;
 pub use metrics::{METRICS_CONTENT_TYPE, Metrics, outcome_label};
@@ -52,6 +60,14 @@ pub fn routes<S: ServiceStore, H: FlowHooks + 'static>(
             .route(
                 "/api/orders/{order_id}",
                 web::get().to(get_order::get_order::<S, H>),
+            )
+            .route(
+                "/api/orders/{order_id}/payments",
+                web::post().to(capture_payment::capture_payment::<S, H>),
+            )
+            .route(
+                "/api/operations/{operation_id}",
+                web::get().to(get_operation::get_operation::<S, H>),
             )
             .route("/healthz", web::get().to(probes::healthz))
             .route("/readyz", web::get().to(probes::readyz::<S, H>))

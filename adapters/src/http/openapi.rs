@@ -19,7 +19,10 @@ use utoipa::{Modify, OpenApi};
 
 use super::problem::Problem;
 use super::request_context::REQUEST_ID;
-use super::{create_order, get_order, probes, respond, schema};
+use super::{
+    capture_payment, create_order, get_operation, get_order, probes, respond, schema,
+    schema_payments,
+};
 
 /// The name of the bearer security scheme in the document.
 const BEARER: &str = "bearer";
@@ -29,7 +32,8 @@ const BEARER: &str = "bearer";
 #[openapi(
     info(
         title = "idempotent-orders",
-        description = "Idempotent order creation (`orders.create.v1`). A client that times out \
+        description = "Idempotent order creation (`orders.create.v1`) and payment capture \
+            (`payments.capture.v1`). A client that times out \
             and retries with the same `Idempotency-Key` gets exactly one order and the same \
             answer it would have got the first time. Errors are `application/problem+json` \
             (RFC 9457) with a stable `code`. The order routes need a bearer token (JWT, \
@@ -40,6 +44,8 @@ const BEARER: &str = "bearer";
     paths(
         create_order::create_order,
         get_order::get_order,
+        capture_payment::capture_payment,
+        get_operation::get_operation,
         probes::healthz,
         probes::readyz,
         probes::metrics,
@@ -54,6 +60,12 @@ const BEARER: &str = "bearer";
         schema::Forbidden,
         schema::NotFound,
         schema::CreateConflict,
+        schema::CaptureConflict,
+        schema_payments::CaptureRequest,
+        schema_payments::CaptureAccepted,
+        schema_payments::OperationState,
+        schema_payments::OperationStatus,
+        schema_payments::Payment,
         schema::PayloadTooLarge,
         schema::UnsupportedMediaType,
         schema::KeyReused,
@@ -64,6 +76,7 @@ const BEARER: &str = "bearer";
     modifiers(&Additions),
     tags(
         (name = "orders", description = "Idempotent order creation and reads."),
+        (name = "payments", description = "Payment captures: accepted at once, carried out by a worker under a lease."),
         (name = "operations", description = "Probes, metrics and this document; no token."),
     ),
 )]
@@ -86,7 +99,7 @@ impl Modify for Additions {
                         "A JWT signed HS256 with the server's `AUTH_JWT_SECRET`. Claims: `sub` \
                          the actor id (decimal string of a positive 64-bit integer), `tid` the \
                          tenant id (positive JSON number), `scope` space-separated permissions \
-                         (`orders:create`, `orders:read`), `exp` required (30 s of leeway). \
+                         (`orders:create`, `orders:read`, `payments:create`, `payments:read`), `exp` required (30 s of leeway). \
                          Tenant and actor come only from the verified token.",
                     ))
                     .build(),
@@ -131,7 +144,7 @@ fn always_sent(status: &str, header: &str) -> bool {
     header.eq_ignore_ascii_case(REQUEST_ID)
         || matches!(
             (status, header.to_ascii_lowercase().as_str()),
-            ("201", "location") | ("401", "www-authenticate") | ("503", "retry-after")
+            ("201" | "202", "location") | ("401", "www-authenticate") | ("503", "retry-after")
         )
 }
 
@@ -215,6 +228,8 @@ mod tests {
         for (path, method) in [
             ("/api/orders", "post"),
             ("/api/orders/{orderId}", "get"),
+            ("/api/orders/{orderId}/payments", "post"),
+            ("/api/operations/{operationId}", "get"),
             ("/healthz", "get"),
             ("/readyz", "get"),
             ("/metrics", "get"),

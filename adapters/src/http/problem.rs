@@ -218,6 +218,14 @@ impl Problem {
                 "clientOrderRef already used",
                 "An order with this clientOrderRef already exists in this tenant.",
             ),
+            // Nothing about the order is revealed beyond "not yours or not there".
+            Outcome::Rejected(Rejection::OrderNotFound) => Self::not_found(),
+            Outcome::Rejected(Rejection::PaymentExists) => Self::new(
+                409,
+                "payment_exists",
+                "Payment exists",
+                "This order already has a pending or succeeded payment capture.",
+            ),
             Outcome::OutcomeUnknown(_) => Self::new(
                 503,
                 "outcome_unknown",

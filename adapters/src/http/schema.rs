@@ -3,19 +3,12 @@
 //! The request body is decoded by the strict decoder in `body.rs` and the order JSON is
 //! rendered in `application`; neither has a Rust type here, so these types describe them
 //! with the contract's limits. They are never built on the request path: the tests below
-//! hold them to the bytes the service really reads and writes. The problem schemas narrow
-//! [`Problem`] to the codes each response can carry, taken from the very constructors the
-//! handlers call.
+//! hold them to the bytes the service really reads and writes. The problem schemas are in
+//! `problem_schemas`.
 
-use std::borrow::Cow;
+use utoipa::ToSchema;
 
-use application::{FailureCause, Outcome, Rejection, UnknownCause};
-use domain::KeyError;
-use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Schema, Type};
-use utoipa::openapi::{Ref, RefOr};
-use utoipa::{PartialSchema, ToSchema};
-
-use super::problem::Problem;
+pub(super) use super::problem_schemas::*;
 
 /// The body of `POST /api/orders`: exactly these three members, all required. A member
 /// that is unknown or repeated, `null`, of another type or out of range is `400
@@ -133,116 +126,6 @@ pub(super) enum ReadinessState {
     Unavailable,
 }
 
-/// The problem of `outcome`, if it is one.
-fn of(outcome: &Outcome) -> Option<Problem> {
-    Problem::for_outcome(outcome)
-}
-
-/// A [`Problem`] whose `status` and `code` are those of `problems` (one status).
-fn narrowed(problems: &[Option<Problem>]) -> RefOr<Schema> {
-    let problems: Vec<&Problem> = problems.iter().flatten().collect();
-    let mut statuses: Vec<u16> = problems.iter().map(|p| p.status).collect();
-    statuses.dedup();
-    let mut codes: Vec<&str> = problems.iter().map(|p| p.code).collect();
-    codes.dedup();
-    let narrowing = ObjectBuilder::new()
-        .property(
-            "status",
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .enum_values(Some(statuses)),
-        )
-        .property(
-            "code",
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .enum_values(Some(codes)),
-        );
-    AllOfBuilder::new()
-        .item(Ref::from_schema_name(Problem::name()))
-        .item(narrowing)
-        .into()
-}
-
-/// One response's problem schema: [`Problem`] with the codes that response can carry.
-macro_rules! problem_schema {
-    ($(#[$doc:meta])* $name:ident => [$($problem:expr),+ $(,)?]) => {
-        $(#[$doc])*
-        #[derive(Debug)]
-        pub(super) struct $name;
-
-        impl PartialSchema for $name {
-            fn schema() -> RefOr<Schema> {
-                narrowed(&[$($problem),+])
-            }
-        }
-
-        impl ToSchema for $name {
-            fn name() -> Cow<'static, str> {
-                Cow::Borrowed(stringify!($name))
-            }
-
-            fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
-                schemas.push((Problem::name().into_owned(), Problem::schema()));
-                <Problem as ToSchema>::schemas(schemas);
-            }
-        }
-    };
-}
-
-problem_schema! {
-    /// `400` of a create: the key is missing or invalid, or the body is (see `errors`).
-    CreateBadRequest => [
-        Some(Problem::for_key(KeyError::Missing)),
-        Some(Problem::for_key(KeyError::Empty)),
-        Some(Problem::invalid_body(&[])),
-    ]
-}
-problem_schema! {
-    /// `401`: no valid bearer token.
-    Unauthorized => [Some(Problem::unauthorized())]
-}
-problem_schema! {
-    /// `403`: the token lacks the permission (also for a replay).
-    Forbidden => [Some(Problem::forbidden())]
-}
-problem_schema! {
-    /// `404`: no such order in the caller's tenant.
-    NotFound => [Some(Problem::not_found())]
-}
-problem_schema! {
-    /// `409` of a create: the key is still held by another request, or the
-    /// `clientOrderRef` was used with another key.
-    CreateConflict => [
-        of(&Outcome::InProgress),
-        of(&Outcome::Rejected(Rejection::ClientOrderRefConflict)),
-    ]
-}
-problem_schema! {
-    /// `413`: the body is over 16 KiB.
-    PayloadTooLarge => [Some(Problem::payload_too_large())]
-}
-problem_schema! {
-    /// `415`: the body is not `application/json`.
-    UnsupportedMediaType => [Some(Problem::unsupported_media_type())]
-}
-problem_schema! {
-    /// `422`: the key was used with another request.
-    KeyReused => [of(&Outcome::KeyReused)]
-}
-problem_schema! {
-    /// `500`: something unexpected; nothing was stored.
-    Internal => [of(&Outcome::Failed(FailureCause::Aborted))]
-}
-problem_schema! {
-    /// `503` of a create: the outcome cannot be told now; retry with the same key.
-    CreateUnavailable => [of(&Outcome::OutcomeUnknown(UnknownCause::DatabaseUnavailable))]
-}
-problem_schema! {
-    /// `503` of a read: the database cannot be reached now.
-    ReadUnavailable => [Some(Problem::unavailable())]
-}
-
 #[cfg(test)]
 mod tests {
     use chrono::DateTime;
@@ -278,26 +161,6 @@ mod tests {
                 br#"{"clientOrderRef":"r","sku":"s","quantity":1,"x":1}"#
             )
             .is_err()
-        );
-    }
-
-    #[test]
-    fn each_problem_schema_lists_its_codes() {
-        let json = serde_json::to_value(CreateConflict::schema()).unwrap();
-        let narrowing = &json["allOf"][1]["properties"];
-        assert_eq!(narrowing["status"]["enum"], serde_json::json!([409]));
-        assert_eq!(
-            narrowing["code"]["enum"],
-            serde_json::json!(["request_in_progress", "client_order_ref_conflict"])
-        );
-        let json = serde_json::to_value(CreateBadRequest::schema()).unwrap();
-        assert_eq!(
-            json["allOf"][1]["properties"]["code"]["enum"],
-            serde_json::json!([
-                "idempotency_key_missing",
-                "idempotency_key_invalid",
-                "invalid_body"
-            ])
         );
     }
 }

@@ -2,8 +2,10 @@
 
 use std::sync::Arc;
 
+use application::payments::CapturePayment;
 use application::ports::{
-    FlowHooks, OrderReader, OrderRepository, OutboxWriter, Readiness, RecordReader, UnitOfWork,
+    FlowHooks, OperationReader, OperationWriter, OrderReader, OrderRepository, OutboxWriter,
+    Readiness, RecordReader, UnitOfWork,
 };
 use application::{Coordinator, CreateOrder};
 
@@ -13,9 +15,10 @@ use super::metrics::Metrics;
 /// Everything a store must offer the HTTP edge. Implemented for every type that has the
 /// ports, so a new store needs no code here.
 pub trait ServiceStore:
-    UnitOfWork<Tx: OrderRepository + OutboxWriter>
+    UnitOfWork<Tx: OrderRepository + OutboxWriter + OperationWriter>
     + RecordReader
     + OrderReader
+    + OperationReader
     + Readiness
     + Clone
     + 'static
@@ -23,9 +26,10 @@ pub trait ServiceStore:
 }
 
 impl<T> ServiceStore for T where
-    T: UnitOfWork<Tx: OrderRepository + OutboxWriter>
+    T: UnitOfWork<Tx: OrderRepository + OutboxWriter + OperationWriter>
         + RecordReader
         + OrderReader
+        + OperationReader
         + Readiness
         + Clone
         + 'static
@@ -36,6 +40,7 @@ impl<T> ServiceStore for T where
 pub struct AppState<S, H> {
     pub(super) coordinator: Coordinator<S, S, H>,
     pub(super) create_order: CreateOrder,
+    pub(super) capture_payment: CapturePayment,
     pub(super) store: S,
     pub(super) keys: TokenKeys,
     pub(super) metrics: Arc<Metrics>,
@@ -64,6 +69,7 @@ impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
         Self {
             coordinator,
             create_order: CreateOrder::default(),
+            capture_payment: CapturePayment::default(),
             store,
             keys,
             metrics,

@@ -1,7 +1,10 @@
-//! Reads outside the coordinator's transaction: the fresh record read and order reads.
+//! Reads outside the coordinator's transaction: the fresh record read, order and
+//! operation reads.
 
 use application::Order;
-use application::ports::{OrderReader, Readiness, RecordReader, StoreError};
+use application::ports::{
+    OperationReader, OperationView, OrderReader, Readiness, RecordReader, StoreError,
+};
 use domain::{ExistingRecord, IdempotencyKey, OrderId, Scope, TenantId};
 
 use diesel::OptionalExtension;
@@ -11,8 +14,10 @@ use super::causal::CausalRead;
 use super::classify::store_error;
 use super::deadline::bounded;
 use super::store::{self, MysqlStore};
+use crate::sql::operation_view::{self, OperationRow};
 use crate::sql::rows::{OrderRow, RecordRow};
 use crate::sql::{orders, records};
+use uuid::Uuid;
 
 impl RecordReader for MysqlStore {
     /// Checks out its own connection: never the one whose transaction just failed. Never
@@ -77,6 +82,34 @@ impl OrderReader for MysqlStore {
                 .optional()
                 .map_err(store_error)?;
             row.map(OrderRow::into_order).transpose()
+        })
+        .await;
+        store::release(conn, &found);
+        found
+    }
+}
+
+impl OperationReader for MysqlStore {
+    /// Causal on a Galera node, like the order read: an operation accepted through
+    /// another node a moment ago is found.
+    async fn find_operation(
+        &self,
+        tenant: TenantId,
+        id: Uuid,
+    ) -> Result<Option<OperationView>, StoreError> {
+        let deadline = self.deadline();
+        let mut conn = self.connection(deadline).await?;
+        let causal = self.causal_reads();
+        let found = bounded(deadline, "operation read", async {
+            if !causal {
+                return operation_view::find(&mut *conn, tenant, id).await;
+            }
+            let row: Option<OperationRow> = CausalRead(operation_view::find_query(tenant, id)?)
+                .get_result(&mut *conn)
+                .await
+                .optional()
+                .map_err(store_error)?;
+            row.map(OperationRow::into_view).transpose()
         })
         .await;
         store::release(conn, &found);

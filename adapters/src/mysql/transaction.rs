@@ -1,9 +1,9 @@
 //! The unit of work: one pooled connection holding one open transaction.
 
 use application::ports::{
-    CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError, NewEvent, NewRecord,
-    NewShipment, OrderRepository, OutboxWriter, RecordTx, ShipmentRepository, StoreError,
-    UnitOfWork,
+    AcceptCaptureError, CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError,
+    NewCapture, NewEvent, NewRecord, NewShipment, OperationWriter, OrderRepository, OutboxWriter,
+    RecordTx, ShipmentRepository, StoreError, UnitOfWork,
 };
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
 use crate::sql::tx_connection::{Detach, TxConnection};
-use crate::sql::{inbox, orders, outbox, records};
+use crate::sql::{accept_capture, inbox, orders, outbox, records};
 use uuid::Uuid;
 
 type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
@@ -66,6 +66,12 @@ impl TimedOut for StoreError {
 }
 
 impl TimedOut for InsertRecordError {
+    fn timed_out(&self) -> bool {
+        matches!(self, Self::Store(StoreError::Timeout))
+    }
+}
+
+impl TimedOut for AcceptCaptureError {
     fn timed_out(&self) -> bool {
         matches!(self, Self::Store(StoreError::Timeout))
     }
@@ -195,6 +201,19 @@ impl OrderRepository for MysqlTx {
         )
         .await;
         self.settle(inserted)
+    }
+}
+
+impl OperationWriter for MysqlTx {
+    async fn accept_capture(&mut self, capture: &NewCapture) -> Result<(), AcceptCaptureError> {
+        let deadline = self.deadline();
+        let accepted = bounded(
+            deadline,
+            "operation insert",
+            accept_capture::accept(self.conn()?, capture),
+        )
+        .await;
+        self.settle(accepted)
     }
 }
 

@@ -13,6 +13,8 @@ pub(crate) enum Unique {
     ScopeKey,
     /// `(tenant, clientOrderRef)`: one order per client reference.
     ClientOrderRef,
+    /// `(tenant, order)` while a capture is pending or succeeded: one such per order.
+    ActiveCapture,
 }
 
 impl Unique {
@@ -21,6 +23,7 @@ impl Unique {
         match self {
             Self::ScopeKey => "uq_api_idempotency_scope_key",
             Self::ClientOrderRef => "uq_orders_tenant_client_order_ref",
+            Self::ActiveCapture => "uq_operations_active_order",
         }
     }
 }

@@ -13,11 +13,13 @@
 //! ([`connection::SqlConnection`]), which texts mean which error ([`classify::Classify`]),
 //! transactions, deadlines, purge, pools and migrations.
 
+pub(crate) mod accept_capture;
 pub(crate) mod classify;
 mod complete_record;
 pub(crate) mod connection;
 pub(crate) mod due_operations;
 pub(crate) mod inbox;
+pub(crate) mod operation_view;
 pub(crate) mod operations;
 pub(crate) mod orders;
 pub(crate) mod outbox;

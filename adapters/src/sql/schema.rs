@@ -106,3 +106,7 @@ diesel::table! {
         created_at -> Timestamp,
     }
 }
+
+// A payment belongs to its operation (the status read joins them).
+diesel::joinable!(payments -> operations (operation_id));
+diesel::allow_tables_to_appear_in_same_query!(operations, payments);

@@ -18,12 +18,18 @@ pub const SCOPE_KEY_VIOLATION: &str = "UNIQUE constraint failed: api_idempotency
 pub const CLIENT_ORDER_REF_VIOLATION: &str =
     "UNIQUE constraint failed: orders.tenant_id, orders.client_order_ref";
 
+/// The message of a violation of `uq_operations_active_order` (a partial index: only
+/// pending and succeeded captures take part).
+pub const ACTIVE_CAPTURE_VIOLATION: &str =
+    "UNIQUE constraint failed: operations.tenant_id, operations.order_id";
+
 impl Classify for Sqlite {
     /// The message names the constraint's columns: compared in full.
     fn violates(error: &Error, unique: Unique) -> bool {
         let message = match unique {
             Unique::ScopeKey => SCOPE_KEY_VIOLATION,
             Unique::ClientOrderRef => CLIENT_ORDER_REF_VIOLATION,
+            Unique::ActiveCapture => ACTIVE_CAPTURE_VIOLATION,
         };
         matches!(
             error,

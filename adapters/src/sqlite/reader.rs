@@ -1,12 +1,15 @@
-//! Reads outside the coordinator's transaction: the fresh record read, order reads and
-//! the readiness probe.
+//! Reads outside the coordinator's transaction: the fresh record read, order and
+//! operation reads, and the readiness probe.
 
 use application::Order;
-use application::ports::{OrderReader, Readiness, RecordReader, StoreError};
+use application::ports::{
+    OperationReader, OperationView, OrderReader, Readiness, RecordReader, StoreError,
+};
 use domain::{ExistingRecord, IdempotencyKey, OrderId, Scope, TenantId};
 
 use super::store::SqliteStore;
-use crate::sql::{orders, records};
+use crate::sql::{operation_view, orders, records};
+use uuid::Uuid;
 
 impl RecordReader for SqliteStore {
     /// Checks out its own connection: never the one whose transaction just failed.
@@ -24,6 +27,17 @@ impl OrderReader for SqliteStore {
     async fn find_order(&self, tenant: TenantId, id: OrderId) -> Result<Option<Order>, StoreError> {
         let mut conn = self.connection().await?;
         orders::find(&mut *conn, tenant, id).await
+    }
+}
+
+impl OperationReader for SqliteStore {
+    async fn find_operation(
+        &self,
+        tenant: TenantId,
+        id: Uuid,
+    ) -> Result<Option<OperationView>, StoreError> {
+        let mut conn = self.connection().await?;
+        operation_view::find(&mut *conn, tenant, id).await
     }
 }
 

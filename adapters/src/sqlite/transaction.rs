@@ -1,9 +1,9 @@
 //! The unit of work: one pooled connection holding one `BEGIN IMMEDIATE` transaction.
 
 use application::ports::{
-    CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError, NewEvent, NewRecord,
-    NewShipment, OrderRepository, OutboxWriter, RecordTx, ShipmentRepository, StoreError,
-    UnitOfWork,
+    AcceptCaptureError, CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError,
+    NewCapture, NewEvent, NewRecord, NewShipment, OperationWriter, OrderRepository, OutboxWriter,
+    RecordTx, ShipmentRepository, StoreError, UnitOfWork,
 };
 use chrono::{DateTime, Utc};
 use diesel_async::SimpleAsyncConnection;
@@ -12,7 +12,7 @@ use domain::{Completion, NewOrder, OrderId, RecordId, TenantId};
 use super::classify::store_error;
 use super::store::{Connection, PooledConnection, SqliteStore};
 use crate::sql::tx_connection::{Detach, TxConnection};
-use crate::sql::{inbox, orders, outbox, records};
+use crate::sql::{accept_capture, inbox, orders, outbox, records};
 use uuid::Uuid;
 
 /// An open write transaction on a connection of its own ([`TxConnection`]: closed, which
@@ -93,6 +93,12 @@ impl OrderRepository for SqliteTx {
         created_at: DateTime<Utc>,
     ) -> Result<OrderId, InsertOrderError> {
         orders::insert(self.conn()?, (), tenant, order, created_at).await
+    }
+}
+
+impl OperationWriter for SqliteTx {
+    async fn accept_capture(&mut self, capture: &NewCapture) -> Result<(), AcceptCaptureError> {
+        accept_capture::accept(self.conn()?, capture).await
     }
 }
 

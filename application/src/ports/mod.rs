@@ -4,6 +4,7 @@
 //! coordinator's correctness rests on that classification (only a scope-key violation is
 //! ever taken for "someone else already ran this").
 
+mod accepted_operations;
 mod authorizer;
 mod clock;
 mod errors;
@@ -18,6 +19,9 @@ mod record_reader;
 mod relay;
 mod unit_of_work;
 
+pub use accepted_operations::{
+    AcceptCaptureError, NewCapture, OperationReader, OperationView, OperationWriter, PaymentView,
+};
 pub use authorizer::{PermissionAuthorizer, ReplayAuthorizer};
 pub use clock::{Clock, SystemClock};
 pub use errors::{CommitError, InsertOrderError, InsertRecordError, StoreError};

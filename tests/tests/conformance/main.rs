@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
+mod acceptance;
 mod cases;
 mod inbox;
 mod operations;
@@ -71,6 +72,18 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn a_poison_payload_writes_nothing() {
                 crate::inbox::a_poison_payload_writes_nothing::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn a_capture_needs_the_tenants_own_order_and_no_active_capture() {
+                crate::acceptance::only_the_tenants_own_order_is_captured_and_only_once::<$backend>()
+                    .await;
+            }
+
+            #[tokio::test]
+            async fn a_declined_capture_leaves_the_order_free() {
+                crate::acceptance::a_declined_capture_leaves_the_order_free_for_another::<$backend>()
+                    .await;
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -12,6 +12,7 @@ mod embedded;
 mod key;
 mod openapi;
 mod outcomes;
+mod payments;
 mod processes;
 mod reads;
 mod support;

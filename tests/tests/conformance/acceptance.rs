@@ -1,0 +1,178 @@
+//! A capture's acceptance and its status read, on every store: the order must be the
+//! tenant's, one pending or succeeded capture per order, and the status read shows the
+//! payment once the operation succeeded.
+
+use application::ports::{
+    AcceptCaptureError, Ending, NewCapture, OperationReader, OperationStore, OperationWriter,
+    RecordTx, UnitOfWork,
+};
+use chrono::{DateTime, TimeDelta, Utc};
+use domain::{Amount, Currency, OperationState, OrderId, OwnerId, PaymentCapture, TenantId};
+use tests::Backend;
+use uuid::Uuid;
+
+/// Order 9 of tenant 1 with its `orders.created.v1` event (as every committed order has
+/// one), in SQL both dialects accept.
+async fn add_order<B: Backend>(db: &B) {
+    db.run_sql(
+        "INSERT INTO orders (id, tenant_id, client_order_ref, sku, quantity, created_at) \
+         VALUES (9, 1, X'52454639', X'534b55', 1, '2026-01-01 00:00:00')",
+    )
+    .await;
+    db.run_sql(
+        "INSERT INTO outbox (event_id, event_type, tenant_id, subject, payload, created_at) \
+         VALUES (X'00000000000000000000000000000009', X'6f72646572732e637265617465642e7631', \
+         1, X'6f', X'7b7d', '2026-01-01 00:00:00')",
+    )
+    .await;
+}
+
+fn t0() -> DateTime<Utc> {
+    DateTime::from_timestamp(1_800_000_000, 123_456_000).unwrap()
+}
+
+fn capture(tenant: u64, order: u64) -> NewCapture {
+    NewCapture {
+        id: Uuid::new_v4(),
+        operation_type: "payments.capture.v1",
+        tenant: TenantId::parse(tenant).unwrap(),
+        input: PaymentCapture {
+            order: OrderId::new(order),
+            amount: Amount::parse(1500).unwrap(),
+            currency: Currency::parse("JPY").unwrap(),
+        },
+        downstream_key: Uuid::new_v4().hyphenated().to_string(),
+        accepted_at: t0(),
+    }
+}
+
+/// Accepts `capture` in a transaction of its own, committed only when accepted.
+async fn accept<B: Backend>(db: &B, capture: &NewCapture) -> Result<(), AcceptCaptureError> {
+    let mut tx = db.store().begin().await.unwrap();
+    let accepted = tx.accept_capture(capture).await;
+    if accepted.is_ok() {
+        tx.commit().await.unwrap();
+    } else {
+        tx.rollback().await.unwrap();
+    }
+    accepted
+}
+
+pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Backend>() {
+    let db = B::create().await;
+    add_order(&db).await;
+
+    for (tenant, order) in [(1, 10), (2, 9)] {
+        assert!(
+            matches!(
+                accept(&db, &capture(tenant, order)).await,
+                Err(AcceptCaptureError::OrderNotFound)
+            ),
+            "tenant {tenant}, order {order}"
+        );
+    }
+    assert_eq!(db.count_rows("operations").await, 0, "nothing stored");
+
+    let first = capture(1, 9);
+    accept(&db, &first).await.unwrap();
+    assert!(matches!(
+        accept(&db, &capture(1, 9)).await,
+        Err(AcceptCaptureError::PaymentExists)
+    ));
+    assert_eq!(db.count_rows("operations").await, 1);
+
+    let store = db.store();
+    let tenant = TenantId::parse(1).unwrap();
+    let view = store
+        .find_operation(tenant, first.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(view.state, OperationState::Pending);
+    assert_eq!((view.order.get(), view.payment.as_ref()), (9, None));
+    assert_eq!(view.operation_type, "payments.capture.v1");
+    assert_eq!(view.updated_at, t0());
+    let other = TenantId::parse(2).unwrap();
+    assert!(
+        store
+            .find_operation(other, first.id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    // The worker's view carries the accepted input and key.
+    let due = store.due(10, t0()).await.unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(
+        (&due[0].input, &due[0].downstream_key),
+        (&first.input, &first.downstream_key)
+    );
+
+    // Succeeded: the status read shows the payment, and the order stays taken.
+    let lease = due[0]
+        .lease
+        .claim(OwnerId::parse("w").unwrap(), t0(), TimeDelta::seconds(30))
+        .unwrap();
+    assert!(
+        store
+            .claim(first.id, due[0].lease.generation, &lease, t0())
+            .await
+            .unwrap()
+    );
+    let ending = Ending::Succeeded {
+        charge_id: "ch_1".into(),
+    };
+    assert!(
+        store
+            .complete(first.id, &lease, &ending, t0())
+            .await
+            .unwrap()
+    );
+    let payment = store
+        .find_operation(tenant, first.id)
+        .await
+        .unwrap()
+        .unwrap()
+        .payment
+        .unwrap();
+    assert_eq!(payment.provider_charge_id, "ch_1");
+    assert_eq!(
+        (payment.amount.get(), payment.currency.as_str()),
+        (1500, "JPY")
+    );
+    assert!(matches!(
+        accept(&db, &capture(1, 9)).await,
+        Err(AcceptCaptureError::PaymentExists)
+    ));
+    db.finish().await;
+}
+
+pub(crate) async fn a_declined_capture_leaves_the_order_free_for_another<B: Backend>() {
+    let db = B::create().await;
+    add_order(&db).await;
+    let first = capture(1, 9);
+    accept(&db, &first).await.unwrap();
+    let store = db.store();
+    let due = store.due(10, t0()).await.unwrap().remove(0);
+    let lease = due
+        .lease
+        .claim(OwnerId::parse("w").unwrap(), t0(), TimeDelta::seconds(30))
+        .unwrap();
+    assert!(
+        store
+            .claim(first.id, due.lease.generation, &lease, t0())
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .complete(first.id, &lease, &Ending::Declined, t0())
+            .await
+            .unwrap()
+    );
+
+    accept(&db, &capture(1, 9)).await.unwrap();
+    assert_eq!(db.count_rows("operations").await, 2);
+    db.finish().await;
+}
