@@ -1,6 +1,7 @@
 //! Support for the black-box tests: a database per test on a real MySQL-compatible
 //! server, a private NATS server per test, fixtures, a gate that holds a leader inside its
-//! transaction, and the consistency checks every test ends with.
+//! transaction, the payment provider stand-in, and the consistency checks every test ends
+//! with.
 
 // Test support: a panic here is a failed test, with the message saying why.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -16,6 +17,7 @@ mod global_status;
 mod invariants;
 mod nats;
 mod pause;
+mod provider;
 mod proxy;
 mod server;
 mod service;
@@ -34,6 +36,7 @@ pub use gate::{GateHandle, LeaderGate};
 pub use global_status::global_status;
 pub use nats::PrivateNats;
 pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
+pub use provider::{Controls, Counters, ProviderStandIn, provider_stand_in_binary};
 pub use proxy::{CommitFault, FaultProxy};
 pub use server::{TestServer, url_via};
 pub use service::{

@@ -1,0 +1,86 @@
+//! The faults a test turns on with `PUT /control`, and what each charge call takes from
+//! them when it arrives.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// `PUT /control` replaces all of it; a field left out is off (so `{}` resets). Counts are
+/// "the next N charge calls" and go down as calls take them; `GET /control` shows what is
+/// left.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub(crate) struct Controls {
+    /// Wait this long before handling each charge (before charging).
+    pub(crate) delay_ms: u64,
+    /// Answer `503` before charging, for the next N charge calls.
+    pub(crate) fail5xx: u32,
+    /// Answer `503` to every charge and every lookup: the provider is down.
+    pub(crate) fail_always: bool,
+    /// Charge, then close the connection without answering, for the next N charge calls.
+    pub(crate) drop_after_charge: u32,
+    /// New charges are declined (a key already charged keeps its answer).
+    pub(crate) decline: bool,
+    /// Charge, then hold the answer until `POST /control/release` (or a `PUT` that turns
+    /// `hold` off).
+    pub(crate) hold: bool,
+}
+
+/// What one charge call does, decided when it arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub(crate) delay: Duration,
+    pub(crate) fail: bool,
+    pub(crate) drop_after_charge: bool,
+    pub(crate) decline: bool,
+    pub(crate) hold: bool,
+}
+
+impl Controls {
+    /// The plan of the charge call arriving now; takes one from each count it uses. A call
+    /// that fails does not take a drop (it charges nothing to drop after).
+    pub(crate) fn take_plan(&mut self) -> Plan {
+        let fail = self.fail_always || take_one(&mut self.fail5xx);
+        let drop_after_charge = !fail && take_one(&mut self.drop_after_charge);
+        Plan {
+            delay: Duration::from_millis(self.delay_ms),
+            fail,
+            drop_after_charge,
+            decline: self.decline,
+            hold: self.hold,
+        }
+    }
+}
+
+fn take_one(count: &mut u32) -> bool {
+    let some = *count > 0;
+    *count = count.saturating_sub(1);
+    some
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_taken_one_call_at_a_time() {
+        let mut controls = Controls {
+            fail5xx: 1,
+            drop_after_charge: 1,
+            ..Controls::default()
+        };
+        let first = controls.take_plan();
+        assert!(first.fail && !first.drop_after_charge);
+        let second = controls.take_plan();
+        assert!(!second.fail && second.drop_after_charge);
+        assert_eq!(controls, Controls::default());
+        let third = controls.take_plan();
+        assert!(!third.fail && !third.drop_after_charge);
+    }
+
+    #[test]
+    fn an_unknown_field_is_refused() {
+        assert!(serde_json::from_str::<Controls>(r#"{"failAlways":true}"#).is_ok());
+        assert!(serde_json::from_str::<Controls>(r#"{"fail_always":true}"#).is_err());
+    }
+}

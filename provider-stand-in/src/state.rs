@@ -1,0 +1,142 @@
+//! What the stand-in shares between connections: the ledger, the controls, the release
+//! signal for held answers, and the counters a test reads.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+use tokio::sync::watch;
+
+use crate::controls::{Controls, Plan};
+use crate::ledger::Ledger;
+
+/// Everything the handlers share.
+#[derive(Debug)]
+pub(crate) struct State {
+    pub(crate) ledger: tokio::sync::Mutex<Ledger>,
+    controls: Mutex<Controls>,
+    /// Bumped by every release; a held answer waits for the next bump after its call
+    /// arrived.
+    release: watch::Sender<u64>,
+    charge_calls: AtomicU64,
+    lookup_calls: AtomicU64,
+    in_flight: AtomicU64,
+    held: AtomicU64,
+}
+
+/// `GET /counters`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Counters {
+    /// `POST /v1/charges` calls, valid or not.
+    charge_calls: u64,
+    /// `GET /v1/charges` calls.
+    lookup_calls: u64,
+    /// Keys charged: distinct charges made.
+    charges: u64,
+    /// Charge calls being handled now (delayed, held, ...).
+    in_flight: u64,
+    /// Charge calls whose answer is held now.
+    held: u64,
+}
+
+impl State {
+    pub(crate) fn new(ledger: Ledger) -> Self {
+        Self {
+            ledger: tokio::sync::Mutex::new(ledger),
+            controls: Mutex::new(Controls::default()),
+            release: watch::Sender::new(0),
+            charge_calls: AtomicU64::new(0),
+            lookup_calls: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
+            held: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts a charge call as it arrives, valid or not.
+    pub(crate) fn count_charge_call(&self) {
+        self.charge_calls.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A charge being carried out, until the guard is dropped.
+    pub(crate) fn in_flight(&self) -> InFlight<'_> {
+        InFlight::new(&self.in_flight)
+    }
+
+    pub(crate) fn lookup_call(&self) {
+        self.lookup_calls.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The current controls (what is left of the counts).
+    pub(crate) fn controls(&self) -> Controls {
+        self.controls.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    /// Whether the provider is down for every call.
+    pub(crate) fn down(&self) -> bool {
+        self.controls().fail_always
+    }
+
+    /// Replaces the controls; turning `hold` off releases the held answers.
+    pub(crate) fn set_controls(&self, controls: Controls) {
+        let hold = controls.hold;
+        if let Ok(mut current) = self.controls.lock() {
+            *current = controls;
+        }
+        if !hold {
+            self.release();
+        }
+    }
+
+    /// The plan of a charge call arriving now, and the release signal it would wait on
+    /// (taken now, so a release from this moment on is not missed).
+    pub(crate) fn take_plan(&self) -> (Plan, watch::Receiver<u64>) {
+        let receiver = self.release.subscribe();
+        let plan = match self.controls.lock() {
+            Ok(mut controls) => controls.take_plan(),
+            Err(poisoned) => poisoned.into_inner().take_plan(),
+        };
+        (plan, receiver)
+    }
+
+    /// Waits for the next release (or forever without one), counted as held meanwhile.
+    pub(crate) async fn hold(&self, mut release: watch::Receiver<u64>) {
+        let _held = InFlight::new(&self.held);
+        // Err: the sender is gone, which cannot happen while `self` lives.
+        let _ = release.changed().await;
+    }
+
+    /// Releases every held answer; how many there were.
+    pub(crate) fn release(&self) -> u64 {
+        self.release.send_modify(|n| *n = n.wrapping_add(1));
+        self.held.load(Ordering::SeqCst)
+    }
+
+    pub(crate) async fn counters(&self) -> Counters {
+        let charges = self.ledger.lock().await.len() as u64;
+        Counters {
+            charge_calls: self.charge_calls.load(Ordering::SeqCst),
+            lookup_calls: self.lookup_calls.load(Ordering::SeqCst),
+            charges,
+            in_flight: self.in_flight.load(Ordering::SeqCst),
+            held: self.held.load(Ordering::SeqCst),
+        }
+    }
+}
+
+/// One more in a gauge while it lives.
+#[derive(Debug)]
+pub(crate) struct InFlight<'a>(&'a AtomicU64);
+
+impl<'a> InFlight<'a> {
+    fn new(gauge: &'a AtomicU64) -> Self {
+        gauge.fetch_add(1, Ordering::SeqCst);
+        Self(gauge)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
