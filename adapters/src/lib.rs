@@ -7,5 +7,6 @@ pub mod http;
 pub mod mysql;
 pub mod nats;
 pub mod pause_file;
+pub mod provider;
 mod sql;
 pub mod sqlite;

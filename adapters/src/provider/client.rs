@@ -1,0 +1,137 @@
+//! The client itself: one pooled reqwest client and the charges endpoint.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use application::ports::{Charge, ProviderAnswer};
+use domain::PaymentCapture;
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use reqwest::{Client, Response, StatusCode, Url, redirect};
+
+use super::config::{ProviderConfigError, charges_url, checked_timeout};
+use super::outcome::{Exchange, charge_answer, lookup_answer, transport_reason};
+use super::tls::client_config;
+use super::wire::ChargeRequest;
+
+/// The longest a connection may take to open: a provider that cannot be reached in this
+/// time will not be reached later in the call, and giving up early leaves the worker's
+/// lease for the retry.
+const MAX_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The largest answer read: a charge is a few hundred bytes; more is not a charge.
+const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The payment provider over HTTP/1.1 (see the [module docs](super)). Cloning is cheap:
+/// the clones share one connection pool.
+#[derive(Clone)]
+pub struct HttpPaymentProvider {
+    client: Client,
+    charges: Arc<Url>,
+}
+
+/// Shows the endpoint without any user or password the URL may carry.
+impl std::fmt::Debug for HttpPaymentProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpPaymentProvider")
+            .field("scheme", &self.charges.scheme())
+            .field("host", &self.charges.host_str().unwrap_or_default())
+            .field("port", &self.charges.port_or_known_default())
+            .field("path", &self.charges.path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpPaymentProvider {
+    /// A client of the provider at `base_url` (`http` or `https`; the endpoint is
+    /// `<base path>/v1/charges`), every call bounded by `timeout` as a whole, connecting
+    /// included.
+    ///
+    /// Redirects are not followed: a charge is never re-sent anywhere the configuration
+    /// did not name.
+    ///
+    /// # Errors
+    /// [`ProviderConfigError`] for a URL that is not `http`/`https`, a zero timeout, or
+    /// (for `https`) a missing trust store.
+    pub fn new(base_url: &str, timeout: Duration) -> Result<Self, ProviderConfigError> {
+        let charges = charges_url(base_url)?;
+        let timeout = checked_timeout(timeout)?;
+        let tls = client_config(charges.scheme() == "https")?;
+        let client = Client::builder()
+            .tls_backend_preconfigured(tls)
+            .timeout(timeout)
+            .connect_timeout(timeout.min(MAX_CONNECT_TIMEOUT))
+            .redirect(redirect::Policy::none())
+            // Only the configured URL: no `HTTP_PROXY` and the like from the environment
+            // silently routing payments elsewhere.
+            .no_proxy()
+            .build()
+            .map_err(|e| ProviderConfigError::Client(e.to_string()))?;
+        Ok(Self {
+            client,
+            charges: Arc::new(charges),
+        })
+    }
+
+    /// `POST /v1/charges` under `key`.
+    pub(super) async fn post_charge(
+        &self,
+        key: &str,
+        input: &PaymentCapture,
+        reference: &str,
+    ) -> ProviderAnswer {
+        let body = ChargeRequest {
+            amount: input.amount.get(),
+            currency: input.currency.as_str(),
+            reference,
+        };
+        let body = match serde_json::to_vec(&body) {
+            Ok(body) => body,
+            Err(e) => return ProviderAnswer::Unknown(format!("request not encoded: {e}")),
+        };
+        let request = self
+            .client
+            .post(self.charges.as_ref().clone())
+            .header("Idempotency-Key", key)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json")
+            .body(body);
+        match exchange(request.send().await, &[StatusCode::OK, StatusCode::CREATED]).await {
+            Ok(exchange) => charge_answer(&exchange),
+            Err(reason) => ProviderAnswer::Unknown(reason),
+        }
+    }
+
+    /// `GET /v1/charges?idempotency_key=key`.
+    pub(super) async fn get_charge(&self, key: &str) -> Result<Option<Charge>, String> {
+        let mut url = self.charges.as_ref().clone();
+        url.query_pairs_mut().append_pair("idempotency_key", key);
+        let request = self.client.get(url).header(ACCEPT, "application/json");
+        lookup_answer(&exchange(request.send().await, &[StatusCode::OK]).await?)
+    }
+}
+
+/// The status of `sent`, with the body read when the status is one of `read_for` (other
+/// bodies are never looked at, so they cannot end up in a log).
+async fn exchange(
+    sent: Result<Response, reqwest::Error>,
+    read_for: &[StatusCode],
+) -> Result<Exchange, String> {
+    let mut response = sent.map_err(transport_reason)?;
+    let status = response.status();
+    if !read_for.contains(&status) {
+        return Ok(Exchange { status, body: None });
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(transport_reason)? {
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(format!(
+                "provider answered {status} with a body over {MAX_BODY_BYTES} bytes"
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Exchange {
+        status,
+        body: Some(body),
+    })
+}

@@ -1,0 +1,112 @@
+//! What `PAYMENT_PROVIDER_URL` may be, checked once at start so that a typo fails the
+//! process instead of every capture.
+
+use std::time::Duration;
+
+use reqwest::Url;
+
+/// Why a provider client could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderConfigError {
+    /// Occurs when the base URL does not parse.
+    #[error("payment provider URL is not a URL: {0}")]
+    Url(String),
+    /// Occurs when the base URL is not `http` or `https`.
+    #[error("payment provider URL must be http or https, not {0:?}")]
+    Scheme(String),
+    /// Occurs when the base URL carries a query or fragment, which the endpoints' paths
+    /// would silently drop.
+    #[error("payment provider URL must not have a query or fragment")]
+    QueryOrFragment,
+    /// Occurs when the timeout is zero: every call would be `Unknown`.
+    #[error("payment provider timeout must be more than zero")]
+    ZeroTimeout,
+    /// Occurs when an `https` URL is given and no trust store can be loaded.
+    #[error("payment provider TLS: {0}")]
+    Tls(String),
+    /// Occurs when the HTTP client cannot be built.
+    #[error("payment provider client: {0}")]
+    Client(String),
+}
+
+/// `base` checked, with the charges endpoint (`<base path>/v1/charges`) made from it.
+///
+/// # Errors
+/// [`ProviderConfigError::Url`], [`ProviderConfigError::Scheme`] or
+/// [`ProviderConfigError::QueryOrFragment`].
+pub(super) fn charges_url(base: &str) -> Result<Url, ProviderConfigError> {
+    // The parser's message names what is wrong, never the URL (which may hold a secret).
+    let mut url = Url::parse(base).map_err(|e| ProviderConfigError::Url(e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(ProviderConfigError::Scheme(url.scheme().to_owned()));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(ProviderConfigError::QueryOrFragment);
+    }
+    // An http(s) URL always has a path to extend; the error arm is only for the type.
+    url.path_segments_mut()
+        .map_err(|()| ProviderConfigError::Scheme(base_scheme(base)))?
+        .pop_if_empty()
+        .extend(["v1", "charges"]);
+    Ok(url)
+}
+
+fn base_scheme(base: &str) -> String {
+    base.split(':').next().unwrap_or_default().to_owned()
+}
+
+/// `timeout`, refused when zero.
+///
+/// # Errors
+/// [`ProviderConfigError::ZeroTimeout`].
+pub(super) fn checked_timeout(timeout: Duration) -> Result<Duration, ProviderConfigError> {
+    if timeout.is_zero() {
+        return Err(ProviderConfigError::ZeroTimeout);
+    }
+    Ok(timeout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_endpoint_is_under_the_base_path() {
+        for (base, want) in [
+            ("http://127.0.0.1:9/", "http://127.0.0.1:9/v1/charges"),
+            ("http://127.0.0.1:9", "http://127.0.0.1:9/v1/charges"),
+            (
+                "https://pay.example/api/",
+                "https://pay.example/api/v1/charges",
+            ),
+            (
+                "https://pay.example/api",
+                "https://pay.example/api/v1/charges",
+            ),
+        ] {
+            assert_eq!(charges_url(base).unwrap().as_str(), want, "{base}");
+        }
+    }
+
+    #[test]
+    fn other_schemes_and_garbage_are_refused() {
+        for base in ["ftp://h/", "file:///tmp", "mailto:a@b", "tls://h:1"] {
+            assert!(
+                matches!(charges_url(base), Err(ProviderConfigError::Scheme(_))),
+                "{base}"
+            );
+        }
+        assert!(matches!(
+            charges_url("not a url"),
+            Err(ProviderConfigError::Url(_))
+        ));
+        assert!(matches!(
+            charges_url("http://h/?a=1"),
+            Err(ProviderConfigError::QueryOrFragment)
+        ));
+        assert!(matches!(
+            checked_timeout(Duration::ZERO),
+            Err(ProviderConfigError::ZeroTimeout)
+        ));
+    }
+}

@@ -1,0 +1,51 @@
+//! The payment provider over HTTP (contract §7): `POST /v1/charges` under an
+//! `Idempotency-Key`, and `GET /v1/charges?idempotency_key=K` to resolve an attempt whose
+//! outcome is unknown.
+//!
+//! The one rule everything here follows: only a parseable `200`/`201` is a definite
+//! answer. Anything else (a timeout, a reset, a `5xx`, a `409`/`429`, even another `4xx`)
+//! may hide a charge that was made, so it is [`ProviderAnswer::Unknown`] and the worker
+//! resolves it with the same key; this client never turns a failure into a decline.
+//! Reasons are for logs and never hold the key or a body.
+
+mod client;
+mod config;
+mod outcome;
+mod tls;
+mod wire;
+
+use application::ports::{Charge, PaymentProvider, ProviderAnswer};
+use domain::PaymentCapture;
+
+pub use client::HttpPaymentProvider;
+pub use config::ProviderConfigError;
+
+impl PaymentProvider for HttpPaymentProvider {
+    async fn charge(&self, key: &str, input: &PaymentCapture, reference: &str) -> ProviderAnswer {
+        self.post_charge(key, input, reference).await
+    }
+
+    async fn lookup(&self, key: &str) -> Result<Option<Charge>, String> {
+        self.get_charge(key).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::HttpPaymentProvider;
+
+    #[test]
+    fn debug_shows_no_credentials() {
+        let provider =
+            HttpPaymentProvider::new("http://user:s3cret@127.0.0.1:9/", Duration::from_secs(1))
+                .unwrap();
+        let shown = format!("{provider:?}");
+        assert!(
+            !shown.contains("s3cret") && !shown.contains("user"),
+            "{shown}"
+        );
+        assert!(shown.contains("127.0.0.1"), "{shown}");
+    }
+}

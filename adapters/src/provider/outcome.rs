@@ -1,0 +1,154 @@
+//! How an HTTP exchange with the provider becomes an answer (contract §7).
+//!
+//! Only a parseable `200`/`201` is definite. Reasons name the status or the transport
+//! failure and never the key, the URL (its query holds the key) or a body.
+
+use std::error::Error as _;
+
+use application::ports::{Charge, ProviderAnswer};
+use reqwest::StatusCode;
+
+use super::wire::parse_charge;
+
+/// What came back: a status, with the body when it was read (only for success codes).
+#[derive(Debug)]
+pub(super) struct Exchange {
+    pub(super) status: StatusCode,
+    pub(super) body: Option<Vec<u8>>,
+}
+
+/// The answer to `POST /v1/charges`.
+pub(super) fn charge_answer(exchange: &Exchange) -> ProviderAnswer {
+    let status = exchange.status;
+    match status {
+        StatusCode::OK | StatusCode::CREATED => {
+            match exchange.body.as_deref().and_then(parse_charge) {
+                Some(charge) => ProviderAnswer::Definite(charge),
+                None => ProviderAnswer::Unknown(format!(
+                    "provider answered {status} with a body that is not a charge"
+                )),
+            }
+        }
+        // The key is being processed, or we are being throttled: the charge may exist.
+        StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS => {
+            ProviderAnswer::Unknown(format!("provider answered {status}"))
+        }
+        _ if status.is_server_error() => {
+            ProviderAnswer::Unknown(format!("provider answered {status}"))
+        }
+        _ if status.is_client_error() => {
+            // Our request was refused: a bug or a configuration error on our side, not a
+            // decline. The operation stays unresolved for the retries and a person.
+            tracing::warn!(%status, "payment provider refused a charge request");
+            ProviderAnswer::Unknown(format!("provider refused the request: {status}"))
+        }
+        _ => ProviderAnswer::Unknown(format!("provider answered an unexpected {status}")),
+    }
+}
+
+/// The answer to `GET /v1/charges?idempotency_key=K`: `200` is the charge, `404` a definite
+/// "none", anything else no answer.
+pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Charge>, String> {
+    let status = exchange.status;
+    match status {
+        StatusCode::OK => exchange
+            .body
+            .as_deref()
+            .and_then(parse_charge)
+            .map(Some)
+            .ok_or_else(|| format!("provider answered {status} with a body that is not a charge")),
+        StatusCode::NOT_FOUND => Ok(None),
+        _ => {
+            if status.is_client_error() && status != StatusCode::TOO_MANY_REQUESTS {
+                tracing::warn!(%status, "payment provider refused a charge lookup");
+            }
+            Err(format!("provider answered {status}"))
+        }
+    }
+}
+
+/// Why a call got no HTTP answer: the kind (timeout, connect, ...) and the chain of causes
+/// (for example "connection closed before message completed"), without the URL.
+pub(super) fn transport_reason(err: reqwest::Error) -> String {
+    let kind = if err.is_timeout() {
+        "timeout"
+    } else if err.is_connect() {
+        "connect failed"
+    } else if err.is_body() || err.is_decode() {
+        "reading the answer failed"
+    } else if err.is_builder() {
+        "request not built"
+    } else {
+        "transport failed"
+    };
+    let err = err.without_url();
+    let mut reason = kind.to_owned();
+    let mut cause: Option<&dyn std::error::Error> = err.source();
+    while let Some(next) = cause {
+        reason.push_str(": ");
+        reason.push_str(&next.to_string());
+        cause = next.source();
+    }
+    reason
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exchange(status: u16, body: &str) -> Exchange {
+        Exchange {
+            status: StatusCode::from_u16(status).unwrap(),
+            body: Some(body.as_bytes().to_vec()),
+        }
+    }
+
+    const CHARGE: &str = r#"{"id":"ch_1","status":"succeeded","amount":5,"currency":"JPY"}"#;
+
+    #[test]
+    fn only_a_parseable_success_is_definite() {
+        for status in [200, 201] {
+            assert!(
+                matches!(charge_answer(&exchange(status, CHARGE)), ProviderAnswer::Definite(c) if c.succeeded)
+            );
+            assert!(matches!(
+                charge_answer(&exchange(status, "{")),
+                ProviderAnswer::Unknown(_)
+            ));
+        }
+        for status in [
+            202, 204, 301, 400, 401, 402, 403, 404, 409, 422, 429, 500, 502, 503,
+        ] {
+            assert!(
+                matches!(
+                    charge_answer(&exchange(status, CHARGE)),
+                    ProviderAnswer::Unknown(_)
+                ),
+                "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn lookup_knows_found_and_not_found_only() {
+        assert!(matches!(lookup_answer(&exchange(200, CHARGE)), Ok(Some(c)) if c.id == "ch_1"));
+        assert_eq!(lookup_answer(&exchange(404, "")), Ok(None));
+        assert!(lookup_answer(&exchange(200, "nope")).is_err());
+        for status in [201, 400, 409, 429, 500, 503] {
+            assert!(
+                lookup_answer(&exchange(status, CHARGE)).is_err(),
+                "{status}"
+            );
+        }
+    }
+
+    #[test]
+    fn reasons_hold_no_body() {
+        let secret = r#"{"id":"ch_secret","status":"pending"}"#;
+        for status in [200, 201, 400, 500] {
+            if let ProviderAnswer::Unknown(reason) = charge_answer(&exchange(status, secret)) {
+                assert!(!reason.contains("secret"), "{reason}");
+            }
+        }
+    }
+}
