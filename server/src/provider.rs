@@ -1,27 +1,26 @@
 //! The payment provider the capture workers call: built in one place, from
 //! `PAYMENT_PROVIDER_URL` and `PROVIDER_TIMEOUT_MS`.
 
+use adapters::provider::HttpPaymentProvider;
 use anyhow::Context;
-use application::ports::{Charge, PaymentProvider, ProviderAnswer};
-use domain::PaymentCapture;
 
 use crate::config::invalid;
 use crate::payments_config::PaymentsConfig;
 
 /// The provider client the workers use.
-pub(crate) type Provider = PendingClient;
+pub(crate) type Provider = HttpPaymentProvider;
 
 /// The provider at the configured URL; `None` when none is configured (captures are then
 /// accepted and stay pending).
 ///
 /// # Errors
-/// When the client cannot be built from the configuration; the message names the
-/// variable, never the URL.
+/// When the client cannot be built from the configuration (not an `http`/`https` URL, no
+/// trust store for `https`); the message names the variable, never the URL.
 pub(crate) fn provider(config: &PaymentsConfig) -> anyhow::Result<Option<Provider>> {
     config
         .provider_url
         .as_deref()
-        .map(|url| PendingClient::new(url, config.provider_timeout))
+        .map(|url| HttpPaymentProvider::new(url, config.provider_timeout))
         .transpose()
         .context("PAYMENT_PROVIDER_URL: cannot build the payment provider's client")
 }
@@ -35,23 +34,40 @@ pub(crate) fn required_provider(config: &PaymentsConfig) -> anyhow::Result<Provi
         .ok_or_else(|| invalid("PAYMENT_PROVIDER_URL", "is required by this command").into())
 }
 
-/// A stand-in until the HTTP client is wired: every call is an unknown outcome, so
-/// operations are retried under their key and end `needs_review`, never charged twice.
-#[derive(Debug, Clone)]
-pub(crate) struct PendingClient;
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
 
-impl PendingClient {
-    fn new(_url: &str, _timeout: std::time::Duration) -> anyhow::Result<Self> {
-        Ok(Self)
+    use super::*;
+    use crate::config::ConfigError;
+
+    fn config(url: Option<&str>) -> Result<PaymentsConfig, ConfigError> {
+        let url = url.map(OsString::from);
+        PaymentsConfig::from_lookup(&move |name| {
+            (name == "PAYMENT_PROVIDER_URL")
+                .then(|| url.clone())
+                .flatten()
+        })
     }
-}
 
-impl PaymentProvider for PendingClient {
-    async fn charge(&self, _: &str, _: &PaymentCapture, _: &str) -> ProviderAnswer {
-        ProviderAnswer::Unknown("no provider client".to_owned())
+    #[test]
+    fn no_url_is_no_provider_and_the_worker_command_refuses() {
+        let config = config(None).unwrap();
+        assert!(provider(&config).unwrap().is_none());
+        let error = required_provider(&config).unwrap_err();
+        assert!(
+            error.to_string().contains("PAYMENT_PROVIDER_URL"),
+            "{error}"
+        );
     }
 
-    async fn lookup(&self, _: &str) -> Result<Option<Charge>, String> {
-        Err("no provider client".to_owned())
+    #[test]
+    fn a_bad_url_is_refused_naming_the_variable_and_not_quoting_it() {
+        let config = config(Some("ftp://user:hunter2@pay.example/")).unwrap();
+        let error = format!("{:#}", provider(&config).unwrap_err());
+        assert!(error.starts_with("PAYMENT_PROVIDER_URL"), "{error}");
+        assert!(!error.contains("hunter2"), "{error}");
+        let config = self::config(Some("http://127.0.0.1:9/")).unwrap();
+        assert!(provider(&config).unwrap().is_some());
     }
 }
