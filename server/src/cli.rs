@@ -1,5 +1,5 @@
-//! The command line: `serve` (the default), `migrate`, `purge`, `relay`, `consume` and
-//! `token`.
+//! The command line: `serve` (the default), `migrate`, `purge`, `relay`, `consume`,
+//! `worker` and `token`.
 
 use clap::{Parser, Subcommand};
 
@@ -29,6 +29,10 @@ pub(crate) enum Command {
         #[arg(value_enum)]
         consumer: ConsumerName,
     },
+    /// Migrate, then carry out accepted payment captures with the provider at
+    /// PAYMENT_PROVIDER_URL (required) until SIGTERM or Ctrl-C. Every `serve` process also
+    /// runs these workers when PAYMENT_PROVIDER_URL is set.
+    Worker,
     /// Print a bearer token signed with AUTH_JWT_SECRET (for local use and tests).
     Token(TokenArgs),
 }

@@ -10,6 +10,7 @@ use adapters::http::TokenKeys;
 
 pub(crate) use crate::database_config::DatabaseConfig;
 use crate::events_config::EventsConfig;
+use crate::payments_config::PaymentsConfig;
 use crate::secret::{Secret, token_keys};
 use domain::RetentionPolicy;
 
@@ -89,6 +90,8 @@ pub(crate) struct ServeConfig {
     /// The broker and the relay's pacing, and the test-only pause directory that every
     /// flow of the process shares.
     pub(crate) events: EventsConfig,
+    /// The payment provider and the capture workers' lease and pacing.
+    pub(crate) payments: PaymentsConfig,
 }
 
 impl ServeConfig {
@@ -119,6 +122,7 @@ impl ServeConfig {
             purge_interval: (purge_secs > 0).then(|| Duration::from_secs(purge_secs)),
             shutdown_timeout_secs,
             events: EventsConfig::from_lookup(lookup)?,
+            payments: PaymentsConfig::from_lookup(lookup)?,
         })
     }
 }
@@ -169,6 +173,7 @@ mod tests {
         assert_eq!(config.purge_interval, Some(Duration::from_secs(300)));
         assert_eq!(config.retention, RetentionPolicy::default());
         assert!(config.events.test_pause_dir.is_none());
+        assert!(config.payments.provider_url.is_none());
     }
 
     #[test]
@@ -184,6 +189,7 @@ mod tests {
             ("DATABASE_TIMEOUT_SECS", "5"),
             ("DATABASE_TIMEOUT_SECS", "0"),
             ("MIGRATION_TIMEOUT_SECS", "0"),
+            ("PROVIDER_TIMEOUT_MS", "30000"),
         ];
         for (variable, value) in cases {
             let mut vars = BASE.to_vec();

@@ -5,9 +5,12 @@
 mod cli;
 mod config;
 mod consume_task;
+mod counting_provider;
 mod database_config;
 mod events_config;
 mod logging;
+mod payments_config;
+mod provider;
 mod purge_task;
 mod relay_task;
 mod secret;
@@ -16,6 +19,8 @@ mod signals;
 mod store;
 mod token;
 mod try_it;
+mod worker_command;
+mod worker_task;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -95,6 +100,8 @@ fn main() -> ExitCode {
                 }
             }
         }),
+        Command::Worker => worker_command::config(&lookup)
+            .and_then(|config| runtime()?.block_on(worker_command::work(config))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

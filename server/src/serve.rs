@@ -1,4 +1,5 @@
-//! `server serve`: migrate, then serve HTTP until a signal, purging on a timer.
+//! `server serve`: migrate, then serve HTTP until a signal, purging on a timer, relaying
+//! events when a broker is configured and working payment captures when a provider is.
 
 use std::sync::Arc;
 
@@ -11,35 +12,47 @@ use application::{Coordinator, CoordinatorSettings};
 use tokio::sync::watch;
 
 use crate::config::{DatabaseConfig, ServeConfig};
+use crate::counting_provider::CountingProvider;
+use crate::provider::{Provider, provider};
 use crate::purge_task::purge_every;
 use crate::relay_task::relay_until;
 use crate::signals::shutdown_signal;
 use crate::store::{AnyStore, WorkerStore, open_and_migrate};
 use crate::try_it::log_try_it;
+use crate::worker_task::run_workers;
 
 /// Runs the service. Returns after a graceful shutdown: SIGTERM or Ctrl-C stops accepting
 /// connections, lets in-flight requests finish (up to `SHUTDOWN_TIMEOUT_SECS`), then
-/// stops the purge timer.
+/// stops the purge timer, the relay and the capture workers.
 pub(crate) async fn serve(config: ServeConfig) -> anyhow::Result<()> {
+    let provider = provider(&config.payments)?;
+    if provider.is_none() {
+        tracing::info!(
+            "PAYMENT_PROVIDER_URL is unset: payment captures are accepted and stay pending; \
+             no capture worker runs"
+        );
+    }
     match (open_and_migrate(&config.database).await?, &config.database) {
         (AnyStore::Mysql(store), DatabaseConfig::Mysql(database)) => {
             let database = database.clone();
-            serve_with(store, database, config).await
+            serve_with(store, database, config, provider).await
         }
         (AnyStore::Sqlite(store), DatabaseConfig::Sqlite(database)) => {
             let database = database.clone();
-            serve_with(store, database, config).await
+            serve_with(store, database, config, provider).await
         }
         _ => anyhow::bail!("DATABASE_URL: the store opened is not the one configured"),
     }
 }
 
 /// Serves the contract; `store` purges, and each HTTP worker opens its own store from
-/// `database` with its share of the connections.
+/// `database` with its share of the connections. With a `provider`, the capture workers
+/// open theirs, one connection each, besides.
 async fn serve_with<S: WorkerStore>(
     store: S,
     database: S::Config,
     config: ServeConfig,
+    provider: Option<Provider>,
 ) -> anyhow::Result<()> {
     if config.events.test_pause_dir.is_some() {
         tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
@@ -54,6 +67,14 @@ async fn serve_with<S: WorkerStore>(
     let keys = config.keys.clone();
     let metrics = Arc::new(Metrics::new());
     let relay_metrics = Arc::clone(&metrics);
+    let capture_metrics = Arc::clone(&metrics);
+    let capture = match provider {
+        Some(provider) => {
+            let connections = S::with_connections(&database, config.payments.concurrency);
+            Some((S::open_worker(&connections).await?, provider))
+        }
+        None => None,
+    };
 
     let server = HttpServer::new(move || {
         let (database, keys, hooks) = (worker_database.clone(), keys.clone(), hooks.clone());
@@ -105,12 +126,31 @@ async fn serve_with<S: WorkerStore>(
             }
         })
     });
+    let capture = capture.map(|(capture_store, provider)| {
+        let provider = CountingProvider::new(provider, Arc::clone(&capture_metrics));
+        let (hooks, payments) = (config.events.hooks(), config.payments.clone());
+        let stopped = stopped.clone();
+        tokio::spawn(async move {
+            if let Err(error) = run_workers(
+                capture_store,
+                provider,
+                hooks,
+                &payments,
+                Some(capture_metrics),
+                stopped,
+            )
+            .await
+            {
+                tracing::error!(error = %format!("{error:#}"), "capture workers ended; captures stay pending");
+            }
+        })
+    });
 
     let server = server.run();
     tokio::spawn(stop_on_signal(server.handle()));
     let result = server.await.context("HTTP server failed");
     let _ = stop_purge.send(true);
-    for task in [purge, relay].into_iter().flatten() {
+    for task in [purge, relay, capture].into_iter().flatten() {
         let _ = task.await;
     }
     tracing::info!("shut down");

@@ -7,7 +7,7 @@ use adapters::http::ServiceStore;
 use adapters::mysql::{MysqlConfig, MysqlStore};
 use adapters::sqlite::{SqliteConfig, SqliteStore};
 use anyhow::Context;
-use application::ports::{OutboxRelayStore, RecordPurger};
+use application::ports::{OperationStore, OutboxRelayStore, RecordPurger};
 
 use crate::config::DatabaseConfig;
 
@@ -70,9 +70,26 @@ pub(crate) async fn open(config: &DatabaseConfig) -> anyhow::Result<AnyStore> {
     }
 }
 
-/// A store each HTTP worker opens for itself on the same database.
+/// The capture workers' own store on the database, with one connection per worker task
+/// (each uses one at a time), apart from the administrative store's few.
+pub(crate) async fn open_for_capture(
+    config: &DatabaseConfig,
+    workers: usize,
+) -> anyhow::Result<AnyStore> {
+    Ok(match config {
+        DatabaseConfig::Mysql(mysql) => AnyStore::Mysql(
+            MysqlStore::open_worker(&MysqlStore::with_connections(mysql, workers)).await?,
+        ),
+        DatabaseConfig::Sqlite(sqlite) => AnyStore::Sqlite(
+            SqliteStore::open_worker(&SqliteStore::with_connections(sqlite, workers)).await?,
+        ),
+    })
+}
+
+/// A store each HTTP worker, and the capture workers, open for themselves on the same
+/// database.
 pub(crate) trait WorkerStore:
-    ServiceStore + RecordPurger + OutboxRelayStore + Sized
+    ServiceStore + RecordPurger + OutboxRelayStore + OperationStore + Sized
 {
     /// What opening needs.
     type Config: Clone + Send + 'static;
