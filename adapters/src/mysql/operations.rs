@@ -88,13 +88,21 @@ impl OperationStore for MysqlStore {
         lease: &Lease,
         attempts: u32,
         next_attempt_at: DateTime<Utc>,
+        now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let deadline = self.deadline();
         let mut conn = self.connection(deadline).await?;
         let scheduled = bounded(
             deadline,
             "operation retry",
-            operations::retry_later(&mut *conn, id, lease, attempts, next_attempt_at.naive_utc()),
+            operations::retry_later(
+                &mut *conn,
+                id,
+                lease,
+                attempts,
+                next_attempt_at.naive_utc(),
+                now.naive_utc(),
+            ),
         )
         .await;
         release(conn, &scheduled);

@@ -81,8 +81,8 @@ fn extend_statement(
     .set(operations::lease_expires_at.eq(expires))
 }
 
-/// The retry: the attempt counted, the next one due, the lease given back, under the
-/// fence.
+/// The retry: the attempt counted, the next one due, the lease given back (run out as of
+/// `now`, its last owner kept for the record), under the fence.
 #[dsl::auto_type]
 fn retry_statement(
     id: Vec<u8>,
@@ -90,8 +90,7 @@ fn retry_statement(
     generation: i64,
     attempts: i32,
     next_at: NaiveDateTime,
-    no_owner: Option<Vec<u8>>,
-    no_expiry: Option<NaiveDateTime>,
+    now: NaiveDateTime,
 ) -> _ {
     dsl::update({
         let target: fenced = fenced(id, state, generation);
@@ -100,9 +99,8 @@ fn retry_statement(
     .set((
         operations::attempts.eq(attempts),
         operations::next_attempt_at.eq(next_at),
-        operations::lease_owner.eq(no_owner),
-        operations::lease_expires_at.eq(no_expiry),
-        operations::updated_at.eq(next_at),
+        operations::lease_expires_at.eq(now),
+        operations::updated_at.eq(now),
     ))
 }
 
@@ -197,6 +195,7 @@ pub(crate) async fn retry_later<C>(
     lease: &Lease,
     attempts: u32,
     next_at: NaiveDateTime,
+    now: NaiveDateTime,
 ) -> Result<bool, StoreError>
 where
     C: SqlConnection,
@@ -208,8 +207,7 @@ where
         generation_of(lease)?,
         i32::try_from(attempts).unwrap_or(i32::MAX),
         next_at,
-        None,
-        None,
+        now,
     )
     .execute(conn)
     .await

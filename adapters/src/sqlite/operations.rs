@@ -55,8 +55,17 @@ impl OperationStore for SqliteStore {
         lease: &Lease,
         attempts: u32,
         next_attempt_at: DateTime<Utc>,
+        now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let mut conn = self.connection().await?;
-        operations::retry_later(&mut *conn, id, lease, attempts, next_attempt_at.naive_utc()).await
+        operations::retry_later(
+            &mut *conn,
+            id,
+            lease,
+            attempts,
+            next_attempt_at.naive_utc(),
+            now.naive_utc(),
+        )
+        .await
     }
 }

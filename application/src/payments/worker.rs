@@ -133,10 +133,11 @@ where
         None => {
             let attempts = operation.attempts.saturating_add(1);
             if attempts < settings.max_attempts {
-                let next = clock.now() + backoff(settings, attempts);
+                let now = clock.now();
+                let next = now + backoff(settings, attempts);
                 return Ok(
                     if store
-                        .retry_later(operation.id, &lease, attempts, next)
+                        .retry_later(operation.id, &lease, attempts, next, now)
                         .await?
                     {
                         Worked::RetryAt(next)

@@ -120,7 +120,8 @@ pub trait OperationStore: Send + Sync {
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Records one more attempt without a definite answer, sets when the next is due,
-    /// and gives the lease back; `false`, with nothing written, when the lease was lost.
+    /// and gives the lease back, as of `now`; `false`, with nothing written, when the
+    /// lease was lost.
     ///
     /// # Errors
     /// Any [`StoreError`].
@@ -130,6 +131,7 @@ pub trait OperationStore: Send + Sync {
         lease: &Lease,
         attempts: u32,
         next_attempt_at: DateTime<Utc>,
+        now: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 

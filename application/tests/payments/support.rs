@@ -46,6 +46,7 @@ mock! {
             lease: &Lease,
             attempts: u32,
             next_attempt_at: DateTime<Utc>,
+            now: DateTime<Utc>,
         ) -> impl Future<Output = Result<bool, StoreError>> + Send;
     }
 }

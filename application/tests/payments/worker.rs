@@ -69,14 +69,15 @@ async fn no_charge_found_counts_the_attempt_and_retries_later_with_backoff() {
     let mut store = store_claiming();
     store
         .expect_retry_later()
-        .withf(|_, lease, attempts, next| {
+        .withf(|_, lease, attempts, next, now| {
             lease.generation == Generation::new(5)
                 && *attempts == 2
                 // The second failed attempt waits twice the first backoff.
+                && *now == t0() + TimeDelta::seconds(1)
                 && *next == t0() + TimeDelta::seconds(1) + TimeDelta::seconds(4)
         })
         .times(1)
-        .returning(|_, _, _, _| ready(Ok(true)));
+        .returning(|_, _, _, _, _| ready(Ok(true)));
     store.expect_complete().never();
     let mut provider = provider_answering(ProviderAnswer::Unknown("503".into()));
     provider

@@ -154,10 +154,11 @@ pub(crate) async fn a_declined_capture_leaves_the_order_free_for_another<B: Back
     let first = capture(1, 9);
     accept(&db, &first).await.unwrap();
     let store = db.store();
+    let owner = OwnerId::parse("w").unwrap();
     let due = store.due(10, t0()).await.unwrap().remove(0);
     let lease = due
         .lease
-        .claim(OwnerId::parse("w").unwrap(), t0(), TimeDelta::seconds(30))
+        .claim(owner.clone(), t0(), TimeDelta::seconds(30))
         .unwrap();
     assert!(
         store
@@ -165,9 +166,48 @@ pub(crate) async fn a_declined_capture_leaves_the_order_free_for_another<B: Back
             .await
             .unwrap()
     );
+
+    // A retry: the row says when it changed, not when the next attempt is due, and the
+    // operation is due again only then.
+    let (now, next) = (t0() + TimeDelta::seconds(1), t0() + TimeDelta::seconds(60));
     assert!(
         store
-            .complete(first.id, &lease, &Ending::Declined, t0())
+            .retry_later(first.id, &lease, 1, next, now)
+            .await
+            .unwrap()
+    );
+    let tenant = TenantId::parse(1).unwrap();
+    let view = store
+        .find_operation(tenant, first.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (view.state, view.updated_at),
+        (OperationState::Pending, now)
+    );
+    assert!(
+        store
+            .due(10, next - TimeDelta::seconds(1))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let due = store.due(10, next).await.unwrap().remove(0);
+    assert_eq!(due.attempts, 1);
+    let lease = due
+        .lease
+        .claim(owner, next, TimeDelta::seconds(30))
+        .unwrap();
+    assert!(
+        store
+            .claim(first.id, due.lease.generation, &lease, next)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .complete(first.id, &lease, &Ending::Declined, next)
             .await
             .unwrap()
     );
