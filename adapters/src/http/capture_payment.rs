@@ -10,10 +10,8 @@ use super::edge::{admit, respond_outcome};
 use super::get_order::parse_order_id;
 use super::problem::Problem;
 use super::respond;
-use super::schema::{
-    CaptureConflict, CreateBadRequest, CreateUnavailable, Forbidden, Internal, KeyReused, NotFound,
-    PayloadTooLarge, Replayed, Unauthorized, UnsupportedMediaType,
-};
+use super::responses::{AuthRefusals, IdempotentRefusals};
+use super::schema::{CaptureConflict, NotFound, Replayed};
 use super::schema_payments::{CaptureAccepted, CaptureRequest};
 use super::state::{AppState, ServiceStore};
 
@@ -58,6 +56,8 @@ use super::state::{AppState, ServiceStore};
         example = json!({"amount": 1500, "currency": "JPY"})
     ),
     responses(
+        AuthRefusals,
+        IdempotentRefusals,
         (
             status = 202,
             description = "Accepted; or, with `Idempotent-Replayed: true`, the stored answer \
@@ -67,26 +67,6 @@ use super::state::{AppState, ServiceStore};
                 ("Location" = String, description = "`/api/operations/{operationId}`: where the capture's state can be read."),
                 ("Idempotent-Replayed" = inline(Replayed), description = "`true` on a replay; absent on the first answer."),
             ),
-        ),
-        (
-            status = 400,
-            description = "`idempotency_key_missing`, `idempotency_key_invalid`, or \
-                `invalid_body` with an `errors` entry per violation.",
-            body = CreateBadRequest,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 401,
-            description = "No valid bearer token.",
-            body = Unauthorized,
-            content_type = "application/problem+json",
-            headers(("WWW-Authenticate" = String, description = "`Bearer`, or `Bearer error=\"invalid_token\"` when a token was sent.")),
-        ),
-        (
-            status = 403,
-            description = "The token does not grant `payments:create` (also for a replay).",
-            body = Forbidden,
-            content_type = "application/problem+json",
         ),
         (
             status = 404,
@@ -102,37 +82,6 @@ use super::state::{AppState, ServiceStore};
             body = CaptureConflict,
             content_type = "application/problem+json",
             headers(("Retry-After" = u32, description = "Seconds to wait; sent with `request_in_progress` only.")),
-        ),
-        (
-            status = 413,
-            description = "The body is over 16 KiB.",
-            body = PayloadTooLarge,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 415,
-            description = "The body is not `application/json`.",
-            body = UnsupportedMediaType,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 422,
-            description = "`idempotency_key_reused`: this key was used with other values.",
-            body = KeyReused,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 500,
-            description = "`internal`: something unexpected; rolled back, nothing stored.",
-            body = Internal,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 503,
-            description = "`outcome_unknown`: retry with the same key (never a new one).",
-            body = CreateUnavailable,
-            content_type = "application/problem+json",
-            headers(("Retry-After" = u32, description = "Seconds to wait before the retry.")),
         ),
     ),
 )]

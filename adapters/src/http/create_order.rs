@@ -8,10 +8,8 @@ use super::body::decode_new_order;
 use super::edge::{admit, respond_outcome};
 use super::problem::Problem;
 use super::respond;
-use super::schema::{
-    CreateBadRequest, CreateConflict, CreateOrderRequest, CreateUnavailable, Forbidden, Internal,
-    KeyReused, Order, PayloadTooLarge, Replayed, Unauthorized, UnsupportedMediaType,
-};
+use super::responses::{AuthRefusals, IdempotentRefusals};
+use super::schema::{CreateConflict, CreateOrderRequest, Order, Replayed};
 use super::state::{AppState, ServiceStore};
 
 /// The edge's checks (`edge::admit`), the body (400), then the idempotent execution.
@@ -51,6 +49,8 @@ use super::state::{AppState, ServiceStore};
         example = json!({"clientOrderRef": "ref-42", "sku": "SKU-1", "quantity": 2})
     ),
     responses(
+        AuthRefusals,
+        IdempotentRefusals,
         (
             status = 201,
             description = "Created; or, with `Idempotent-Replayed: true`, the stored answer of \
@@ -69,34 +69,6 @@ use super::state::{AppState, ServiceStore};
             }),
         ),
         (
-            status = 400,
-            description = "`idempotency_key_missing`, `idempotency_key_invalid`, or \
-                `invalid_body` with an `errors` entry `{pointer, reason}` per violation.",
-            body = CreateBadRequest,
-            content_type = "application/problem+json",
-            example = json!({
-                "type": "urn:problem:invalid_body",
-                "title": "Invalid body",
-                "status": 400,
-                "detail": "The body does not match the operation's schema; see errors.",
-                "code": "invalid_body",
-                "errors": [{"pointer": "/quantity", "reason": "must be at most 100"}]
-            }),
-        ),
-        (
-            status = 401,
-            description = "No valid bearer token: missing, malformed, badly signed or expired.",
-            body = Unauthorized,
-            content_type = "application/problem+json",
-            headers(("WWW-Authenticate" = String, description = "`Bearer`, or `Bearer error=\"invalid_token\"` when a token was sent.")),
-        ),
-        (
-            status = 403,
-            description = "The token does not grant `orders:create` (also for a replay).",
-            body = Forbidden,
-            content_type = "application/problem+json",
-        ),
-        (
             status = 409,
             description = "`request_in_progress`: a request with this key is still being \
                 processed past the lock wait; retry later with the same key (`Retry-After`). \
@@ -105,40 +77,6 @@ use super::state::{AppState, ServiceStore};
             body = CreateConflict,
             content_type = "application/problem+json",
             headers(("Retry-After" = u32, description = "Seconds to wait; sent with `request_in_progress` only.")),
-        ),
-        (
-            status = 413,
-            description = "The body is over 16 KiB.",
-            body = PayloadTooLarge,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 415,
-            description = "The body is not `application/json`.",
-            body = UnsupportedMediaType,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 422,
-            description = "`idempotency_key_reused`: this key was used with other values; \
-                nothing was created. A new request needs a new key.",
-            body = KeyReused,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 500,
-            description = "`internal`: something unexpected; rolled back, nothing stored.",
-            body = Internal,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 503,
-            description = "`outcome_unknown`: whether the request took effect cannot be told \
-                now. Retry with the same key (never a new one): the retry replays or executes \
-                once.",
-            body = CreateUnavailable,
-            content_type = "application/problem+json",
-            headers(("Retry-After" = u32, description = "Seconds to wait before the retry.")),
         ),
     ),
 )]

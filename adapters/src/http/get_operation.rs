@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::problem::{Problem, RETRY_AFTER_SECS};
 use super::respond;
-use super::schema::{Forbidden, NotFound, ReadUnavailable, Unauthorized};
+use super::responses::{AuthRefusals, ReadRefusals};
 use super::schema_payments::OperationStatus;
 use super::state::{AppState, ServiceStore};
 
@@ -39,37 +39,13 @@ pub const PAYMENTS_READ: &str = "payments:read";
         ),
     ),
     responses(
+        AuthRefusals,
+        ReadRefusals,
         (
             status = 200,
             description = "The operation; `payment` is `null` until it succeeded.",
             body = OperationStatus,
             headers(("Retry-After" = u32, description = "Seconds before polling again; sent while `pending`.")),
-        ),
-        (
-            status = 401,
-            description = "No valid bearer token.",
-            body = Unauthorized,
-            content_type = "application/problem+json",
-            headers(("WWW-Authenticate" = String, description = "`Bearer`, or `Bearer error=\"invalid_token\"` when a token was sent.")),
-        ),
-        (
-            status = 403,
-            description = "The token does not grant `payments:read`.",
-            body = Forbidden,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 404,
-            description = "No such operation in the caller's tenant.",
-            body = NotFound,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 503,
-            description = "`unavailable`: the database cannot be reached now; retry later.",
-            body = ReadUnavailable,
-            content_type = "application/problem+json",
-            headers(("Retry-After" = u32, description = "Seconds to wait before the retry.")),
         ),
     ),
 )]

@@ -7,7 +7,8 @@ use domain::OrderId;
 
 use super::problem::Problem;
 use super::respond;
-use super::schema::{Forbidden, NotFound, Order, ReadUnavailable, Unauthorized};
+use super::responses::{AuthRefusals, ReadRefusals};
+use super::schema::Order;
 use super::state::{AppState, ServiceStore};
 
 /// The permission to read orders.
@@ -34,33 +35,9 @@ pub const ORDERS_READ: &str = "orders:read";
         ),
     ),
     responses(
+        AuthRefusals,
+        ReadRefusals,
         (status = 200, description = "The order, in the create's shape.", body = Order),
-        (
-            status = 401,
-            description = "No valid bearer token: missing, malformed, badly signed or expired.",
-            body = Unauthorized,
-            content_type = "application/problem+json",
-            headers(("WWW-Authenticate" = String, description = "`Bearer`, or `Bearer error=\"invalid_token\"` when a token was sent.")),
-        ),
-        (
-            status = 403,
-            description = "The token does not grant `orders:read`.",
-            body = Forbidden,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 404,
-            description = "No such order in the caller's tenant.",
-            body = NotFound,
-            content_type = "application/problem+json",
-        ),
-        (
-            status = 503,
-            description = "`unavailable`: the database cannot be reached now; retry later.",
-            body = ReadUnavailable,
-            content_type = "application/problem+json",
-            headers(("Retry-After" = u32, description = "Seconds to wait before the retry.")),
-        ),
     ),
 )]
 pub(super) async fn get_order<S: ServiceStore, H: FlowHooks + 'static>(

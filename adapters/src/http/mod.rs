@@ -20,6 +20,7 @@ mod problem;
 mod problem_schemas;
 mod request_context;
 mod respond;
+mod responses;
 mod schema;
 mod schema_payments;
 mod state;

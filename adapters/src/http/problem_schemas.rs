@@ -69,8 +69,9 @@ macro_rules! problem_schema {
 }
 
 problem_schema! {
-    /// `400` of a create: the key is missing or invalid, or the body is (see `errors`).
-    CreateBadRequest => [
+    /// `400` of an idempotent `POST`: the key is missing or invalid, or the body is (see
+    /// `errors`).
+    IdempotentBadRequest => [
         Some(Problem::for_key(KeyError::Missing)),
         Some(Problem::for_key(KeyError::Empty)),
         Some(Problem::invalid_body(&[])),
@@ -121,8 +122,8 @@ problem_schema! {
     Internal => [of(&Outcome::Failed(FailureCause::Aborted))]
 }
 problem_schema! {
-    /// `503` of a create: the outcome cannot be told now; retry with the same key.
-    CreateUnavailable => [of(&Outcome::OutcomeUnknown(UnknownCause::DatabaseUnavailable))]
+    /// `503` of an idempotent `POST`: the outcome cannot be told now; retry with the same key.
+    IdempotentUnavailable => [of(&Outcome::OutcomeUnknown(UnknownCause::DatabaseUnavailable))]
 }
 problem_schema! {
     /// `503` of a read: the database cannot be reached now.
@@ -142,7 +143,7 @@ mod tests {
             narrowing["code"]["enum"],
             serde_json::json!(["request_in_progress", "client_order_ref_conflict"])
         );
-        let json = serde_json::to_value(CreateBadRequest::schema()).unwrap();
+        let json = serde_json::to_value(IdempotentBadRequest::schema()).unwrap();
         assert_eq!(
             json["allOf"][1]["properties"]["code"]["enum"],
             serde_json::json!([

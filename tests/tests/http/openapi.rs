@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 use crate::support::{App, full_token};
 
 /// Every route of the contract, as the document names it.
-const ROUTES: [(&str, &str); 6] = [
+const ROUTES: [(&str, &str); 8] = [
     ("/api/orders", "post"),
     ("/api/orders/{orderId}", "get"),
+    ("/api/orders/{orderId}/payments", "post"),
+    ("/api/operations/{operationId}", "get"),
     ("/healthz", "get"),
     ("/readyz", "get"),
     ("/metrics", "get"),
