@@ -20,6 +20,8 @@ mod store;
 mod token;
 mod try_it;
 mod worker_command;
+mod worker_report;
+mod worker_spread;
 mod worker_task;
 
 use std::io::Write;

@@ -1,17 +1,20 @@
 //! Prometheus metrics: idempotent outcomes by operation, request latency by route, the
-//! outbox relay's state (contract §6), and the capture workers' (contract §7).
+//! outbox relay's state (contract §6), and the capture workers' (contract §7, in
+//! `operation_metrics`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use application::Outcome;
-use domain::OperationState;
+
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
+
+use super::operation_metrics::OperationMetrics;
 
 /// The media type of [`Metrics::render`].
 pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -48,23 +51,6 @@ struct RouteLabels {
     status: u16,
 }
 
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct EndedLabels {
-    r#type: &'static str,
-    state: &'static str,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct ClaimLabels {
-    result: &'static str,
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct ProviderCallLabels {
-    call: &'static str,
-    result: &'static str,
-}
-
 type LatencyFamily = Family<RouteLabels, Histogram, fn() -> Histogram>;
 
 /// The service's metrics, shared by every worker.
@@ -74,7 +60,7 @@ pub struct Metrics {
     outcomes: Family<OutcomeLabels, Counter>,
     latency: LatencyFamily,
     outbox: OutboxMetrics,
-    operations: OperationMetrics,
+    pub(super) operations: OperationMetrics,
     transaction_retries: Counter<u64, SharedCount>,
 }
 
@@ -85,50 +71,6 @@ struct OutboxMetrics {
     oldest_pending_age_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
     published: Counter,
     publish_failures: Counter,
-}
-
-/// The capture workers' figures: how operations ended, claims won and lost, leases lost,
-/// provider calls by answer, attempts put off for a retry.
-#[derive(Debug, Default)]
-struct OperationMetrics {
-    ended: Family<EndedLabels, Counter>,
-    claims: Family<ClaimLabels, Counter>,
-    lease_losses: Counter,
-    provider_calls: Family<ProviderCallLabels, Counter>,
-    retries: Counter,
-}
-
-impl OperationMetrics {
-    fn register(&self, registry: &mut Registry) {
-        registry.register(
-            "operations_ended",
-            "Long-running operations a worker ended, by type and end state \
-             (succeeded, declined, needs_review)",
-            self.ended.clone(),
-        );
-        registry.register(
-            "operation_claims",
-            "Claims of due operations: won, or lost to another worker (result)",
-            self.claims.clone(),
-        );
-        registry.register(
-            "operation_lease_losses",
-            "Operations a worker gave up after winning them because another worker took \
-             the lease over (it wrote nothing more)",
-            self.lease_losses.clone(),
-        );
-        registry.register(
-            "payment_provider_calls",
-            "Calls to the payment provider by call (charge, lookup) and result (charge: \
-             definite, unknown; lookup: found, not_found, error)",
-            self.provider_calls.clone(),
-        );
-        registry.register(
-            "operation_retries",
-            "Attempts that got no definite answer and were put off for a later retry",
-            self.retries.clone(),
-        );
-    }
 }
 
 impl Default for Metrics {
@@ -219,46 +161,6 @@ impl Metrics {
             .set(oldest_age_seconds);
     }
 
-    /// Counts an operation of `operation_type` (`payments.capture.v1`) ended in `state`.
-    pub fn count_operation_ended(&self, operation_type: &'static str, state: OperationState) {
-        self.operations
-            .ended
-            .get_or_create(&EndedLabels {
-                r#type: operation_type,
-                state: state.as_api(),
-            })
-            .inc();
-    }
-
-    /// Counts one claim of a due operation, `won` or lost to another worker.
-    pub fn count_operation_claim(&self, won: bool) {
-        self.operations
-            .claims
-            .get_or_create(&ClaimLabels {
-                result: if won { "won" } else { "lost" },
-            })
-            .inc();
-    }
-
-    /// Counts one lease lost while working.
-    pub fn count_operation_lease_loss(&self) {
-        self.operations.lease_losses.inc();
-    }
-
-    /// Counts one attempt put off for a later retry.
-    pub fn count_operation_retry(&self) {
-        self.operations.retries.inc();
-    }
-
-    /// Counts one provider call: `call` is `charge` or `lookup`; `result` is `definite`
-    /// or `unknown` for a charge, `found`, `not_found` or `error` for a lookup.
-    pub fn count_provider_call(&self, call: &'static str, result: &'static str) {
-        self.operations
-            .provider_calls
-            .get_or_create(&ProviderCallLabels { call, result })
-            .inc();
-    }
-
     /// Counts one idempotent outcome. Operation names are constants (`Op::NAME`), so the
     /// labels cost no allocation on the request path.
     pub fn count_outcome(&self, operation: &'static str, outcome: &Outcome) {
@@ -331,28 +233,5 @@ mod tests {
             text.contains("http_request_duration_seconds_count{"),
             "{text}"
         );
-    }
-
-    #[test]
-    fn the_capture_workers_figures_appear_in_the_text() {
-        let metrics = Metrics::new();
-        metrics.count_operation_ended("payments.capture.v1", OperationState::NeedsReview);
-        metrics.count_operation_claim(true);
-        metrics.count_operation_claim(false);
-        metrics.count_operation_claim(false);
-        metrics.count_operation_lease_loss();
-        metrics.count_operation_retry();
-        metrics.count_provider_call("lookup", "not_found");
-        let text = metrics.render();
-        for line in [
-            r#"operations_ended_total{type="payments.capture.v1",state="needs_review"} 1"#,
-            r#"operation_claims_total{result="won"} 1"#,
-            r#"operation_claims_total{result="lost"} 2"#,
-            "operation_lease_losses_total 1",
-            "operation_retries_total 1",
-            r#"payment_provider_calls_total{call="lookup",result="not_found"} 1"#,
-        ] {
-            assert!(text.contains(line), "{line} in {text}");
-        }
     }
 }

@@ -1,0 +1,107 @@
+//! Where each capture worker stands: its owner id in the lease, where it starts in a batch
+//! of due operations, and how long it waits after failures.
+
+use std::time::Duration;
+
+use domain::{OwnerId, OwnerIdError};
+use uuid::Uuid;
+
+/// The longest wait between passes while the database fails.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// The wait after `failures` passes in a row failed: the poll, doubling, up to
+/// [`MAX_BACKOFF`] (or the poll, when that is longer).
+pub(crate) fn failure_wait(poll: Duration, failures: u32) -> Duration {
+    poll.saturating_mul(1 << failures.min(16))
+        .min(MAX_BACKOFF)
+        .max(poll)
+}
+
+/// A worker's owner id: `<pid>-<task>-<8 hex digits of nonce>`, so that the lease names
+/// the process and task that holds it, and a restarted process (which may reuse a pid)
+/// is still another owner.
+pub(crate) fn owner_id(pid: u32, task: usize, nonce: Uuid) -> Result<OwnerId, OwnerIdError> {
+    let nonce = nonce.simple().to_string();
+    OwnerId::parse(&format!("{pid}-{task}-{}", &nonce[..8]))
+}
+
+/// Where a worker starts in each batch of due operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// This worker's number in its process.
+    pub(crate) task: usize,
+    /// The workers in its process.
+    pub(crate) tasks: usize,
+    /// The process's random shift, so that processes do not all start at the same row.
+    pub(crate) seed: usize,
+}
+
+impl Place {
+    /// The first index to work in a batch of `len`: the workers of a process spread
+    /// evenly over the batch, the whole spread shifted by the process's seed.
+    pub(crate) fn start(self, len: usize) -> usize {
+        if len == 0 {
+            return 0;
+        }
+        (self.task * len / self.tasks.max(1) + self.seed) % len
+    }
+}
+
+/// A process's shift of its workers' places, from `random`.
+pub(crate) fn spread_seed(random: Uuid) -> usize {
+    let bytes = random.into_bytes();
+    usize::from(u16::from_le_bytes([bytes[0], bytes[1]]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owner_ids_name_the_process_and_task_and_differ_per_start() {
+        let nonce = Uuid::from_u128(0xdead_beef_0000_0000_0000_0000_0000_0001);
+        let owner = owner_id(4242, 3, nonce).unwrap();
+        assert_eq!(owner.as_str(), "4242-3-deadbeef");
+        let longest = owner_id(u32::MAX, 63, Uuid::new_v4()).unwrap();
+        assert!(longest.as_str().len() <= 64);
+        assert_ne!(
+            owner_id(1, 0, Uuid::new_v4()).unwrap(),
+            owner_id(1, 0, Uuid::new_v4()).unwrap()
+        );
+    }
+
+    #[test]
+    fn the_workers_of_a_process_start_at_different_rows() {
+        let place = |task, seed| Place {
+            task,
+            tasks: 8,
+            seed,
+        };
+        let starts: Vec<usize> = (0..8).map(|task| place(task, 0).start(16)).collect();
+        assert_eq!(starts, [0, 2, 4, 6, 8, 10, 12, 14]);
+        let shifted: Vec<usize> = (0..8).map(|task| place(task, 5).start(16)).collect();
+        assert_eq!(shifted, [5, 7, 9, 11, 13, 15, 1, 3]);
+        // Fewer rows than workers: still within the batch.
+        for task in 0..8 {
+            assert!(place(task, 70_000).start(3) < 3);
+        }
+        assert_eq!(place(7, 9).start(0), 0);
+        assert_eq!(place(0, 9).start(1), 0);
+    }
+
+    #[test]
+    fn failures_back_off_doubling_up_to_the_bound() {
+        let poll = Duration::from_millis(200);
+        assert_eq!(failure_wait(poll, 1), Duration::from_millis(400));
+        assert_eq!(failure_wait(poll, 2), Duration::from_millis(800));
+        assert_eq!(failure_wait(poll, 40), MAX_BACKOFF);
+        let slow = Duration::from_secs(60);
+        assert_eq!(failure_wait(slow, 1), slow);
+    }
+
+    #[test]
+    fn the_seed_comes_from_the_random_bytes() {
+        assert_eq!(spread_seed(Uuid::from_u128(0x0102 << 112)), 0x0201);
+        assert_ne!(spread_seed(Uuid::from_u128(1 << 120)), 0);
+    }
+}
