@@ -33,6 +33,9 @@ pub(crate) struct PaymentsConfig {
     /// `WORKER_CONCURRENCY`, default 2: worker tasks per process, each with its own
     /// owner id and database connection.
     pub(crate) concurrency: usize,
+    /// `PROVIDER_KEY_RETENTION_SECS`, default 86400: how long the provider honours an
+    /// idempotency key; an operation older than that ends `needs_review` uncalled.
+    pub(crate) key_retention: Duration,
 }
 
 impl PaymentsConfig {
@@ -52,6 +55,12 @@ impl PaymentsConfig {
         }
         let backoff = integer(lookup, "OPERATION_BACKOFF_MS", 1..=3_600_000, 1000)?;
         let concurrency = integer(lookup, "WORKER_CONCURRENCY", 1..=64, 2)?;
+        let retention = integer(
+            lookup,
+            "PROVIDER_KEY_RETENTION_SECS",
+            60..=31_536_000,
+            86_400,
+        )?;
         Ok(Self {
             provider_url,
             lease: Duration::from_secs(lease_secs),
@@ -60,6 +69,7 @@ impl PaymentsConfig {
             provider_timeout: Duration::from_millis(timeout),
             first_backoff: Duration::from_millis(backoff),
             concurrency: usize::try_from(concurrency).unwrap_or(2),
+            key_retention: Duration::from_secs(retention),
         })
     }
 
@@ -70,6 +80,8 @@ impl PaymentsConfig {
             lease: TimeDelta::from_std(self.lease).unwrap_or(TimeDelta::seconds(30)),
             max_attempts: self.max_attempts,
             first_backoff: self.first_backoff,
+            key_retention: TimeDelta::from_std(self.key_retention)
+                .unwrap_or(TimeDelta::seconds(86_400)),
         }
     }
 
@@ -93,6 +105,7 @@ impl std::fmt::Debug for PaymentsConfig {
             .field("provider_timeout", &self.provider_timeout)
             .field("first_backoff", &self.first_backoff)
             .field("concurrency", &self.concurrency)
+            .field("key_retention", &self.key_retention)
             .finish()
     }
 }
@@ -125,6 +138,13 @@ mod tests {
         assert_eq!(config.provider_timeout, Duration::from_secs(10));
         assert_eq!(config.first_backoff, Duration::from_secs(1));
         assert_eq!(config.concurrency, 2);
+        assert_eq!(config.key_retention, Duration::from_secs(86_400));
+        assert_eq!(
+            parse(&[("PROVIDER_KEY_RETENTION_SECS", "59")])
+                .unwrap_err()
+                .variable,
+            "PROVIDER_KEY_RETENTION_SECS"
+        );
         assert_eq!(
             parse(&[("PAYMENT_PROVIDER_URL", "")]).unwrap().provider_url,
             None

@@ -77,6 +77,7 @@ mod tests {
             },
             downstream_key: "downstream-secret".to_owned(),
             attempts: 7,
+            accepted_at: chrono::Utc::now(),
             lease: LeaseView {
                 generation: Generation::UNCLAIMED,
                 holder: None,

@@ -32,6 +32,7 @@ pub(crate) struct DueRow {
     generation: i64,
     lease_owner: Option<Vec<u8>>,
     lease_expires_at: Option<NaiveDateTime>,
+    created_at: NaiveDateTime,
 }
 
 impl DueRow {
@@ -67,6 +68,7 @@ impl DueRow {
             downstream_key: String::from_utf8(self.downstream_key)
                 .map_err(|_| corrupt("downstream key"))?,
             attempts: u32::try_from(self.attempts).unwrap_or(0),
+            accepted_at: self.created_at.and_utc(),
             lease: LeaseView {
                 generation: Generation::new(u64::try_from(self.generation).unwrap_or(0)),
                 holder,
@@ -89,6 +91,7 @@ pub(crate) fn due_columns() -> _ {
         operations::generation,
         operations::lease_owner,
         operations::lease_expires_at,
+        operations::created_at,
     )
 }
 

@@ -5,7 +5,8 @@
 //! An unknown provider outcome is resolved by the provider's result query for the same
 //! key, never by a new key; when that gives no definite answer either, the attempt is
 //! counted and retried later with backoff, and past the bound the operation ends
-//! `needs_review`, never retried blindly. A worker that loses its lease (a claim, an
+//! `needs_review`, never retried blindly; so does an operation older than the provider's
+//! retention of its keys, without a call. A worker that loses its lease (a claim, an
 //! extension or a write refused by the fence) stops and writes nothing more.
 
 use std::future::Future;
@@ -31,6 +32,9 @@ pub struct WorkerSettings {
     pub max_attempts: u32,
     /// The wait before the second attempt; it doubles per attempt, up to 64 times.
     pub first_backoff: Duration,
+    /// How long the provider keeps an idempotency key: past it, a call under the key
+    /// could charge again, so an operation that old ends `needs_review` uncalled.
+    pub key_retention: TimeDelta,
 }
 
 impl WorkerSettings {
@@ -116,6 +120,10 @@ where
     {
         return Ok(Worked::NotClaimed);
     }
+    if operation.accepted_at + settings.key_retention <= now {
+        // The provider may have forgotten the key: a call could charge a second time.
+        return end(store, operation, &lease, &Ending::NeedsReview, clock.now()).await;
+    }
     let ask = ask_provider(provider, operation);
     let Some(charge) = while_leased(store, clock, settings, operation, &mut lease, ask).await?
     else {
@@ -149,16 +157,22 @@ where
             Ending::NeedsReview
         }
     };
-    Ok(
-        if store
-            .complete(operation.id, &lease, &ending, clock.now())
-            .await?
-        {
-            Worked::Ended(ending)
-        } else {
-            Worked::LeaseLost
-        },
-    )
+    end(store, operation, &lease, &ending, clock.now()).await
+}
+
+/// Ends `operation` as `ending` under the fence; [`Worked::LeaseLost`] when refused.
+async fn end<S: OperationStore>(
+    store: &S,
+    operation: &DueOperation,
+    lease: &Lease,
+    ending: &Ending,
+    now: DateTime<Utc>,
+) -> Result<Worked, StoreError> {
+    Ok(if store.complete(operation.id, lease, ending, now).await? {
+        Worked::Ended(ending.clone())
+    } else {
+        Worked::LeaseLost
+    })
 }
 
 /// The charge under the operation's key; an unknown outcome is resolved by the result

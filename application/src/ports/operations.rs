@@ -29,6 +29,8 @@ pub struct DueOperation {
     pub downstream_key: String,
     /// Provider calls so far that ended without a definite answer.
     pub attempts: u32,
+    /// When it was accepted: its key is as old as that at the provider.
+    pub accepted_at: DateTime<Utc>,
     /// Its lease as stored.
     pub lease: LeaseView,
 }

@@ -129,6 +129,7 @@ pub(crate) fn settings() -> WorkerSettings {
         lease: TimeDelta::seconds(30),
         max_attempts: 3,
         first_backoff: Duration::from_secs(2),
+        key_retention: TimeDelta::hours(24),
     }
 }
 
@@ -143,6 +144,7 @@ pub(crate) fn operation(attempts: u32) -> DueOperation {
         },
         downstream_key: KEY.to_owned(),
         attempts,
+        accepted_at: t0() - TimeDelta::hours(1),
         lease: LeaseView {
             generation: Generation::new(4),
             holder: None,

@@ -109,6 +109,22 @@ async fn the_last_attempt_without_an_answer_ends_needs_review_never_a_new_key() 
 }
 
 #[tokio::test]
+async fn an_operation_older_than_the_providers_key_retention_ends_needs_review_uncalled() {
+    let mut store = store_claiming();
+    expect_completion(&mut store, Ending::NeedsReview, true);
+    let mut provider = MockProvider::new();
+    provider.expect_charge().never();
+    provider.expect_lookup().never();
+    let mut op = operation(1);
+    op.accepted_at = t0() - TimeDelta::hours(24);
+
+    assert_eq!(
+        work(&store, &provider, &op).await,
+        Worked::Ended(Ending::NeedsReview)
+    );
+}
+
+#[tokio::test]
 async fn a_lost_claim_calls_no_provider() {
     let mut store = MockStore::new();
     store

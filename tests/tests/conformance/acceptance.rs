@@ -104,6 +104,7 @@ pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Back
     // The worker's view carries the accepted input and key.
     let due = store.due(10, t0()).await.unwrap();
     assert_eq!(due.len(), 1);
+    assert_eq!(due[0].accepted_at, t0(), "its key's age at the provider");
     assert_eq!(
         (&due[0].input, &due[0].downstream_key),
         (&first.input, &first.downstream_key)
