@@ -44,6 +44,15 @@ pub(crate) fn report(operation: &DueOperation, worked: &Worked, metrics: Option<
                 "lease lost to another worker; this worker wrote nothing more"
             );
         }
+        Worked::Abandoned { step, reason } => {
+            tracing::warn!(
+                %operation_id,
+                step = step.as_str(),
+                error = %reason,
+                "a database write failed; this worker wrote nothing more and the lease \
+                 runs out for the next owner"
+            );
+        }
     }
     if let Some(metrics) = metrics {
         metrics.count_operation_claim(won);
@@ -52,6 +61,7 @@ pub(crate) fn report(operation: &DueOperation, worked: &Worked, metrics: Option<
             Worked::Ended(ending) => metrics.count_operation_ended(CAPTURE, ending.state()),
             Worked::RetryAt(_) => metrics.count_operation_retry(),
             Worked::LeaseLost => metrics.count_operation_lease_loss(),
+            Worked::Abandoned { .. } => metrics.count_operation_abandoned(),
         }
     }
     won
@@ -100,6 +110,13 @@ mod tests {
             ),
             (Worked::RetryAt(SystemClock.now()), true),
             (Worked::LeaseLost, true),
+            (
+                Worked::Abandoned {
+                    step: application::payments::Step::Completion,
+                    reason: "deadlock".to_owned(),
+                },
+                true,
+            ),
         ];
         for (worked, won) in results {
             assert_eq!(
@@ -111,12 +128,13 @@ mod tests {
         assert!(report(&operation, &Worked::Ended(Ending::Declined), None));
         let text = metrics.render();
         for line in [
-            r#"operation_claims_total{result="won"} 4"#,
+            r#"operation_claims_total{result="won"} 5"#,
             r#"operation_claims_total{result="lost"} 1"#,
             r#"operations_ended_total{type="payments.capture.v1",state="needs_review"} 1"#,
             r#"operations_ended_total{type="payments.capture.v1",state="succeeded"} 1"#,
             "operation_retries_total 1",
             "operation_lease_losses_total 1",
+            "operations_abandoned_total 1",
         ] {
             assert!(text.contains(line), "{line} in {text}");
         }

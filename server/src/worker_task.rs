@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use adapters::http::Metrics;
-use application::payments::{WorkerPorts, WorkerSettings, work_once};
+use application::payments::{Worked, WorkerPorts, WorkerSettings, work_once};
 use application::ports::{Clock, FlowHooks, OperationStore, PaymentProvider, SystemClock};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -173,12 +173,16 @@ where
                     if report(operation, &worked, self.metrics.as_deref()) {
                         pass = Pass::Worked;
                     }
+                    // The database failed under a won claim: back off as for any failure.
+                    if matches!(worked, Worked::Abandoned { .. }) {
+                        return Pass::Failed;
+                    }
                 }
                 Err(error) => {
                     tracing::warn!(
                         operation_id = %operation.id,
                         %error,
-                        "working an operation failed; it stays pending and its lease runs out"
+                        "claiming an operation failed; it stays pending"
                     );
                     return Pass::Failed;
                 }

@@ -33,6 +33,7 @@ pub(super) struct OperationMetrics {
     ended: Family<EndedLabels, Counter>,
     claims: Family<ClaimLabels, Counter>,
     lease_losses: Counter,
+    abandoned: Counter,
     provider_calls: Family<ProviderCallLabels, Counter>,
     retries: Counter,
 }
@@ -55,6 +56,12 @@ impl OperationMetrics {
             "Operations a worker gave up after winning them because another worker took \
              the lease over (it wrote nothing more)",
             self.lease_losses.clone(),
+        );
+        registry.register(
+            "operations_abandoned",
+            "Operations a worker gave up after winning them because a database write \
+             failed (it wrote nothing more; the lease runs out for the next owner)",
+            self.abandoned.clone(),
         );
         registry.register(
             "payment_provider_calls",
@@ -97,6 +104,11 @@ impl Metrics {
         self.operations.lease_losses.inc();
     }
 
+    /// Counts one won operation given up after a failed database write.
+    pub fn count_operation_abandoned(&self) {
+        self.operations.abandoned.inc();
+    }
+
     /// Counts one attempt put off for a later retry.
     pub fn count_operation_retry(&self) {
         self.operations.retries.inc();
@@ -124,6 +136,7 @@ mod tests {
         metrics.count_operation_claim(false);
         metrics.count_operation_claim(false);
         metrics.count_operation_lease_loss();
+        metrics.count_operation_abandoned();
         metrics.count_operation_retry();
         metrics.count_provider_call("lookup", "not_found");
         let text = metrics.render();
@@ -132,6 +145,7 @@ mod tests {
             r#"operation_claims_total{result="won"} 1"#,
             r#"operation_claims_total{result="lost"} 2"#,
             "operation_lease_losses_total 1",
+            "operations_abandoned_total 1",
             "operation_retries_total 1",
             r#"payment_provider_calls_total{call="lookup",result="not_found"} 1"#,
         ] {

@@ -5,4 +5,4 @@ mod capture;
 mod worker;
 
 pub use capture::{CapturePayment, PAYMENTS_CREATE, operation_location};
-pub use worker::{Worked, WorkerPorts, WorkerSettings, work_once};
+pub use worker::{Step, Worked, WorkerPorts, WorkerSettings, work_once};

@@ -57,6 +57,37 @@ pub enum Worked {
     RetryAt(DateTime<Utc>),
     /// The lease was lost while working: this worker wrote nothing more.
     LeaseLost,
+    /// The claim was won, then a database write of `step` failed: this worker wrote
+    /// nothing more, and the lease runs out for the next owner.
+    Abandoned {
+        /// Which write failed.
+        step: Step,
+        /// The store's error, for the log.
+        reason: String,
+    },
+}
+
+/// The writes a worker makes after its claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Extending the lease during the provider call.
+    Extension,
+    /// Counting the attempt and scheduling the next.
+    Retry,
+    /// Ending the operation (with its payment).
+    Completion,
+}
+
+impl Step {
+    /// The step, as logs name it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Extension => "lease extension",
+            Self::Retry => "retry write",
+            Self::Completion => "completion",
+        }
+    }
 }
 
 /// The ports one worker works through.
@@ -88,14 +119,48 @@ impl<S, P, H> std::fmt::Debug for WorkerPorts<'_, S, P, H> {
 /// Works `operation` once.
 ///
 /// # Errors
-/// A [`StoreError`] from the store (an extension that failed included): the worker
-/// stops, writes nothing more, and the operation stays pending; its lease runs out for
-/// another worker.
+/// A [`StoreError`] of the claim itself. A write that fails after the claim was won is
+/// [`Worked::Abandoned`]: either way the worker writes nothing more and the operation
+/// stays pending; its lease runs out for another worker.
 pub async fn work_once<S, P, H>(
     ports: WorkerPorts<'_, S, P, H>,
     settings: &WorkerSettings,
     operation: &DueOperation,
 ) -> Result<Worked, StoreError>
+where
+    S: OperationStore,
+    P: PaymentProvider,
+    H: FlowHooks,
+{
+    let WorkerPorts { store, clock, .. } = ports;
+    let now = clock.now();
+    let Ok(lease) = operation
+        .lease
+        .claim(settings.owner.clone(), now, settings.lease)
+    else {
+        return Ok(Worked::NotClaimed);
+    };
+    if !store
+        .claim(operation.id, operation.lease.generation, &lease, now)
+        .await?
+    {
+        return Ok(Worked::NotClaimed);
+    }
+    Ok(work_claimed(ports, settings, operation, lease)
+        .await
+        .unwrap_or_else(|(step, error)| Worked::Abandoned {
+            step,
+            reason: error.to_string(),
+        }))
+}
+
+/// The work once the claim was won; `Err` names the write that failed.
+async fn work_claimed<S, P, H>(
+    ports: WorkerPorts<'_, S, P, H>,
+    settings: &WorkerSettings,
+    operation: &DueOperation,
+    mut lease: Lease,
+) -> Result<Worked, (Step, StoreError)>
 where
     S: OperationStore,
     P: PaymentProvider,
@@ -108,24 +173,14 @@ where
         hooks,
     } = ports;
     let now = clock.now();
-    let Ok(mut lease) = operation
-        .lease
-        .claim(settings.owner.clone(), now, settings.lease)
-    else {
-        return Ok(Worked::NotClaimed);
-    };
-    if !store
-        .claim(operation.id, operation.lease.generation, &lease, now)
-        .await?
-    {
-        return Ok(Worked::NotClaimed);
-    }
     if operation.accepted_at + settings.key_retention <= now {
         // The provider may have forgotten the key: a call could charge a second time.
         return end(store, operation, &lease, &Ending::NeedsReview, clock.now()).await;
     }
     let ask = ask_provider(provider, operation);
-    let Some(charge) = while_leased(store, clock, settings, operation, &mut lease, ask).await?
+    let Some(charge) = while_leased(store, clock, settings, operation, &mut lease, ask)
+        .await
+        .map_err(|error| (Step::Extension, error))?
     else {
         return Ok(Worked::LeaseLost);
     };
@@ -146,7 +201,8 @@ where
                 return Ok(
                     if store
                         .retry_later(operation.id, &lease, attempts, next, now)
-                        .await?
+                        .await
+                        .map_err(|error| (Step::Retry, error))?
                     {
                         Worked::RetryAt(next)
                     } else {
@@ -167,8 +223,12 @@ async fn end<S: OperationStore>(
     lease: &Lease,
     ending: &Ending,
     now: DateTime<Utc>,
-) -> Result<Worked, StoreError> {
-    Ok(if store.complete(operation.id, lease, ending, now).await? {
+) -> Result<Worked, (Step, StoreError)> {
+    let ended = store
+        .complete(operation.id, lease, ending, now)
+        .await
+        .map_err(|error| (Step::Completion, error))?;
+    Ok(if ended {
         Worked::Ended(ending.clone())
     } else {
         Worked::LeaseLost

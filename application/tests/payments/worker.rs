@@ -1,6 +1,6 @@
 //! The worker's cases, one per branch.
 
-use application::payments::Worked;
+use application::payments::{Step, Worked};
 use application::ports::{Ending, ProviderAnswer, StoreError};
 use chrono::TimeDelta;
 use domain::{Generation, OwnerId};
@@ -213,8 +213,37 @@ async fn a_failed_extension_stops_the_worker_before_any_write() {
     let result = work_with(&store, &provider, &clock_beating(20, 1), &operation(0)).await;
 
     assert!(
-        matches!(result, Err(StoreError::ConnectionLost)),
+        matches!(
+            result,
+            Ok(Worked::Abandoned {
+                step: Step::Extension,
+                ..
+            })
+        ),
         "{result:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_completion_abandons_the_claimed_operation_and_names_the_step() {
+    let mut store = store_claiming();
+    store
+        .expect_complete()
+        .times(1)
+        .returning(|_, _, _, _| ready(Err(StoreError::Deadlock)));
+    let provider = provider_answering(ProviderAnswer::Definite(charged("ch_7", true)));
+
+    let worked = work(&store, &provider, &operation(0)).await;
+
+    assert!(
+        matches!(
+            worked,
+            Worked::Abandoned {
+                step: Step::Completion,
+                ..
+            }
+        ),
+        "{worked:?}"
     );
 }
 
