@@ -254,4 +254,17 @@ impl Api {
             .and_then(|value| value.trim().parse().ok())
             .unwrap_or_else(|| panic!("no {name} in:\n{text}"))
     }
+
+    /// The value of the labelled series `name{labels}` on `GET /metrics`, `labels` as the
+    /// exposition writes them (`result="won"`, or `call="charge",result="definite"` in
+    /// the family's label order); `None` when there is no such series: a family shows a
+    /// label set only once it was counted (and no family at all before that).
+    #[must_use]
+    pub fn labelled_metric(&self, name: &str, labels: &str) -> Option<f64> {
+        let text = String::from_utf8(self.get("/metrics", None).body).unwrap();
+        let prefix = format!("{name}{{{labels}}} ");
+        text.lines()
+            .find_map(|line| line.strip_prefix(&prefix))
+            .map(|value| value.trim().parse().unwrap())
+    }
 }

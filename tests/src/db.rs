@@ -330,6 +330,17 @@ impl TestDb {
         self.run_sql(&format!("DROP DATABASE {}", self.name)).await;
     }
 
+    /// Runs a query and loads its rows, for checks that need more than a count.
+    ///
+    /// # Panics
+    /// When the query fails.
+    pub async fn rows<T: QueryableByName<diesel::mysql::Mysql> + Send + 'static>(
+        &self,
+        sql: &str,
+    ) -> Vec<T> {
+        self.load_rows(sql).await
+    }
+
     async fn load_rows<T: QueryableByName<diesel::mysql::Mysql> + Send + 'static>(
         &self,
         sql: &str,

@@ -1,0 +1,142 @@
+//! Scenario 6: a claim storm, 8 workers in 2 processes on 200 due operations.
+
+use std::time::Duration;
+
+use tests::{Api, Controls, Service};
+
+use crate::support::{Accepted, Counts, Scenario, accept_on, eventually};
+
+/// Operations in the storm.
+const OPERATIONS: usize = 200;
+
+/// Accepts `n` captures through `base_url`, `threads` clients at a time.
+async fn accept_many(base_url: &str, n: usize, threads: usize) -> Vec<Accepted> {
+    let base_url = base_url.to_owned();
+    tokio::task::spawn_blocking(move || {
+        std::thread::scope(|scope| {
+            let clients: Vec<_> = (0..threads)
+                .map(|t| {
+                    let base_url = &base_url;
+                    scope.spawn(move || {
+                        let api = Api::new(base_url);
+                        (t..n)
+                            .step_by(threads)
+                            .map(|i| accept_on(&api, &format!("REF-{i}")))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            clients
+                .into_iter()
+                .flat_map(|c| c.join().unwrap())
+                .collect()
+        })
+    })
+    .await
+    .unwrap()
+}
+
+/// 200 captures are accepted while no worker runs, so all are due at once; then two
+/// `serve` processes with 4 worker tasks each start together and claim over each other.
+/// The claims won, summed over both processes, equal the generations the operations
+/// moved through: every won claim moved a generation, and no generation was won twice.
+/// Every operation ends `succeeded`, with one provider call, one charge and one payment.
+#[tokio::test]
+async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_charge() {
+    let scenario = Scenario::new().await;
+    let accepted = accept_many(scenario.accepting.base_url(), OPERATIONS, 4).await;
+    assert_eq!(accepted.len(), OPERATIONS);
+    // A little time per charge, so that both processes are at work together.
+    scenario.provider.control(&Controls {
+        delay_ms: 20,
+        ..Controls::default()
+    });
+
+    let env = [
+        ("WORKER_CONCURRENCY", "4"),
+        ("OPERATION_LEASE_SECS", "10"),
+        ("PROVIDER_TIMEOUT_MS", "5000"),
+    ];
+    let options = scenario.worker_options(scenario.db.url(), None, &env);
+    let processes: Vec<Service> = std::thread::scope(|scope| {
+        let starting: Vec<_> = (0..2)
+            .map(|_| scope.spawn(|| Service::start(&options)))
+            .collect();
+        starting.into_iter().map(|s| s.join().unwrap()).collect()
+    });
+    for process in &processes {
+        process.wait_for_log("capture workers started").unwrap();
+    }
+
+    let pending = || async {
+        let n = scenario
+            .db
+            .count("SELECT COUNT(*) AS n FROM operations WHERE state = 'PENDING'")
+            .await;
+        (n == 0).then_some(())
+    };
+    eventually(Duration::from_secs(60), pending)
+        .await
+        .unwrap_or_else(|| panic!("operations still pending"));
+
+    let generations = scenario
+        .db
+        .count("SELECT CAST(SUM(generation) AS SIGNED) AS n FROM operations")
+        .await;
+    // Per process: claims won, claims lost, leases lost, operations ended.
+    let figures: Vec<[f64; 4]> = processes
+        .iter()
+        .map(|process| {
+            let api = Api::new(process.base_url());
+            let claims = |result: &str| {
+                api.labelled_metric("operation_claims_total", &format!(r#"result="{result}""#))
+                    .unwrap_or(0.0)
+            };
+            let ended = api
+                .labelled_metric(
+                    "operations_ended_total",
+                    r#"type="payments.capture.v1",state="succeeded""#,
+                )
+                .unwrap_or(0.0);
+            let figures = [
+                claims("won"),
+                claims("lost"),
+                api.metric("operation_lease_losses_total"),
+                ended,
+            ];
+            eprintln!(
+                "process {}: claims won {}, lost {}; leases lost {}; ended {}",
+                process.pid(),
+                figures[0],
+                figures[1],
+                figures[2],
+                figures[3]
+            );
+            figures
+        })
+        .collect();
+    let total = |i: usize| figures.iter().map(|f| f[i]).sum::<f64>();
+    assert_eq!(
+        total(0),
+        generations as f64,
+        "claims won over both processes = generations moved"
+    );
+    assert!(
+        figures.iter().all(|f| f[0] > 0.0),
+        "both processes won claims: {figures:?}"
+    );
+    assert_eq!(total(2), 0.0, "no lease was lost");
+    assert_eq!(total(3), OPERATIONS as f64, "each operation ended once");
+    scenario
+        .assert_counts(Counts {
+            operations: OPERATIONS as i64,
+            succeeded: OPERATIONS as i64,
+            needs_review: 0,
+            payments: OPERATIONS as i64,
+            charge_calls: OPERATIONS as u64,
+            charges: OPERATIONS as u64,
+        })
+        .await;
+    drop(processes);
+    scenario.finish().await;
+}
