@@ -1,4 +1,4 @@
-//! What a create costs the database, read from the server's own counters
+//! What a create and a capture's acceptance cost the database, read from the server's own counters
 //! (`SHOW GLOBAL STATUS`): every statement prepared once per connection and then reused,
 //! and the round trips the design needs and no more.
 //!
@@ -11,8 +11,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use adapters::mysql::{InsertIds, MysqlConfig, MysqlStore};
+use application::payments::CapturePayment;
 use application::{Coordinator, CoordinatorSettings, CreateOrder, Outcome};
 use diesel_async::{AsyncConnection, AsyncMysqlConnection};
+use domain::{Amount, Currency, OrderId, PaymentCapture};
 use tests::{TestDb, TestServer, caller, global_status, key, new_order};
 
 const CREATES: u64 = 40;
@@ -38,16 +40,7 @@ async fn counters(admin: &mut AsyncMysqlConnection) -> HashMap<String, u64> {
 /// then checks every order against its record and answer.
 async fn cost_per_create(ids: InsertIds) -> HashMap<String, f64> {
     let db = TestDb::create().await;
-    let store = MysqlStore::connect(&MysqlConfig {
-        url: db.url().to_owned(),
-        lock_wait_timeout_secs: 5,
-        max_connections: 1,
-        database_timeout: Duration::from_secs(6),
-        migration_timeout: Duration::from_secs(60),
-    })
-    .await
-    .unwrap()
-    .with_insert_ids(ids);
+    let store = one_connection_store(&db, ids).await;
     let coordinator = Coordinator::new(store.clone(), store, CoordinatorSettings::default());
     let request = |n: u64| {
         (
@@ -83,6 +76,14 @@ async fn cost_per_create(ids: InsertIds) -> HashMap<String, f64> {
             .await;
     }
     db.drop_database().await;
+    per_request(&before, &after)
+}
+
+/// What each of the `CREATES` requests between `before` and `after` cost.
+fn per_request(
+    before: &HashMap<String, u64>,
+    after: &HashMap<String, u64>,
+) -> HashMap<String, f64> {
     after
         .keys()
         .map(|name| {
@@ -96,6 +97,75 @@ async fn cost_per_create(ids: InsertIds) -> HashMap<String, f64> {
             (name.clone(), delta as f64 / CREATES as f64)
         })
         .collect()
+}
+
+/// Creates `CREATES + 1` orders, then accepts a capture of each on a store of one
+/// connection (with `RETURNING`), and returns what the server's counters say each
+/// capture after the first cost.
+async fn cost_per_capture() -> HashMap<String, f64> {
+    let db = TestDb::create().await;
+    let store = one_connection_store(&db, InsertIds::Returning).await;
+    let coordinator = Coordinator::new(store.clone(), store, CoordinatorSettings::default());
+    let mut orders = Vec::new();
+    for n in 0..=CREATES {
+        let outcome = coordinator
+            .run(
+                &CreateOrder::default(),
+                &caller(1, 1),
+                &key(&format!("order-{n}")),
+                &new_order(&format!("CAP-{n}"), 1),
+            )
+            .await;
+        let Outcome::Executed { response, .. } = outcome else {
+            panic!("{outcome:?}")
+        };
+        let body: serde_json::Value = serde_json::from_slice(response.body()).unwrap();
+        orders.push(body["orderId"].as_str().unwrap().parse::<u64>().unwrap());
+    }
+    let mut admin = AsyncMysqlConnection::establish(&TestServer::from_env().url_for(""))
+        .await
+        .unwrap();
+    let mut before = HashMap::new();
+    for (n, order) in orders.into_iter().enumerate() {
+        if n == 1 {
+            before = counters(&mut admin).await;
+        }
+        let capture = PaymentCapture {
+            order: OrderId::new(order),
+            amount: Amount::parse(1500).unwrap(),
+            currency: Currency::parse("JPY").unwrap(),
+        };
+        let outcome = coordinator
+            .run(
+                &CapturePayment::default(),
+                &caller(1, 1),
+                &key(&format!("capture-{n}")),
+                &capture,
+            )
+            .await;
+        assert!(matches!(outcome, Outcome::Executed { .. }), "{outcome:?}");
+    }
+    let after = counters(&mut admin).await;
+    assert_eq!(
+        db.count("SELECT COUNT(*) AS n FROM operations").await,
+        i64::try_from(CREATES + 1).unwrap()
+    );
+    db.drop_database().await;
+    per_request(&before, &after)
+}
+
+/// A store of one connection on `db` that obtains insert ids as `ids` says.
+async fn one_connection_store(db: &TestDb, ids: InsertIds) -> MysqlStore {
+    MysqlStore::connect(&MysqlConfig {
+        url: db.url().to_owned(),
+        lock_wait_timeout_secs: 5,
+        max_connections: 1,
+        database_timeout: Duration::from_secs(6),
+        migration_timeout: Duration::from_secs(60),
+    })
+    .await
+    .unwrap()
+    .with_insert_ids(ids)
 }
 
 /// Prepares plus executions plus `BEGIN` and `COMMIT`: each waits for the server's answer
@@ -113,10 +183,10 @@ fn round_trips(cost: &HashMap<String, f64>) -> f64 {
 }
 
 fn assert_nothing_prepared_again(cost: &HashMap<String, f64>) {
-    eprintln!("per create, from the server's counters: {cost:?}");
+    eprintln!("per request, from the server's counters: {cost:?}");
     assert_eq!(
         cost["Com_stmt_prepare"], 0.0,
-        "each statement is prepared once per connection, not per create"
+        "each statement is prepared once per connection, not per request"
     );
     assert_eq!(cost["Com_stmt_close"], 0.0, "nor closed");
 }
@@ -124,7 +194,8 @@ fn assert_nothing_prepared_again(cost: &HashMap<String, f64>) {
 // One test, both ways in turn: two tests in one binary would run at once and count each
 // other's statements.
 #[tokio::test]
-async fn a_create_prepares_nothing_again_and_costs_seven_round_trips_with_returning_nine_without() {
+async fn a_create_prepares_nothing_again_and_costs_seven_round_trips_with_returning_nine_without_and_a_capture_six()
+ {
     let returning = cost_per_create(InsertIds::Returning).await;
     assert_nothing_prepared_again(&returning);
     // The fast-path read, BEGIN, the record, order and outbox inserts, the completion,
@@ -136,4 +207,10 @@ async fn a_create_prepares_nothing_again_and_costs_seven_round_trips_with_return
     // As above, plus `SELECT LAST_INSERT_ID()` after the two inserts whose id is used
     // (MySQL).
     assert_eq!(round_trips(&last_insert_id), 9.0, "{last_insert_id:?}");
+
+    let capture = cost_per_capture().await;
+    assert_nothing_prepared_again(&capture);
+    // The fast-path read, BEGIN, the record insert, the operation's INSERT ... SELECT,
+    // the completion, COMMIT.
+    assert_eq!(round_trips(&capture), 6.0, "{capture:?}");
 }
