@@ -127,4 +127,10 @@ mod tests {
             Err(RetentionError::OutOfRange)
         );
     }
+
+    #[test]
+    fn the_period_is_the_configured_seconds() {
+        let policy = RetentionPolicy::from_secs(3_600).unwrap();
+        assert_eq!(policy.period(), TimeDelta::hours(1));
+    }
 }

@@ -135,4 +135,15 @@ mod tests {
             )]
         );
     }
+
+    #[test]
+    fn valid_members_beside_an_unknown_one_are_still_refused() {
+        assert_eq!(
+            errors(r#"{"amount":1,"currency":"JPY","tip":5}"#),
+            [(
+                "/tip".to_owned(),
+                "unknown member: only amount and currency are allowed"
+            )]
+        );
+    }
 }

@@ -16,11 +16,19 @@ mod tests {
 
     #[test]
     fn the_retry_pause_is_a_few_jittered_milliseconds_growing_per_attempt() {
-        for _ in 0..200 {
+        let (mut firsts, mut thirds) = (Vec::new(), Vec::new());
+        for _ in 0..400 {
             let first = retry_pause(1);
             assert!(first >= Duration::from_millis(1) && first < Duration::from_millis(4));
+            firsts.push(first);
             let third = retry_pause(3);
             assert!(third >= Duration::from_millis(4) && third < Duration::from_millis(16));
+            thirds.push(third);
         }
+        // Jittered over the whole range, not bunched at its start: two deadlocked units
+        // do not run again in step.
+        assert!(firsts.iter().any(|p| *p < Duration::from_millis(2)));
+        assert!(firsts.iter().any(|p| *p >= Duration::from_millis(3)));
+        assert!(thirds.iter().any(|p| *p >= Duration::from_millis(12)));
     }
 }

@@ -115,4 +115,19 @@ mod tests {
             "/api/operations/00000000-0000-0000-0000-000000000001"
         );
     }
+
+    #[test]
+    fn a_capture_and_its_replay_need_payments_create() {
+        struct NoTx;
+        impl OperationWriter for NoTx {
+            async fn accept_capture(&mut self, _: &NewCapture) -> Result<(), AcceptCaptureError> {
+                Ok(())
+            }
+        }
+        let operation = CapturePayment::default();
+        assert_eq!(
+            <CapturePayment as IdempotentOperation<NoTx>>::required_permission(&operation),
+            "payments:create"
+        );
+    }
 }

@@ -68,3 +68,22 @@ impl FlowHooks for NoHooks {
         std::future::ready(HookVerdict::Continue)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::PausePoint;
+
+    #[test]
+    fn pause_points_are_named_as_the_tests_arm_them() {
+        let names = [
+            PausePoint::RelayAcked,
+            PausePoint::ConsumerCommitted,
+            PausePoint::OperationCharged,
+        ]
+        .map(PausePoint::name);
+        assert_eq!(
+            names,
+            ["relay-acked", "consumer-committed", "operation-charged"]
+        );
+    }
+}

@@ -1,9 +1,11 @@
 //! The purge use case: bounded batches until a short batch or the budget.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
+use std::time::Duration;
 
-use application::ports::{RecordPurger, StoreError};
+use application::ports::{Clock, RecordPurger, StoreError};
 use application::{PurgeSettings, purge_expired};
 use chrono::{DateTime, Utc};
 
@@ -74,13 +76,37 @@ async fn purge_stops_at_the_batch_budget() {
 }
 
 #[tokio::test]
-async fn a_batch_rolled_back_as_a_deadlock_victim_is_run_again() {
+async fn a_batch_rolled_back_as_a_deadlock_victim_is_run_again_after_a_growing_pause() {
     let purger = backlog(25);
     *purger.deadlocks.lock().unwrap() = 2;
-    let deleted = purge(&purger, 100).await.unwrap();
+    let clock = PauseLog(Mutex::new(Vec::new()));
+    let settings = PurgeSettings {
+        batch_size: 10,
+        max_batches: 100,
+    };
+    let deleted = purge_expired(&purger, &clock, settings).await.unwrap();
 
     assert_eq!(deleted, 25, "nothing lost to the two deadlocks");
     assert_eq!(purger.calls.lock().unwrap().len(), 5);
+    assert_eq!(
+        *clock.0.lock().unwrap(),
+        [Duration::from_millis(5), Duration::from_millis(10)],
+        "a short pause before each rerun, longer each time"
+    );
+}
+
+/// A clock at `t0` that records the pauses asked of it and makes none.
+struct PauseLog(Mutex<Vec<Duration>>);
+
+impl Clock for PauseLog {
+    fn now(&self) -> DateTime<Utc> {
+        t0()
+    }
+
+    fn pause(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        self.0.lock().unwrap().push(duration);
+        Box::pin(std::future::ready(()))
+    }
 }
 
 #[tokio::test]

@@ -215,5 +215,8 @@ pub(crate) async fn work_with(
         clock,
         hooks: &NoHooks,
     };
-    work_once(ports, &settings(), op).await
+    // A worker that never ends is a failure, not a hang (a mutated loop, say).
+    tokio::time::timeout(Duration::from_secs(5), work_once(ports, &settings(), op))
+        .await
+        .expect("the worker ends")
 }

@@ -295,3 +295,14 @@ async fn a_store_failure_on_the_claim_is_reported() {
         "{result:?}"
     );
 }
+
+#[test]
+fn the_heartbeat_beats_three_times_per_lease() {
+    assert_eq!(settings().heartbeat(), std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn each_failed_step_has_its_own_name_for_the_log() {
+    let names = [Step::Extension, Step::Retry, Step::Completion].map(Step::as_str);
+    assert_eq!(names, ["lease extension", "retry write", "completion"]);
+}

@@ -1,6 +1,6 @@
 //! The relay's cases, one per branch, and its pacing.
 
-use application::ports::{PausePoint, StoreError};
+use application::ports::{Clock, PausePoint, StoreError};
 use application::{Relay, RelayPacing, RelayPass};
 use mockall::Sequence;
 use std::sync::Arc;
@@ -173,4 +173,37 @@ fn pacing_goes_on_after_a_full_batch_polls_after_a_short_one_and_backs_off_on_fa
         pacing.wait(&Err(StoreError::ConnectionLost), 10, 30),
         Duration::from_secs(5)
     );
+}
+
+#[test]
+fn a_relay_claims_the_batch_it_was_given_and_never_none() {
+    let relay = |batch| Relay::new(MockStore::new(), MockPublisher::new(), quiet_hooks(), batch);
+    assert_eq!(relay(256).batch(), 256);
+    assert_eq!(relay(0).batch(), 1);
+}
+
+#[tokio::test]
+async fn published_events_are_purged_in_batches_from_the_retention_cutoff() {
+    let retention = domain::RetentionPolicy::from_secs(3_600).unwrap();
+    let cutoff = FixedClock.now() - retention.period();
+    let mut store = MockStore::new();
+    let mut batches = Sequence::new();
+    for deleted in [10, 4] {
+        store
+            .expect_purge_published_batch()
+            .withf(move |at, limit| *at == cutoff && *limit == 10)
+            .times(1)
+            .in_sequence(&mut batches)
+            .returning(move |_, _| ready(Ok(deleted)));
+    }
+    let settings = application::PurgeSettings {
+        batch_size: 10,
+        max_batches: 100,
+    };
+
+    let purged = application::purge_published_events(&store, &FixedClock, retention, settings)
+        .await
+        .unwrap();
+
+    assert_eq!(purged, 14, "every batch counted, until a short one");
 }
