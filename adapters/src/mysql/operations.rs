@@ -62,6 +62,7 @@ impl OperationStore for MysqlStore {
         id: Uuid,
         lease: &Lease,
         ending: &Ending,
+        attempts: u32,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_with(None).await?;
@@ -69,7 +70,7 @@ impl OperationStore for MysqlStore {
         let ended = bounded(
             deadline,
             "operation end",
-            operations::complete(tx.conn()?, id, lease, ending, now.naive_utc()),
+            operations::complete(tx.conn()?, id, lease, ending, attempts, now.naive_utc()),
         )
         .await;
         match tx.settle(ended)? {

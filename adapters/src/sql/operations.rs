@@ -104,23 +104,26 @@ fn retry_statement(
     ))
 }
 
-/// The end: the final state, the lease given back, under the fence.
+/// The end: the final state and the attempts it ends with, the lease given back, under
+/// the fence.
 #[dsl::auto_type]
 fn end_statement(
     id: Vec<u8>,
     state: &'static str,
     generation: i64,
     end_state: &'static str,
+    attempts: i32,
     now: NaiveDateTime,
-    no_owner: Option<Vec<u8>>,
-    no_expiry: Option<NaiveDateTime>,
 ) -> _ {
+    let no_owner: Option<Vec<u8>> = None;
+    let no_expiry: Option<NaiveDateTime> = None;
     dsl::update({
         let target: fenced = fenced(id, state, generation);
         target
     })
     .set((
         operations::state.eq(end_state),
+        operations::attempts.eq(attempts),
         operations::lease_owner.eq(no_owner),
         operations::lease_expires_at.eq(no_expiry),
         operations::updated_at.eq(now),
@@ -222,6 +225,7 @@ pub(crate) async fn complete<C>(
     id: Uuid,
     lease: &Lease,
     ending: &Ending,
+    attempts: u32,
     now: NaiveDateTime,
 ) -> Result<bool, StoreError>
 where
@@ -237,9 +241,8 @@ where
         PENDING,
         generation_of(lease)?,
         ending.state().as_stored(),
+        i32::try_from(attempts).unwrap_or(i32::MAX),
         now,
-        None,
-        None,
     )
     .execute(conn)
     .await

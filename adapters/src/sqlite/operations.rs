@@ -36,10 +36,11 @@ impl OperationStore for SqliteStore {
         id: Uuid,
         lease: &Lease,
         ending: &Ending,
+        attempts: u32,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin().await?;
-        if operations::complete(tx.conn()?, id, lease, ending, now.naive_utc()).await? {
+        if operations::complete(tx.conn()?, id, lease, ending, attempts, now.naive_utc()).await? {
             tx.commit()
                 .await
                 .map(|()| true)

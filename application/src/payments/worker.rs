@@ -175,7 +175,16 @@ where
     let now = clock.now();
     if operation.accepted_at + settings.key_retention <= now {
         // The provider may have forgotten the key: a call could charge a second time.
-        return end(store, operation, &lease, &Ending::NeedsReview, clock.now()).await;
+        let ending = Ending::NeedsReview;
+        return end(
+            store,
+            operation,
+            &lease,
+            &ending,
+            operation.attempts,
+            clock.now(),
+        )
+        .await;
     }
     let ask = ask_provider(provider, operation);
     let Some(charge) = while_leased(store, clock, settings, operation, &mut lease, ask)
@@ -185,14 +194,14 @@ where
         return Ok(Worked::LeaseLost);
     };
     hooks.reached(PausePoint::OperationCharged).await;
-    let ending = match charge {
+    let (ending, attempts) = match charge {
         Some(Charge {
             id,
             succeeded: true,
-        }) => Ending::Succeeded { charge_id: id },
+        }) => (Ending::Succeeded { charge_id: id }, operation.attempts),
         Some(Charge {
             succeeded: false, ..
-        }) => Ending::Declined,
+        }) => (Ending::Declined, operation.attempts),
         None => {
             let attempts = operation.attempts.saturating_add(1);
             if attempts < settings.max_attempts {
@@ -210,22 +219,24 @@ where
                     },
                 );
             }
-            Ending::NeedsReview
+            (Ending::NeedsReview, attempts)
         }
     };
-    end(store, operation, &lease, &ending, clock.now()).await
+    end(store, operation, &lease, &ending, attempts, clock.now()).await
 }
 
-/// Ends `operation` as `ending` under the fence; [`Worked::LeaseLost`] when refused.
+/// Ends `operation` as `ending` with `attempts` counted, under the fence;
+/// [`Worked::LeaseLost`] when refused.
 async fn end<S: OperationStore>(
     store: &S,
     operation: &DueOperation,
     lease: &Lease,
     ending: &Ending,
+    attempts: u32,
     now: DateTime<Utc>,
 ) -> Result<Worked, (Step, StoreError)> {
     let ended = store
-        .complete(operation.id, lease, ending, now)
+        .complete(operation.id, lease, ending, attempts, now)
         .await
         .map_err(|error| (Step::Completion, error))?;
     Ok(if ended {

@@ -109,7 +109,8 @@ pub trait OperationStore: Send + Sync {
 
     /// Ends the operation (and, for a success, inserts its payment row) in one
     /// transaction that first checks the lease's generation is current; `false`, with
-    /// nothing written, when it is not.
+    /// nothing written, when it is not. `attempts` is the count of calls without a
+    /// definite answer it ends with (the last one included, for `needs_review`).
     ///
     /// # Errors
     /// Any [`StoreError`]; nothing is written then.
@@ -118,6 +119,7 @@ pub trait OperationStore: Send + Sync {
         id: Uuid,
         lease: &Lease,
         ending: &Ending,
+        attempts: u32,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 

@@ -38,6 +38,7 @@ mock! {
             id: Uuid,
             lease: &Lease,
             ending: &Ending,
+            attempts: u32,
             now: DateTime<Utc>,
         ) -> impl Future<Output = Result<bool, StoreError>> + Send;
         fn retry_later(
@@ -190,12 +191,20 @@ pub(crate) fn charged(id: &str, succeeded: bool) -> Charge {
     }
 }
 
-pub(crate) fn expect_completion(store: &mut MockStore, ending: Ending, accepted: bool) {
+/// Expects the operation to end as `ending` with `attempts` counted, under generation 5.
+pub(crate) fn expect_completion(
+    store: &mut MockStore,
+    ending: Ending,
+    attempts: u32,
+    accepted: bool,
+) {
     store
         .expect_complete()
-        .withf(move |_, lease, e, _| *e == ending && lease.generation == Generation::new(5))
+        .withf(move |_, lease, e, a, _| {
+            *e == ending && *a == attempts && lease.generation == Generation::new(5)
+        })
         .times(1)
-        .returning(move |_, _, _, _| ready(Ok(accepted)));
+        .returning(move |_, _, _, _, _| ready(Ok(accepted)));
 }
 
 pub(crate) async fn work(store: &MockStore, provider: &MockProvider, op: &DueOperation) -> Worked {

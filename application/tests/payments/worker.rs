@@ -15,6 +15,7 @@ async fn a_charge_ends_succeeded_with_its_payment() {
         Ending::Succeeded {
             charge_id: "ch_1".into(),
         },
+        0,
         true,
     );
     let provider = provider_answering(ProviderAnswer::Definite(charged("ch_1", true)));
@@ -32,7 +33,7 @@ async fn a_charge_ends_succeeded_with_its_payment() {
 #[tokio::test]
 async fn a_definite_decline_ends_declined() {
     let mut store = store_claiming();
-    expect_completion(&mut store, Ending::Declined, true);
+    expect_completion(&mut store, Ending::Declined, 0, true);
     let provider = provider_answering(ProviderAnswer::Definite(charged("ch_2", false)));
 
     assert_eq!(
@@ -49,6 +50,7 @@ async fn an_answer_lost_after_the_charge_is_resolved_by_the_result_query_under_t
         Ending::Succeeded {
             charge_id: "ch_3".into(),
         },
+        0,
         true,
     );
     let mut provider = provider_answering(ProviderAnswer::Unknown("connection reset".into()));
@@ -95,7 +97,8 @@ async fn no_charge_found_counts_the_attempt_and_retries_later_with_backoff() {
 async fn the_last_attempt_without_an_answer_ends_needs_review_never_a_new_key() {
     let mut store = store_claiming();
     store.expect_retry_later().never();
-    expect_completion(&mut store, Ending::NeedsReview, true);
+    // The last attempt is counted with the end: 3 of 3.
+    expect_completion(&mut store, Ending::NeedsReview, 3, true);
     let mut provider = provider_answering(ProviderAnswer::Unknown("timeout".into()));
     provider
         .expect_lookup()
@@ -111,7 +114,8 @@ async fn the_last_attempt_without_an_answer_ends_needs_review_never_a_new_key() 
 #[tokio::test]
 async fn an_operation_older_than_the_providers_key_retention_ends_needs_review_uncalled() {
     let mut store = store_claiming();
-    expect_completion(&mut store, Ending::NeedsReview, true);
+    // No call was made: the attempts stay as they were.
+    expect_completion(&mut store, Ending::NeedsReview, 1, true);
     let mut provider = MockProvider::new();
     provider.expect_charge().never();
     provider.expect_lookup().never();
@@ -159,7 +163,7 @@ async fn a_lease_still_running_is_not_even_tried() {
 #[tokio::test]
 async fn a_completion_refused_by_the_fence_means_the_lease_was_lost() {
     let mut store = store_claiming();
-    expect_completion(&mut store, Ending::Declined, false);
+    expect_completion(&mut store, Ending::Declined, 0, false);
     let provider = provider_answering(ProviderAnswer::Definite(charged("ch_4", false)));
 
     assert_eq!(
@@ -230,7 +234,7 @@ async fn a_failed_completion_abandons_the_claimed_operation_and_names_the_step()
     store
         .expect_complete()
         .times(1)
-        .returning(|_, _, _, _| ready(Err(StoreError::Deadlock)));
+        .returning(|_, _, _, _, _| ready(Err(StoreError::Deadlock)));
     let provider = provider_answering(ProviderAnswer::Definite(charged("ch_7", true)));
 
     let worked = work(&store, &provider, &operation(0)).await;
@@ -257,7 +261,7 @@ async fn a_slow_call_keeps_its_lease_alive_and_completes_under_the_extended_leas
         .returning(|_, _| ready(Ok(true)));
     store
         .expect_complete()
-        .withf(|_, lease, ending, _| {
+        .withf(|_, lease, ending, _, _| {
             lease.generation == Generation::new(5)
                 && lease.expires_at == t0() + TimeDelta::seconds(20 + 30)
                 && *ending
@@ -266,7 +270,7 @@ async fn a_slow_call_keeps_its_lease_alive_and_completes_under_the_extended_leas
                     }
         })
         .times(1)
-        .returning(|_, _, _, _| ready(Ok(true)));
+        .returning(|_, _, _, _, _| ready(Ok(true)));
     let mut provider = MockProvider::new();
     provider
         .expect_charge()

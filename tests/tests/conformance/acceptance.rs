@@ -126,7 +126,7 @@ pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Back
     };
     assert!(
         store
-            .complete(first.id, &lease, &ending, t0())
+            .complete(first.id, &lease, &ending, 0, t0())
             .await
             .unwrap()
     );
@@ -208,7 +208,7 @@ pub(crate) async fn a_declined_capture_leaves_the_order_free_for_another<B: Back
     );
     assert!(
         store
-            .complete(first.id, &lease, &Ending::Declined, next)
+            .complete(first.id, &lease, &Ending::Declined, 1, next)
             .await
             .unwrap()
     );

@@ -120,7 +120,7 @@ pub(crate) async fn a_stale_owner_changes_nothing_and_a_success_pays_once<B: Bac
     };
     assert!(
         !store
-            .complete(id, &old, &stale_success, later)
+            .complete(id, &old, &stale_success, 0, later)
             .await
             .unwrap()
     );
@@ -134,9 +134,9 @@ pub(crate) async fn a_stale_owner_changes_nothing_and_a_success_pays_once<B: Bac
         charge_id: "ch_new".into(),
     };
     assert!(store.extend(id, &new).await.unwrap());
-    assert!(store.complete(id, &new, &success, later).await.unwrap());
+    assert!(store.complete(id, &new, &success, 0, later).await.unwrap());
     assert!(
-        !store.complete(id, &new, &success, later).await.unwrap(),
+        !store.complete(id, &new, &success, 0, later).await.unwrap(),
         "ended once"
     );
     assert_eq!(db.count_rows("payments").await, 1, "one payment");

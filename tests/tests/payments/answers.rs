@@ -109,9 +109,9 @@ async fn a_permanent_outage_ends_needs_review_after_the_bounded_attempts() {
 
     let ended = scenario.wait_until_ended(&accepted).await;
     assert_eq!(
-        (ended.state.as_str(), ended.generation),
-        ("NEEDS_REVIEW", 3),
-        "three attempts, each its own claim: {ended:?}"
+        (ended.state.as_str(), ended.generation, ended.attempts),
+        ("NEEDS_REVIEW", 3, 3),
+        "three attempts, each its own claim, all counted: {ended:?}"
     );
     let status = scenario.status(&accepted);
     assert_eq!(status["state"], "needs_review", "{status}");
