@@ -15,6 +15,7 @@ mod get_order;
 mod key_header;
 mod metrics;
 mod openapi;
+mod openapi_additions;
 mod operation_metrics;
 mod probes;
 mod problem;

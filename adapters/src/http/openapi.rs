@@ -1,22 +1,20 @@
 //! `GET /openapi.json`: the OpenAPI 3.1 document of every route, generated from the
 //! handlers' `#[utoipa::path]` attributes and the `ToSchema` types of the wire shapes.
 //!
-//! Two things utoipa cannot say are added here, in code: the `x-request-id` header every
-//! response carries, and `required: true` on the response headers that are always sent
-//! (`Location` on `201`, `WWW-Authenticate` on `401`, `Retry-After` on a create's or read's
-//! `503`, `x-request-id` everywhere), so a client and a conformance checker can rely on
-//! them.
+//! Two things utoipa cannot say are added in code: the bearer scheme and the
+//! `x-request-id` header every response carries (`openapi_additions`), and, here,
+//! `required: true` on the response headers that are always sent (`Location` on `201` and
+//! `202`, `WWW-Authenticate` on `401`, `Retry-After` on a `503`, `x-request-id`
+//! everywhere), so a client and a conformance checker can rely on them.
 
 use std::sync::LazyLock;
 
 use actix_web::HttpResponse;
 use actix_web::http::header::CONTENT_TYPE;
 use serde_json::Value;
-use utoipa::openapi::header::HeaderBuilder;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{ObjectBuilder, SchemaFormat, Type};
-use utoipa::{Modify, OpenApi};
+use utoipa::OpenApi;
 
+use super::openapi_additions::Additions;
 use super::problem::Problem;
 use super::request_context::REQUEST_ID;
 use super::{
@@ -25,7 +23,7 @@ use super::{
 };
 
 /// The name of the bearer security scheme in the document.
-const BEARER: &str = "bearer";
+pub(super) const BEARER: &str = "bearer";
 
 /// The document's source: every route, its schemas and the bearer scheme.
 #[derive(Debug, OpenApi)]
@@ -81,63 +79,6 @@ const BEARER: &str = "bearer";
     ),
 )]
 pub struct ApiDoc;
-
-/// The bearer scheme and the `x-request-id` header of every response.
-#[derive(Debug)]
-struct Additions;
-
-impl Modify for Additions {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            BEARER,
-            SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .bearer_format("JWT")
-                    .description(Some(
-                        "A JWT signed HS256 with the server's `AUTH_JWT_SECRET`. Claims: `sub` \
-                         the actor id (decimal string of a positive 64-bit integer), `tid` the \
-                         tenant id (positive JSON number), `scope` space-separated permissions \
-                         (`orders:create`, `orders:read`, `payments:create`, `payments:read`), `exp` required (30 s of leeway). \
-                         Tenant and actor come only from the verified token.",
-                    ))
-                    .build(),
-            ),
-        );
-        let request_id = HeaderBuilder::new()
-            .schema(
-                ObjectBuilder::new()
-                    .schema_type(Type::String)
-                    .format(Some(SchemaFormat::Custom("uuid".to_owned()))),
-            )
-            .description(Some(
-                "Names this request in the service's logs; quote it in a support request.",
-            ))
-            .build();
-        for item in openapi.paths.paths.values_mut() {
-            let operations = [
-                &mut item.get,
-                &mut item.put,
-                &mut item.post,
-                &mut item.delete,
-                &mut item.options,
-                &mut item.head,
-                &mut item.patch,
-                &mut item.trace,
-            ];
-            for operation in operations.into_iter().flatten() {
-                for response in operation.responses.responses.values_mut() {
-                    if let utoipa::openapi::RefOr::T(response) = response {
-                        response
-                            .headers
-                            .insert(REQUEST_ID.to_owned(), request_id.clone());
-                    }
-                }
-            }
-        }
-    }
-}
 
 /// Whether a documented response header is sent on every response of that status.
 fn always_sent(status: &str, header: &str) -> bool {
