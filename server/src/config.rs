@@ -34,6 +34,24 @@ pub(crate) fn invalid(variable: &'static str, problem: impl Into<String>) -> Con
 /// Reads one variable; `None` when it is unset or empty.
 pub(crate) type Lookup<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
+/// Parses a configuration from `vars` alone, as the environment would give them: one
+/// helper for every configuration's tests.
+#[cfg(test)]
+pub(crate) fn parse_vars<T>(
+    vars: &[(&str, &str)],
+    from_lookup: fn(Lookup<'_>) -> Result<T, ConfigError>,
+) -> Result<T, ConfigError> {
+    let vars: Vec<(String, String)> = vars
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    from_lookup(&move |name| {
+        vars.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| OsString::from(v))
+    })
+}
+
 pub(crate) fn text(
     lookup: Lookup<'_>,
     variable: &'static str,
@@ -142,16 +160,10 @@ pub(crate) fn retention(lookup: Lookup<'_>) -> Result<RetentionPolicy, ConfigErr
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-
     use super::*;
 
     fn serve_config(vars: &[(&str, &str)]) -> Result<ServeConfig, ConfigError> {
-        let map: HashMap<String, OsString> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
-            .collect();
-        ServeConfig::from_lookup(&|name| map.get(name).cloned())
+        parse_vars(vars, ServeConfig::from_lookup)
     }
 
     const BASE: [(&str, &str); 2] = [

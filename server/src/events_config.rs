@@ -77,20 +77,11 @@ impl EventsConfig {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
-
     use super::*;
+    use crate::config::parse_vars;
 
     fn parse(vars: &[(&str, &str)]) -> Result<EventsConfig, ConfigError> {
-        let vars: Vec<(String, String)> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        EventsConfig::from_lookup(&move |name| {
-            vars.iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| OsString::from(v))
-        })
+        parse_vars(vars, EventsConfig::from_lookup)
     }
 
     #[test]

@@ -112,20 +112,11 @@ impl std::fmt::Debug for PaymentsConfig {
 
 #[cfg(test)]
 mod tests {
-    use std::ffi::OsString;
-
     use super::*;
+    use crate::config::parse_vars;
 
     fn parse(vars: &[(&str, &str)]) -> Result<PaymentsConfig, ConfigError> {
-        let vars: Vec<(String, String)> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        PaymentsConfig::from_lookup(&move |name| {
-            vars.iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| OsString::from(v))
-        })
+        parse_vars(vars, PaymentsConfig::from_lookup)
     }
 
     #[test]

@@ -4,8 +4,7 @@
 use domain::{Amount, Currency, OrderId, PaymentCapture};
 use serde_json::{Map, Value};
 
-use super::FieldError;
-use super::body::{integer, member, object, unknown_members};
+use super::members::{FieldError, integer, member, object, unknown_members};
 use super::strict_json::MAX_REPORTED;
 
 const MEMBERS: [&str; 2] = ["amount", "currency"];

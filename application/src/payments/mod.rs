@@ -2,7 +2,9 @@
 //! idempotent operation like any other; its work is done by the worker, under a lease.
 
 mod capture;
+mod worked;
 mod worker;
 
 pub use capture::{CapturePayment, PAYMENTS_CREATE, operation_location};
-pub use worker::{Step, Worked, WorkerPorts, WorkerSettings, work_once};
+pub use worked::{Step, Worked};
+pub use worker::{WorkerPorts, WorkerSettings, work_once};
