@@ -64,17 +64,25 @@ impl TestServer {
     }
 }
 
-/// `url` with its `host:port` replaced by `address` (credentials, path and query kept).
+/// `url` with its `host:port` replaced by `address` (credentials, path and query kept),
+/// for a connection that must really go through `address` (a fault proxy): the MySQL
+/// driver swaps a loopback TCP address for the server's Unix socket unless told
+/// `prefer_socket=false`, so that is added where the URL does not say.
 #[must_use]
 pub fn url_via(url: &str, address: std::net::SocketAddr) -> String {
     let (start, authority) = authority_range(url);
     let credentials = authority.rsplit_once('@').map(|(c, _)| format!("{c}@"));
-    format!(
+    let via = format!(
         "{}{}{address}{}",
         &url[..start],
         credentials.unwrap_or_default(),
         &url[start + authority.len()..]
-    )
+    );
+    if !via.starts_with("mysql://") || via.contains("prefer_socket=") {
+        return via;
+    }
+    let separator = if via.contains('?') { '&' } else { '?' };
+    format!("{via}{separator}prefer_socket=false")
 }
 
 /// Where the authority starts in `url`, and the authority itself.
@@ -100,6 +108,13 @@ mod tests {
             ),
             "mysql://root:pw@127.0.0.1:9/db?prefer_socket=false"
         );
-        assert_eq!(url_via("mysql://h:1/db", address), "mysql://127.0.0.1:9/db");
+        assert_eq!(
+            url_via("mysql://h:1/db", address),
+            "mysql://127.0.0.1:9/db?prefer_socket=false"
+        );
+        assert_eq!(
+            url_via("mysql://h:1/db?ssl-mode=disabled", address),
+            "mysql://127.0.0.1:9/db?ssl-mode=disabled&prefer_socket=false"
+        );
     }
 }

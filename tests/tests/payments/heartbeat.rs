@@ -4,17 +4,6 @@ use tests::{Controls, FaultProxy, TestServer, url_via};
 
 use crate::support::{Counts, PATIENCE, Scenario};
 
-/// `url` through `proxy`. The driver must not swap a local TCP address for the server's
-/// Unix socket (its `prefer_socket` default), which would bypass the proxy.
-fn through(proxy: &FaultProxy, url: &str) -> String {
-    let url = url_via(url, proxy.address());
-    if url.contains("prefer_socket=") {
-        return url;
-    }
-    let separator = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{separator}prefer_socket=false")
-}
-
 /// Owner A reaches the database through the fault proxy. While its charge call is held
 /// at the provider (charged, answer not yet sent), A's connections are cut, so its next
 /// lease extension (a third of the 2 s lease in) fails: A must stop at once and drop the
@@ -33,7 +22,7 @@ async fn an_owner_whose_extension_fails_stops_and_the_next_owner_completes() {
     // A call allowed nearly the whole 2 s lease, so that the failed extension (after a
     // third of the lease) comes well before the call could time out.
     let owner = scenario.worker_on(
-        &through(&proxy, scenario.db.url()),
+        &url_via(scenario.db.url(), proxy.address()),
         None,
         &[("PROVIDER_TIMEOUT_MS", "1900")],
     );
