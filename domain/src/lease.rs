@@ -160,13 +160,6 @@ impl Lease {
     pub fn fences(&self, current: Generation) -> bool {
         current == self.generation
     }
-
-    /// Whether to extend now: less than half of `duration` is left, so one slow
-    /// extension still lands before the lease runs out.
-    #[must_use]
-    pub fn due_for_extension(&self, now: DateTime<Utc>, duration: TimeDelta) -> bool {
-        self.expires_at - now < duration / 2
-    }
 }
 
 #[cfg(test)]
@@ -234,13 +227,6 @@ mod tests {
         let extended = lease.extend(&held_by(&lease), t(40), THIRTY).unwrap();
         assert_eq!(extended.expires_at, t(70));
         assert_eq!(extended.generation, lease.generation);
-    }
-
-    #[test]
-    fn extension_is_due_with_less_than_half_the_lease_left() {
-        let lease = unclaimed().claim(owner("w1"), t(0), THIRTY).unwrap();
-        assert!(!lease.due_for_extension(t(15), THIRTY));
-        assert!(lease.due_for_extension(t(16), THIRTY));
     }
 
     #[test]
