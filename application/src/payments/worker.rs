@@ -103,7 +103,7 @@ where
     {
         return Ok(Worked::NotClaimed);
     }
-    Ok(work_claimed(ports, settings, operation, lease)
+    Ok(work_claimed(ports, settings, operation, lease, now)
         .await
         .unwrap_or_else(|(step, error)| Worked::Abandoned {
             step,
@@ -111,12 +111,13 @@ where
         }))
 }
 
-/// The work once the claim was won; `Err` names the write that failed.
+/// The work once the claim was won at `claimed_at`; `Err` names the write that failed.
 async fn work_claimed<S, P, H>(
     ports: WorkerPorts<'_, S, P, H>,
     settings: &WorkerSettings,
     operation: &DueOperation,
     mut lease: Lease,
+    claimed_at: DateTime<Utc>,
 ) -> Result<Worked, (Step, StoreError)>
 where
     S: OperationStore,
@@ -129,8 +130,7 @@ where
         clock,
         hooks,
     } = ports;
-    let now = clock.now();
-    if operation.accepted_at + settings.key_retention <= now {
+    if operation.accepted_at + settings.key_retention <= claimed_at {
         // The provider may have forgotten the key: a call could charge a second time.
         let ending = Ending::NeedsReview;
         return end(
