@@ -59,6 +59,13 @@ impl EventsConfig {
         })
     }
 
+    /// Says so at start when a test set the pause directory: pause points are active.
+    pub(crate) fn warn_if_test_hooks(&self) {
+        if self.test_pause_dir.is_some() {
+            tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
+        }
+    }
+
     /// The pause points of the relay and the consumers: inert unless a test set the
     /// pause directory.
     pub(crate) fn hooks(&self) -> PauseFileHooks {

@@ -54,9 +54,7 @@ async fn serve_with<S: WorkerStore>(
     config: ServeConfig,
     provider: Option<Provider>,
 ) -> anyhow::Result<()> {
-    if config.events.test_pause_dir.is_some() {
-        tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
-    }
+    config.events.warn_if_test_hooks();
     let hooks = config.events.hooks();
     let settings = CoordinatorSettings {
         retention: config.retention,
@@ -69,10 +67,10 @@ async fn serve_with<S: WorkerStore>(
     let relay_metrics = Arc::clone(&metrics);
     let capture_metrics = Arc::clone(&metrics);
     let capture = match provider {
-        Some(provider) => {
-            let connections = S::with_connections(&database, config.payments.concurrency);
-            Some((S::open_worker(&connections).await?, provider))
-        }
+        Some(provider) => Some((
+            S::open_for(&database, config.payments.concurrency).await?,
+            provider,
+        )),
         None => None,
     };
 

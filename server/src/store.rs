@@ -77,12 +77,12 @@ pub(crate) async fn open_for_capture(
     workers: usize,
 ) -> anyhow::Result<AnyStore> {
     Ok(match config {
-        DatabaseConfig::Mysql(mysql) => AnyStore::Mysql(
-            MysqlStore::open_worker(&MysqlStore::with_connections(mysql, workers)).await?,
-        ),
-        DatabaseConfig::Sqlite(sqlite) => AnyStore::Sqlite(
-            SqliteStore::open_worker(&SqliteStore::with_connections(sqlite, workers)).await?,
-        ),
+        DatabaseConfig::Mysql(mysql) => {
+            AnyStore::Mysql(MysqlStore::open_for(mysql, workers).await?)
+        }
+        DatabaseConfig::Sqlite(sqlite) => {
+            AnyStore::Sqlite(SqliteStore::open_for(sqlite, workers).await?)
+        }
     })
 }
 
@@ -102,6 +102,13 @@ pub(crate) trait WorkerStore:
 
     /// The process's whole connection budget in `config`.
     fn connection_budget(config: &Self::Config) -> usize;
+
+    /// A store of its own for `users` that each use one connection at a time (the
+    /// capture workers).
+    fn open_for(config: &Self::Config, users: usize) -> impl Future<Output = anyhow::Result<Self>> {
+        let config = Self::with_connections(config, users);
+        async move { Self::open_worker(&config).await }
+    }
 }
 
 impl WorkerStore for MysqlStore {

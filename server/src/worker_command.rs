@@ -35,9 +35,7 @@ pub(crate) fn config(lookup: Lookup<'_>) -> anyhow::Result<WorkerConfig> {
 /// Migrates, then works until a signal.
 pub(crate) async fn work(config: WorkerConfig) -> anyhow::Result<()> {
     let provider = required_provider(&config.payments)?;
-    if config.events.test_pause_dir.is_some() {
-        tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
-    }
+    config.events.warn_if_test_hooks();
     // The migrating store's few connections are not the workers': they get their own.
     drop(open_and_migrate(&config.database).await?);
     let store = open_for_capture(&config.database, config.payments.concurrency).await?;
