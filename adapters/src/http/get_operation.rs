@@ -1,7 +1,7 @@
 //! `GET /api/operations/{operationId}`: where a long-running operation of the caller's
 //! tenant stands.
 
-use actix_web::http::header::{CONTENT_TYPE, RETRY_AFTER};
+use actix_web::http::header::RETRY_AFTER;
 use actix_web::{HttpRequest, HttpResponse, web};
 use application::ports::{FlowHooks, OperationView};
 use chrono::SecondsFormat;
@@ -61,21 +61,13 @@ pub(super) async fn get_operation<S: ServiceStore, H: FlowHooks + 'static>(
     let Some(id) = parse_operation_id(&path) else {
         return respond::problem(&Problem::not_found());
     };
-    match state.store.find_operation(caller.tenant, id).await {
-        Ok(Some(view)) => {
-            let mut response = HttpResponse::Ok();
-            response.insert_header((CONTENT_TYPE, "application/json"));
-            if view.state == OperationState::Pending {
-                response.insert_header((RETRY_AFTER, RETRY_AFTER_SECS.to_string()));
-            }
-            response.body(operation_json(&view))
+    let found = state.store.find_operation(caller.tenant, id).await;
+    respond::read(found, "operation", |view, response| {
+        if view.state == OperationState::Pending {
+            response.insert_header((RETRY_AFTER, RETRY_AFTER_SECS.to_string()));
         }
-        Ok(None) => respond::problem(&Problem::not_found()),
-        Err(error) => {
-            tracing::warn!(%error, "operation read failed");
-            respond::problem(&Problem::unavailable())
-        }
-    }
+        operation_json(&view)
+    })
 }
 
 /// A hyphenated UUID, in either case: the form the `Location` gives.

@@ -1,6 +1,5 @@
 //! `GET /api/orders/{orderId}`: an order of the caller's tenant.
 
-use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{HttpRequest, HttpResponse, web};
 use application::ports::FlowHooks;
 use domain::OrderId;
@@ -52,16 +51,8 @@ pub(super) async fn get_order<S: ServiceStore, H: FlowHooks + 'static>(
     let Some(id) = parse_order_id(&path) else {
         return respond::problem(&Problem::not_found());
     };
-    match state.store.find_order(caller.tenant, id).await {
-        Ok(Some(order)) => HttpResponse::Ok()
-            .insert_header((CONTENT_TYPE, "application/json"))
-            .body(order.to_json()),
-        Ok(None) => respond::problem(&Problem::not_found()),
-        Err(error) => {
-            tracing::warn!(%error, "order read failed");
-            respond::problem(&Problem::unavailable())
-        }
-    }
+    let found = state.store.find_order(caller.tenant, id).await;
+    respond::read(found, "order", |order, _| order.to_json())
 }
 
 /// Plain digits naming a positive id that a signed 64-bit column can hold.

@@ -1,8 +1,9 @@
 //! Turning problems and stored responses into actix responses.
 
-use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CONTENT_TYPE, HeaderValue, LOCATION, RETRY_AFTER, WWW_AUTHENTICATE};
+use actix_web::{HttpResponse, HttpResponseBuilder};
+use application::ports::StoreError;
 use domain::StoredResponse;
 
 use super::auth::AuthError;
@@ -20,6 +21,29 @@ pub(super) fn problem(problem: &Problem) -> HttpResponse {
         response.insert_header((RETRY_AFTER, seconds.to_string()));
     }
     response.body(problem.to_json())
+}
+
+/// The answer to a read of one resource of the caller's tenant: `200` with the JSON
+/// `render` makes (it may add headers), `404` when there is none, `503 unavailable` when
+/// the database failed (logged, naming `what` was read).
+pub(super) fn read<T>(
+    found: Result<Option<T>, StoreError>,
+    what: &'static str,
+    render: impl FnOnce(T, &mut HttpResponseBuilder) -> Vec<u8>,
+) -> HttpResponse {
+    match found {
+        Ok(Some(item)) => {
+            let mut response = HttpResponse::Ok();
+            response.insert_header((CONTENT_TYPE, "application/json"));
+            let body = render(item, &mut response);
+            response.body(body)
+        }
+        Ok(None) => problem(&Problem::not_found()),
+        Err(error) => {
+            tracing::warn!(%error, "{what} read failed");
+            problem(&Problem::unavailable())
+        }
+    }
 }
 
 /// `401` with the `WWW-Authenticate` challenge of RFC 6750.
