@@ -9,6 +9,7 @@
 mod api;
 mod backend;
 mod batch_log;
+mod binaries;
 mod db;
 mod fixtures;
 mod galera;
@@ -29,6 +30,7 @@ pub use api::{
 };
 pub use backend::Backend;
 pub use batch_log::BatchLog;
+pub use binaries::{provider_stand_in_binary, server_binary};
 pub use db::TestDb;
 pub use fixtures::{caller, executed_count, join_all, key, new_order, order_id_in};
 pub use galera::GaleraCluster;
@@ -36,12 +38,11 @@ pub use gate::{GateHandle, LeaderGate};
 pub use global_status::global_status;
 pub use nats::PrivateNats;
 pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
-pub use provider::{Controls, Counters, ProviderStandIn, provider_stand_in_binary};
+pub use provider::{Controls, Counters, ProviderStandIn};
 pub use proxy::{CommitFault, FaultProxy};
 pub use server::{TestServer, url_via};
 pub use service::{
     Service, ServiceOptions, TEST_SECRET, process_cpu_time, run_command, run_command_in,
-    server_binary,
 };
 pub use sqlite_db::SqliteDb;
 pub use temp_dir::TempDir;

@@ -2,13 +2,15 @@
 //! a test, with its controls and counters.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+
+use crate::binaries::provider_stand_in_binary;
 
 /// The faults of the stand-in (`PUT /control`): all off by default, so
 /// `Controls::default()` resets. Counts are "the next N charge calls".
@@ -52,27 +54,6 @@ pub struct ProviderStandIn {
     url: String,
     agent: ureq::Agent,
     log: Arc<Mutex<String>>,
-}
-
-/// The stand-in binary: `PROVIDER_STAND_IN_BIN`, else the one beside this test's build
-/// output.
-///
-/// # Panics
-/// When it was not built; `scripts/test` builds it first.
-#[must_use]
-pub fn provider_stand_in_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("PROVIDER_STAND_IN_BIN") {
-        return PathBuf::from(path);
-    }
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(Path::parent).unwrap();
-    let path = dir.join("provider-stand-in");
-    assert!(
-        path.exists(),
-        "{} is missing: build it with `cargo build -p provider-stand-in` (scripts/test does)",
-        path.display()
-    );
-    path
 }
 
 impl ProviderStandIn {

@@ -7,6 +7,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
+use crate::binaries::server_binary;
+
 /// The HS256 secret every test server signs with.
 pub const TEST_SECRET: &str = "black-box-test-secret-0123456789abcdef";
 
@@ -59,26 +61,6 @@ pub struct Service {
 struct Log {
     text: Mutex<String>,
     grew: Condvar,
-}
-
-/// The server binary: `SERVER_BIN`, else the `server` beside this test's build output.
-///
-/// # Panics
-/// When it was not built; `scripts/test` builds it first.
-#[must_use]
-pub fn server_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("SERVER_BIN") {
-        return PathBuf::from(path);
-    }
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(Path::parent).unwrap();
-    let path = dir.join("server");
-    assert!(
-        path.exists(),
-        "{} is missing: build it with `cargo build -p server` (scripts/test does)",
-        path.display()
-    );
-    path
 }
 
 /// Runs `server <args>` to completion with `env`, returning its status and stderr.

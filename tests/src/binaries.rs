@@ -1,0 +1,40 @@
+//! The workspace's binaries the black-box tests start: named by an environment variable,
+//! or else found beside this test's build output, where `scripts/test` builds them.
+
+use std::path::{Path, PathBuf};
+
+/// The `server` binary: `SERVER_BIN`, else the one beside this test's build output.
+///
+/// # Panics
+/// When it was not built; `scripts/test` builds it first.
+#[must_use]
+pub fn server_binary() -> PathBuf {
+    built("SERVER_BIN", "server")
+}
+
+/// The `provider-stand-in` binary: `PROVIDER_STAND_IN_BIN`, else the one beside this
+/// test's build output.
+///
+/// # Panics
+/// When it was not built; `scripts/test` builds it first.
+#[must_use]
+pub fn provider_stand_in_binary() -> PathBuf {
+    built("PROVIDER_STAND_IN_BIN", "provider-stand-in")
+}
+
+/// The binary `variable` names, else the workspace's binary `name` (of the package of
+/// the same name) beside this test's build output.
+fn built(variable: &str, name: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(variable) {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).unwrap();
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: build it with `cargo build -p {name}` (scripts/test does)",
+        path.display()
+    );
+    path
+}
