@@ -135,8 +135,9 @@ const INSERT_PAYMENT: &str = "INSERT INTO payments \
      (operation_id, tenant_id, order_id, provider_charge_id, amount, currency, created_at) \
      SELECT id, tenant_id, order_id, ?, amount, currency, ? FROM operations WHERE id = ?";
 
-fn generation_of(lease: &Lease) -> Result<i64, StoreError> {
-    i64::try_from(lease.generation.get())
+/// A generation as stored (`BIGINT`).
+fn stored(generation: Generation) -> Result<i64, StoreError> {
+    i64::try_from(generation.get())
         .map_err(|_| StoreError::Other("generation out of range".to_owned()))
 }
 
@@ -156,14 +157,12 @@ where
     C: SqlConnection,
     claim_statement: QueryFragment<C::Backend> + QueryId,
 {
-    let seen = i64::try_from(seen.get())
-        .map_err(|_| StoreError::Other("generation out of range".to_owned()))?;
     claim_statement(
         id.as_bytes().to_vec(),
         PENDING,
-        seen,
+        stored(seen)?,
         now,
-        generation_of(lease)?,
+        stored(lease.generation)?,
         Some(lease.owner.as_str().as_bytes().to_vec()),
         Some(lease.expires_at.naive_utc()),
     )
@@ -182,7 +181,7 @@ where
     extend_statement(
         id.as_bytes().to_vec(),
         PENDING,
-        generation_of(lease)?,
+        stored(lease.generation)?,
         Some(lease.expires_at.naive_utc()),
     )
     .execute(conn)
@@ -207,7 +206,7 @@ where
     retry_statement(
         id.as_bytes().to_vec(),
         PENDING,
-        generation_of(lease)?,
+        stored(lease.generation)?,
         i32::try_from(attempts).unwrap_or(i32::MAX),
         next_at,
         now,
@@ -239,7 +238,7 @@ where
     let ended = end_statement(
         id.as_bytes().to_vec(),
         PENDING,
-        generation_of(lease)?,
+        stored(lease.generation)?,
         ending.state().as_stored(),
         i32::try_from(attempts).unwrap_or(i32::MAX),
         now,
