@@ -110,7 +110,7 @@ pub struct UnknownState;
 impl OperationState {
     /// As stored (`PENDING`, ...).
     #[must_use]
-    pub fn as_stored(self) -> &'static str {
+    pub const fn as_stored(self) -> &'static str {
         match self {
             Self::Pending => "PENDING",
             Self::Succeeded => "SUCCEEDED",

@@ -14,10 +14,8 @@ use uuid::Uuid;
 
 use super::classify::Classify;
 use super::connection::SqlConnection;
+use super::operations::PENDING;
 use super::schema::operations;
-
-/// The state of an operation a worker may still work.
-const PENDING: &str = "PENDING";
 
 /// A due operation as read.
 #[derive(Queryable)]

@@ -11,15 +11,15 @@ use diesel::serialize::ToSql;
 use diesel::sql_types::HasSqlType;
 use diesel::sql_types::{Binary, Timestamp};
 use diesel_async::RunQueryDsl;
-use domain::{Generation, Lease};
+use domain::{Generation, Lease, OperationState};
 use uuid::Uuid;
 
 use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::schema::operations;
 
-/// The state of an operation a worker may still work.
-const PENDING: &str = "PENDING";
+/// The state of an operation a worker may still work, as stored.
+pub(crate) const PENDING: &str = OperationState::Pending.as_stored();
 
 /// The claim: generation `seen` + 1 to `owner` until `expires`, if still pending at
 /// generation `seen` with the lease free or run out at `now`.
