@@ -1,12 +1,19 @@
-//! Adapters: the application's ports made real.
+//! Adapters: the application's ports made real, and the HTTP edge.
 //!
 //! Error types: driver errors (`diesel::result::Error`, pool errors) never leave this
-//! crate; each is sorted here into the port's own variant (see [`mysql::classify`]).
+//! crate as types; each is sorted here into the port's own variant (see
+//! [`mysql::classify`]) and kept as its cause.
 
+mod clock;
 pub mod http;
+pub mod metrics;
 pub mod mysql;
 pub mod nats;
+mod orders;
 pub mod pause_file;
+mod payments;
 pub mod provider;
 mod sql;
 pub mod sqlite;
+
+pub use clock::SystemClock;

@@ -1,31 +1,33 @@
-//! The application layer: ports and the idempotent coordinator.
+//! The application layer: ports, the idempotent coordinator, and the features built on
+//! them (orders, payments, events). Runtime-free: nothing here knows SQL, HTTP or an
+//! async runtime.
 //!
-//! Nothing here knows SQL or HTTP. Error types: each port has its own `thiserror` enum
-//! whose variants adapters MUST map to (see [`ports`]); the coordinator turns them into an
-//! [`Outcome`], which is the only thing the edge needs.
+//! Error types: each port has its own `thiserror` enum whose variants adapters MUST map
+//! to (see [`ports`]); the coordinator turns them into an [`Outcome`], which is the only
+//! thing the edge needs.
 
 mod caller;
-mod coordinator;
-mod create_order;
-mod inbox;
-mod operation;
-mod order;
-mod order_created;
-mod outcome;
+mod error_chain;
+pub mod events;
+mod idempotency;
+pub mod orders;
 pub mod payments;
 pub mod ports;
-mod purge;
-mod relay;
-mod request_shipments;
+mod reads;
+mod timestamps;
 
 pub use caller::Caller;
-pub use coordinator::{Coordinator, CoordinatorSettings};
-pub use create_order::{CreateOrder, ORDERS_CREATE};
-pub use inbox::{HandleError, Handled, InboxConsumer, Poison, handle_delivery};
-pub use operation::{IdempotentOperation, Rejection, StepContext, StepError};
-pub use order::Order;
-pub use order_created::{ORDERS_CREATED, order_created};
-pub use outcome::{FailureCause, Outcome, UnknownCause};
-pub use purge::{PurgeSettings, purge_expired, purge_published_events};
-pub use relay::{Relay, RelayPacing, RelayPass};
-pub use request_shipments::{RequestShipments, SHIPMENTS_CONSUMER, ShipmentRequest};
+pub use error_chain::ErrorChain;
+pub use events::{
+    HandleError, Handled, InboxConsumer, ORDERS_CREATED, Poison, Relay, RelayPacing, RelayPass,
+    RequestShipments, SHIPMENTS_CONSUMER, ShipmentRequest, handle_delivery, order_created,
+    purge_published_events,
+};
+pub use idempotency::{
+    BoxError, Coordinator, CoordinatorSettings, Execute, FailureCause, IdempotentOperation, JSON,
+    NoRefusal, Outcome, PurgeSettings, Refusal, Refused, StepContext, StepError, UnknownCause,
+    json_response, purge_expired,
+};
+pub use orders::{CreateOrder, CreateRefusal, Order, ReadOrder};
+pub use reads::{ReadFrom, TenantRead};
+pub use timestamps::rfc3339_micros;

@@ -1,5 +1,6 @@
 //! Who asked and for what: the scope an idempotency key lives in.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// The largest id the database columns (`BIGINT`) can hold.
@@ -71,7 +72,7 @@ const MAX_OPERATION_LEN: usize = 64;
 /// Dot-separated segments of `a-z 0-9 _`, at most 64 bytes. The version belongs in the
 /// name: a new request meaning is a new operation, so old keys never match new meanings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Operation(String);
+pub struct Operation(Cow<'static, str>);
 
 /// Why an operation name was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -90,18 +91,23 @@ impl Operation {
     /// # Errors
     /// [`OperationError::BadLength`] or [`OperationError::BadSegment`].
     pub fn parse(raw: &str) -> Result<Self, OperationError> {
-        if raw.is_empty() || raw.len() > MAX_OPERATION_LEN {
-            return Err(OperationError::BadLength);
+        match check_operation(raw.as_bytes()) {
+            Ok(()) => Ok(Self(Cow::Owned(raw.to_owned()))),
+            Err(error) => Err(error),
         }
-        let segment_ok = |s: &str| {
-            !s.is_empty()
-                && s.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-        };
-        if !raw.split('.').all(segment_ok) {
-            return Err(OperationError::BadSegment);
+    }
+
+    /// The operation a route names with a literal. Meant for constants, where an invalid
+    /// name stops the build instead of failing at run time.
+    ///
+    /// # Panics
+    /// When `name` is not a valid operation name (at compile time in a `const`).
+    #[must_use]
+    pub const fn named(name: &'static str) -> Self {
+        match check_operation(name.as_bytes()) {
+            Ok(()) => Self(Cow::Borrowed(name)),
+            Err(_) => panic!("not a valid operation name"),
         }
-        Ok(Self(raw.to_owned()))
     }
 
     /// The name as stored and fingerprinted.
@@ -109,6 +115,34 @@ impl Operation {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// Dot-separated segments of `a-z 0-9 _`, 1 to 64 bytes in all; `const` so that
+/// [`Operation::named`] can run at compile time.
+const fn check_operation(name: &[u8]) -> Result<(), OperationError> {
+    if name.is_empty() || name.len() > MAX_OPERATION_LEN {
+        return Err(OperationError::BadLength);
+    }
+    let mut segment_len = 0;
+    let mut index = 0;
+    while index < name.len() {
+        let byte = name[index];
+        if byte == b'.' {
+            if segment_len == 0 {
+                return Err(OperationError::BadSegment);
+            }
+            segment_len = 0;
+        } else if byte.is_ascii_lowercase() || byte.is_ascii_digit() || byte == b'_' {
+            segment_len += 1;
+        } else {
+            return Err(OperationError::BadSegment);
+        }
+        index += 1;
+    }
+    if segment_len == 0 {
+        return Err(OperationError::BadSegment);
+    }
+    Ok(())
 }
 
 impl fmt::Display for Operation {
@@ -172,6 +206,13 @@ mod tests {
             Operation::parse(&name).map(|op| op.as_str().to_owned()),
             Ok(name)
         );
+    }
+
+    #[test]
+    fn a_named_operation_is_the_parsed_one() {
+        const CREATE: Operation = Operation::named("orders.create.v1");
+        assert_eq!(Operation::parse("orders.create.v1"), Ok(CREATE));
+        assert_eq!(Operation::parse("orders."), Err(OperationError::BadSegment));
     }
 
     #[test]

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use adapters::http::Metrics;
-use application::ports::{Charge, PaymentProvider, ProviderAnswer};
+use adapters::metrics::Metrics;
+use application::ports::{Charge, NoAnswer, PaymentProvider, ProviderAnswer};
 use domain::PaymentCapture;
 
 /// `inner`, with every call counted in `payment_provider_calls_total`.
@@ -28,7 +28,7 @@ impl<P: PaymentProvider> PaymentProvider for CountingProvider<P> {
         answer
     }
 
-    async fn lookup(&self, key: &str) -> Result<Option<Charge>, String> {
+    async fn lookup(&self, key: &str) -> Result<Option<Charge>, NoAnswer> {
         let found = self.inner.lookup(key).await;
         self.metrics
             .count_provider_call("lookup", lookup_result(&found));
@@ -45,7 +45,7 @@ fn charge_result(answer: &ProviderAnswer) -> &'static str {
 }
 
 /// The `result` label of a lookup.
-fn lookup_result(found: &Result<Option<Charge>, String>) -> &'static str {
+fn lookup_result(found: &Result<Option<Charge>, NoAnswer>) -> &'static str {
     match found {
         Ok(Some(_)) => "found",
         Ok(None) => "not_found",
@@ -59,20 +59,20 @@ mod tests {
 
     use super::*;
 
-    /// Answers every charge with `charge` and every lookup with `lookup`.
+    /// Answers every charge with what `charge` makes and every lookup with `lookup`'s.
     #[derive(Debug)]
     struct Scripted {
-        charge: ProviderAnswer,
-        lookup: Result<Option<Charge>, String>,
+        charge: fn() -> ProviderAnswer,
+        lookup: fn() -> Result<Option<Charge>, NoAnswer>,
     }
 
     impl PaymentProvider for Scripted {
         async fn charge(&self, _: &str, _: &PaymentCapture, _: &str) -> ProviderAnswer {
-            self.charge.clone()
+            (self.charge)()
         }
 
-        async fn lookup(&self, _: &str) -> Result<Option<Charge>, String> {
-            self.lookup.clone()
+        async fn lookup(&self, _: &str) -> Result<Option<Charge>, NoAnswer> {
+            (self.lookup)()
         }
     }
 
@@ -84,35 +84,36 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn each_call_is_counted_by_its_answer_and_passed_through() {
-        let charge = Charge {
+    fn charged() -> Charge {
+        Charge {
             id: "ch_1".to_owned(),
             succeeded: true,
-        };
+        }
+    }
+
+    #[tokio::test]
+    async fn each_call_is_counted_by_its_answer_and_passed_through() {
         let metrics = Arc::new(Metrics::new());
         let provider = CountingProvider::new(
             Scripted {
-                charge: ProviderAnswer::Unknown("timeout".to_owned()),
-                lookup: Ok(Some(charge.clone())),
+                charge: || ProviderAnswer::Unknown(NoAnswer("timeout".into())),
+                lookup: || Ok(Some(charged())),
             },
             Arc::clone(&metrics),
         );
         let capture = capture();
-        assert_eq!(
-            provider.charge("k", &capture, "r").await,
-            ProviderAnswer::Unknown("timeout".to_owned())
-        );
-        assert_eq!(
-            provider.charge("k", &capture, "r").await,
-            ProviderAnswer::Unknown("timeout".to_owned())
-        );
-        assert_eq!(provider.lookup("k").await, Ok(Some(charge.clone())));
+        for _ in 0..2 {
+            assert!(matches!(
+                provider.charge("k", &capture, "r").await,
+                ProviderAnswer::Unknown(reason) if reason.0.to_string() == "timeout"
+            ));
+        }
+        assert!(matches!(provider.lookup("k").await, Ok(Some(found)) if found == charged()));
 
         let definite = CountingProvider::new(
             Scripted {
-                charge: ProviderAnswer::Definite(charge),
-                lookup: Err("reset".to_owned()),
+                charge: || ProviderAnswer::Definite(charged()),
+                lookup: || Err(NoAnswer("reset".into())),
             },
             Arc::clone(&metrics),
         );
@@ -120,7 +121,10 @@ mod tests {
             definite.charge("k", &capture, "r").await,
             ProviderAnswer::Definite(_)
         ));
-        assert_eq!(definite.lookup("k").await, Err("reset".to_owned()));
+        assert!(matches!(
+            definite.lookup("k").await,
+            Err(reason) if reason.0.to_string() == "reset"
+        ));
 
         let text = metrics.render();
         for line in [
@@ -137,6 +141,6 @@ mod tests {
     #[test]
     fn a_definite_none_is_told_apart_from_an_error() {
         assert_eq!(lookup_result(&Ok(None)), "not_found");
-        assert_eq!(lookup_result(&Err(String::new())), "error");
+        assert_eq!(lookup_result(&Err(NoAnswer("reset".into()))), "error");
     }
 }

@@ -3,26 +3,13 @@
 //! `anyhow` is used only here, at the edge, to report why a command could not run.
 
 mod cli;
+mod commands;
 mod config;
-mod consume_task;
 mod counting_provider;
-mod database_config;
-mod events_config;
-mod logging;
-mod payments_config;
 mod provider;
-mod purge_task;
-mod relay_task;
-mod secret;
-mod serve;
 mod signals;
 mod store;
-mod token;
-mod try_it;
-mod worker_command;
-mod worker_report;
-mod worker_spread;
-mod worker_task;
+mod tasks;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -35,15 +22,15 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use clap::Parser;
 
 use crate::cli::{Cli, Command, ConsumerName};
+use crate::config::secret::Secret;
 use crate::config::{DatabaseConfig, ServeConfig};
-use crate::secret::Secret;
 use crate::store::AnyStore;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let lookup = |name: &str| std::env::var_os(name);
-    let _log_writer = match logging::LogFormat::from_lookup(&lookup) {
-        Ok(format) => logging::init(format),
+    let _log_writer = match config::logging::LogFormat::from_lookup(&lookup) {
+        Ok(format) => config::logging::init(format),
         Err(error) => {
             let _ = writeln!(std::io::stderr(), "error: {error}");
             return ExitCode::FAILURE;
@@ -51,15 +38,17 @@ fn main() -> ExitCode {
     };
     let result = match cli.command.unwrap_or(Command::Serve) {
         Command::Token(args) => DatabaseConfig::from_lookup(&lookup)
-            .and_then(|database| secret::token_keys(&lookup, &database))
+            .and_then(|database| config::secret::token_keys(&lookup, &database))
             .map_err(anyhow::Error::from)
             .and_then(|secret| match secret {
-                Secret::Configured(keys) | Secret::Development(keys) => token::mint(&keys, &args),
+                Secret::Configured(keys) | Secret::Development(keys) => {
+                    commands::token::mint(&keys, &args)
+                }
             })
             .and_then(|token| writeln!(std::io::stdout(), "{token}").map_err(anyhow::Error::from)),
         Command::Serve => ServeConfig::from_lookup(&lookup)
             .map_err(anyhow::Error::from)
-            .and_then(|config| runtime()?.block_on(serve::serve(config))),
+            .and_then(|config| runtime()?.block_on(commands::serve::serve(config))),
         Command::Migrate => DatabaseConfig::from_lookup(&lookup)
             .map_err(anyhow::Error::from)
             .and_then(|config| {
@@ -71,8 +60,10 @@ fn main() -> ExitCode {
             .and_then(|(config, retention)| {
                 runtime()?.block_on(async {
                     match store::open(&config).await? {
-                        AnyStore::Mysql(store) => purge_task::purge_once(&store, retention).await,
-                        AnyStore::Sqlite(store) => purge_task::purge_once(&store, retention).await,
+                        AnyStore::Mysql(store) => tasks::purge::purge_once(&store, retention).await,
+                        AnyStore::Sqlite(store) => {
+                            tasks::purge::purge_once(&store, retention).await
+                        }
                     }
                     .map(|_| ())
                 })
@@ -82,10 +73,10 @@ fn main() -> ExitCode {
             let stop = signals::stop_on_signal();
             match store {
                 AnyStore::Mysql(store) => {
-                    relay_task::relay_until(store, &url, &events, None, stop).await
+                    tasks::relay::relay_until(store, &url, &events, None, stop).await
                 }
                 AnyStore::Sqlite(store) => {
-                    relay_task::relay_until(store, &url, &events, None, stop).await
+                    tasks::relay::relay_until(store, &url, &events, None, stop).await
                 }
             }
         }),
@@ -95,15 +86,15 @@ fn main() -> ExitCode {
             let stop = signals::stop_on_signal();
             match store {
                 AnyStore::Mysql(store) => {
-                    consume_task::consume_shipments(store, &events, stop).await
+                    tasks::consume::consume_shipments(store, &events, stop).await
                 }
                 AnyStore::Sqlite(store) => {
-                    consume_task::consume_shipments(store, &events, stop).await
+                    tasks::consume::consume_shipments(store, &events, stop).await
                 }
             }
         }),
-        Command::Worker => worker_command::config(&lookup)
-            .and_then(|config| runtime()?.block_on(worker_command::work(config))),
+        Command::Worker => commands::worker::config(&lookup)
+            .and_then(|config| runtime()?.block_on(commands::worker::work(config))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -118,11 +109,11 @@ fn main() -> ExitCode {
 /// configuration, migrates, then hands the store over.
 fn events_command<F, Fut>(lookup: config::Lookup<'_>, command: F) -> anyhow::Result<()>
 where
-    F: FnOnce(AnyStore, events_config::EventsConfig) -> Fut,
+    F: FnOnce(AnyStore, config::events::EventsConfig) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<()>>,
 {
     let database = DatabaseConfig::from_lookup(lookup)?;
-    let events = events_config::EventsConfig::from_lookup(lookup)?;
+    let events = config::events::EventsConfig::from_lookup(lookup)?;
     events.required_url()?;
     runtime()?.block_on(async {
         let store = store::open_and_migrate(&database).await?;

@@ -5,7 +5,7 @@ use adapters::provider::HttpPaymentProvider;
 use anyhow::Context;
 
 use crate::config::invalid;
-use crate::payments_config::PaymentsConfig;
+use crate::config::payments::PaymentsConfig;
 
 /// The provider client the workers use.
 pub(crate) type Provider = HttpPaymentProvider;

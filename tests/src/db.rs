@@ -1,7 +1,7 @@
 //! A database of its own for every test, on the server the test command prepared.
 
 use adapters::mysql::{MysqlConfig, MysqlStore, ServerInfo};
-use application::{Caller, Coordinator, CoordinatorSettings, Outcome};
+use application::{Caller, Coordinator, CreateRefusal, Outcome};
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Binary, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
@@ -149,11 +149,7 @@ impl TestDb {
     /// A coordinator over this database with default settings.
     #[must_use]
     pub fn coordinator(&self) -> Coordinator<MysqlStore, MysqlStore> {
-        Coordinator::new(
-            self.store.clone(),
-            self.store.clone(),
-            CoordinatorSettings::default(),
-        )
+        crate::coordinator_on(&self.store)
     }
 
     /// Where the test ran, for failure messages.
@@ -295,7 +291,7 @@ impl TestDb {
         caller: &Caller,
         key: &IdempotencyKey,
         order: &NewOrder,
-        outcomes: &[Outcome],
+        outcomes: &[impl std::borrow::Borrow<Outcome<CreateRefusal>>],
     ) {
         let ctx = self.context();
         let ids = self
@@ -311,7 +307,8 @@ impl TestDb {
             .expect("a completed record has a body");
         assert_eq!(order_id_in(stored), ids[0], "stored body vs table ({ctx})");
         for outcome in outcomes {
-            if let Outcome::Executed { response, .. } | Outcome::Replayed { response, .. } = outcome
+            if let Outcome::Executed { response, .. } | Outcome::Replayed { response, .. } =
+                outcome.borrow()
             {
                 assert_eq!(response.body(), stored, "returned body vs stored ({ctx})");
             }

@@ -66,9 +66,24 @@ pub async fn join_all<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
 
 /// How many outcomes are first executions.
 #[must_use]
-pub fn executed_count(outcomes: &[application::Outcome]) -> usize {
+pub fn executed_count<R>(outcomes: &[application::Outcome<R>]) -> usize {
     outcomes
         .iter()
         .filter(|o| matches!(o, application::Outcome::Executed { .. }))
         .count()
+}
+
+/// A coordinator over `store` (for writes and reads alike) with the system clock and
+/// default settings.
+#[must_use]
+pub fn coordinator_on<S>(store: &S) -> application::Coordinator<S, S>
+where
+    S: application::ports::UnitOfWork + application::ports::RecordReader + Clone,
+{
+    application::Coordinator::new(
+        store.clone(),
+        store.clone(),
+        std::sync::Arc::new(adapters::SystemClock),
+        application::CoordinatorSettings::default(),
+    )
 }

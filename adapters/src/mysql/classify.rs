@@ -18,7 +18,7 @@ impl Classify for Mysql {
         matches!(
             error,
             Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
-                if duplicate_key_index(info.message()) == Some(unique.name())
+                if duplicate_key_index(info.message()) == Some(unique.index)
         )
     }
 
@@ -42,19 +42,29 @@ pub fn duplicate_key_index(message: &str) -> Option<&str> {
 /// our statements; a duplicate-entry text, which would echo request values, is dropped.
 #[must_use]
 pub fn store_error(error: Error) -> StoreError {
-    match &error {
-        Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
-            StoreError::Other(format!(
-                "unexpected duplicate on index {}",
-                duplicate_key_index(info.message()).unwrap_or("?")
-            ))
+    match error {
+        Error::DatabaseError(DatabaseErrorKind::UniqueViolation, ref info) => {
+            StoreError::Other(Box::new(UnexpectedDuplicate(
+                duplicate_key_index(info.message())
+                    .unwrap_or("?")
+                    .to_owned(),
+            )))
         }
-        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => StoreError::ConnectionLost,
-        Error::DatabaseError(_, info) => classify_message(info.message()),
-        Error::BrokenTransactionManager => StoreError::ConnectionLost,
-        other => StoreError::Other(other.to_string()),
+        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)
+        | Error::BrokenTransactionManager => StoreError::ConnectionLost,
+        Error::DatabaseError(_, ref info) => match classify_message(info.message()) {
+            Some(classified) => classified,
+            None => StoreError::Other(Box::new(error)),
+        },
+        other => StoreError::Other(Box::new(other)),
     }
 }
+
+/// A duplicate on an index that means nothing to the caller: only the index is kept, since
+/// the server's text quotes the duplicate values.
+#[derive(Debug, thiserror::Error)]
+#[error("unexpected duplicate on index {0}")]
+struct UnexpectedDuplicate(String);
 
 /// Classifies a failed COMMIT. A deadlock there (1213; a Galera certification failure,
 /// never plain InnoDB) means the server rolled the transaction back: nothing committed,
@@ -73,8 +83,8 @@ pub fn commit_error(error: Error) -> CommitError {
     }
 }
 
-/// The texts of lock waits, deadlocks and broken connections.
-fn classify_message(message: &str) -> StoreError {
+/// The texts of lock waits, deadlocks and broken connections; `None` for any other.
+fn classify_message(message: &str) -> Option<StoreError> {
     const CONNECTION_LOST: [&str; 7] = [
         "Input/output error",
         "Connection to the server is closed",
@@ -87,22 +97,22 @@ fn classify_message(message: &str) -> StoreError {
         "WSREP has not yet prepared node for application use",
     ];
     if message.starts_with("Lock wait timeout exceeded") {
-        StoreError::LockWaitTimeout
+        Some(StoreError::LockWaitTimeout)
     } else if message.starts_with("Deadlock found when trying to get lock") {
-        StoreError::Deadlock
+        Some(StoreError::Deadlock)
     } else if CONNECTION_LOST.iter().any(|text| message.contains(text)) {
-        StoreError::ConnectionLost
+        Some(StoreError::ConnectionLost)
     } else {
-        StoreError::Other(message.to_owned())
+        None
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use application::ports::{InsertOrderError, InsertRecordError};
+    use application::ports::InsertRecordError;
 
     use super::*;
-    use crate::sql::classify::{order_insert_error, record_insert_error};
+    use crate::sql::classify::record_insert_error;
 
     fn db_error(kind: DatabaseErrorKind, message: &str) -> Error {
         Error::DatabaseError(kind, Box::new(message.to_owned()))
@@ -154,40 +164,13 @@ mod tests {
     }
 
     #[test]
-    fn the_orders_unique_index_is_a_client_order_ref_conflict_only_on_the_order_insert() {
-        let text = "Duplicate entry '1-REF-1' for key 'uq_orders_tenant_client_order_ref'";
-        assert!(matches!(
-            order_insert_error::<Mysql>(unique(text)),
-            InsertOrderError::ClientOrderRefTaken
-        ));
-        assert!(matches!(
-            record_insert_error::<Mysql>(unique(text)),
-            InsertRecordError::Store(StoreError::Other(_))
-        ));
-        let qualified =
-            "Duplicate entry '1-REF-1' for key 'orders.uq_orders_tenant_client_order_ref'";
-        assert!(matches!(
-            order_insert_error::<Mysql>(unique(qualified)),
-            InsertOrderError::ClientOrderRefTaken
-        ));
-    }
-
-    #[test]
-    fn the_scope_key_index_is_not_a_client_order_ref_conflict() {
-        let error = unique("Duplicate entry 'k' for key 'uq_api_idempotency_scope_key'");
-        assert!(matches!(
-            order_insert_error::<Mysql>(error),
-            InsertOrderError::Store(StoreError::Other(_))
-        ));
-    }
-
-    #[test]
     fn an_unexpected_duplicate_does_not_echo_the_duplicate_value() {
-        let StoreError::Other(text) =
+        let StoreError::Other(cause) =
             store_error(unique("Duplicate entry 'SECRET' for key 'PRIMARY'"))
         else {
             panic!("expected Other");
         };
+        let text = application::ErrorChain(cause.as_ref()).to_string();
         assert!(!text.contains("SECRET"), "{text}");
     }
 

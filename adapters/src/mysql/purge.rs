@@ -6,7 +6,6 @@ use diesel::sql_types::{Datetime, Integer, Unsigned};
 use diesel_async::RunQueryDsl;
 
 use super::classify::store_error;
-use super::deadline::bounded;
 use super::store::MysqlStore;
 
 impl RecordPurger for MysqlStore {
@@ -33,16 +32,15 @@ pub(super) async fn delete_batch(
     at: DateTime<Utc>,
     limit: u32,
 ) -> Result<u64, StoreError> {
-    let deadline = store.deadline();
-    let mut conn = store.connection(deadline).await?;
-    let delete = diesel::sql_query(sql)
-        .bind::<Datetime, _>(at.naive_utc())
-        .bind::<Unsigned<Integer>, _>(limit)
-        .execute(&mut conn);
-    let deleted = bounded(deadline, "purge batch", async {
-        delete.await.map(|rows| rows as u64).map_err(store_error)
-    })
-    .await;
-    super::store::release(conn, &deleted);
-    deleted
+    store
+        .with_connection("purge batch", async |conn| {
+            diesel::sql_query(sql)
+                .bind::<Datetime, _>(at.naive_utc())
+                .bind::<Unsigned<Integer>, _>(limit)
+                .execute(conn)
+                .await
+                .map(|rows| rows as u64)
+                .map_err(store_error)
+        })
+        .await
 }

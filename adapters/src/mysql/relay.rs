@@ -2,18 +2,15 @@
 //! relays in several processes take disjoint batches, and a relay that dies releases its
 //! batch with its connection (the server rolls the claim back).
 
-use application::ports::{
-    OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, RecordTx, StoreError,
-};
+use application::ports::{OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, StoreError};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use uuid::Uuid;
 
 use super::classify::store_error;
-use super::deadline::bounded;
 use super::purge::delete_batch;
-use super::store::{MysqlStore, release};
+use super::store::MysqlStore;
 use super::transaction::MysqlTx;
 use crate::sql::outbox::{self, PendingRow};
 
@@ -34,17 +31,16 @@ impl OutboxRelayStore for MysqlStore {
     async fn claim(&self, limit: usize) -> Result<MysqlClaim, StoreError> {
         let mut tx = self.begin_with(Some(CLAIM_ISOLATION)).await?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let deadline = tx.deadline();
-        let read = bounded(deadline, "outbox claim", async {
-            outbox::pending_events(limit)
-                .for_update()
-                .skip_locked()
-                .load::<PendingRow>(tx.conn()?)
-                .await
-                .map_err(store_error)
-        })
-        .await;
-        let rows = tx.settle(read)?;
+        let rows = tx
+            .run("outbox claim", async |conn, _| {
+                outbox::pending_events(limit)
+                    .for_update()
+                    .skip_locked()
+                    .load::<PendingRow>(conn)
+                    .await
+                    .map_err(store_error)
+            })
+            .await?;
         let events = rows
             .into_iter()
             .map(PendingRow::into_event)
@@ -53,16 +49,10 @@ impl OutboxRelayStore for MysqlStore {
     }
 
     async fn pending(&self) -> Result<PendingSummary, StoreError> {
-        let deadline = self.deadline();
-        let mut conn = self.connection(deadline).await?;
-        let summary = bounded(
-            deadline,
-            "outbox summary",
-            outbox::pending_summary(&mut *conn),
-        )
-        .await;
-        release(conn, &summary);
-        summary
+        self.with_connection("outbox summary", async |conn| {
+            outbox::pending_summary(conn).await
+        })
+        .await
     }
 
     /// Walks the `(published_at, id)` index from the oldest publication; pending rows
@@ -94,18 +84,15 @@ impl OutboxClaim for MysqlClaim {
         failed: &[Uuid],
         now: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        let deadline = self.tx.deadline();
-        let marked = bounded(
-            deadline,
-            "outbox marking",
-            outbox::settle(self.tx.conn()?, published, failed, now.naive_utc()),
-        )
-        .await;
-        self.tx.settle(marked)?;
+        self.tx
+            .run("outbox marking", async |conn, _| {
+                outbox::settle(conn, published, failed, now.naive_utc()).await
+            })
+            .await?;
         // A commit whose answer is lost leaves the marks unknown: the events are sent
         // again at worst, which the broker's dedup and the inbox absorb.
         self.tx
-            .commit()
+            .commit_transaction()
             .await
             .map_err(|_| StoreError::ConnectionLost)
     }

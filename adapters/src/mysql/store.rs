@@ -4,8 +4,13 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use application::ports::StoreError;
-use diesel::QueryableByName;
+use diesel::deserialize::FromSqlRow;
+use diesel::expression::QueryMetadata;
+use diesel::mysql::Mysql;
+use diesel::query_builder::{Query, QueryFragment, QueryId};
+use diesel::query_dsl::CompatibleType;
 use diesel::sql_types::{BigInt, Text};
+use diesel::{OptionalExtension, QueryableByName};
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
@@ -13,6 +18,8 @@ use diesel_async::pooled_connection::{
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 use tokio::time::Instant;
 
+use super::causal::CausalRead;
+use super::classify::store_error;
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::nodes::{first_answering_node, is_galera_node, node_urls};
@@ -221,58 +228,83 @@ impl MysqlStore {
         }
     }
 
+    /// Runs `work` on a connection checked out under one deadline (`statement` names it in
+    /// the log), then gives the connection back, or discards it when its state is unknown
+    /// (the deadline passed, or it broke).
+    pub(crate) async fn with_connection<T>(
+        &self,
+        statement: &'static str,
+        work: impl AsyncFnOnce(&mut AsyncMysqlConnection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let deadline = self.deadline();
+        let mut conn = self.connection(deadline).await?;
+        let result = bounded(deadline, statement, work(&mut conn)).await;
+        release(conn, &result);
+        result
+    }
+
+    /// The row `query` finds, converted by `convert`; on a Galera node the read first
+    /// waits for every write set committed in the cluster, so a row committed through
+    /// another node a moment ago is found.
+    pub(crate) async fn find_one<Q, Row, V, ST>(
+        &self,
+        statement: &'static str,
+        query: Q,
+        convert: fn(Row) -> Result<V, StoreError>,
+    ) -> Result<Option<V>, StoreError>
+    where
+        Q: Query + QueryFragment<Mysql> + QueryId + Send,
+        Q::SqlType: CompatibleType<Row, Mysql, SqlType = ST>,
+        Mysql: QueryMetadata<Q::SqlType>,
+        Row: FromSqlRow<ST, Mysql> + Send + 'static,
+        ST: 'static,
+    {
+        let causal = self.causal_reads();
+        self.with_connection(statement, async |conn| {
+            let row: Option<Row> = if causal {
+                CausalRead(query).get_result(conn).await
+            } else {
+                query.get_result(conn).await
+            }
+            .optional()
+            .map_err(store_error)?;
+            row.map(convert).transpose()
+        })
+        .await
+    }
+
     /// Version, isolation level and lock wait setting, as a connection of this pool sees them.
     ///
     /// # Errors
     /// Any [`StoreError`].
     pub async fn server_info(&self) -> Result<ServerInfo, StoreError> {
-        let deadline = self.deadline();
-        let mut conn = self.connection(deadline).await?;
-        // MySQL 8 and MariaDB 11.1+ name the variable `transaction_isolation`; older
-        // MariaDB only `tx_isolation`.
-        let mut last_error = StoreError::Other("no isolation variable".to_owned());
-        for variable in ["transaction_isolation", "tx_isolation"] {
-            let query = format!(
+        let ask = |variable: &str| {
+            diesel::sql_query(format!(
                 "SELECT VERSION() AS version, @@SESSION.{variable} AS isolation, \
                  CAST(@@SESSION.innodb_lock_wait_timeout AS SIGNED) AS lock_wait_timeout_secs"
-            );
-            let read = async {
-                diesel::sql_query(query)
-                    .get_result(&mut conn)
+            ))
+        };
+        self.with_connection("server info", async |conn| {
+            // MySQL 8 and MariaDB 11.1+ name the variable `transaction_isolation`; older
+            // MariaDB only `tx_isolation`.
+            match ask("transaction_isolation").get_result(conn).await {
+                Ok(info) => Ok(info),
+                Err(_) => ask("tx_isolation")
+                    .get_result(conn)
                     .await
-                    .map_err(super::classify::store_error)
-            };
-            match bounded(deadline, "server info", read).await {
-                Ok(info) => return Ok(info),
-                Err(StoreError::Timeout) => {
-                    last_error = StoreError::Timeout;
-                    break;
-                }
-                Err(error) => last_error = error,
+                    .map_err(store_error),
             }
-        }
-        let failed = Err(last_error);
-        release(conn, &failed);
-        failed
+        })
+        .await
     }
 
     /// Whether the database answers a trivial query (for readiness).
     pub async fn ping(&self) -> bool {
-        let deadline = self.deadline();
-        let Ok(mut conn) = self.connection(deadline).await else {
-            return false;
-        };
-        let answered = bounded(deadline, "readiness probe", async {
-            conn.batch_execute("SELECT 1")
-                .await
-                .map_err(super::classify::store_error)
+        self.with_connection("readiness probe", async |conn| {
+            conn.batch_execute("SELECT 1").await.map_err(store_error)
         })
         .await
-        .is_ok();
-        if !answered {
-            conn.detach();
-        }
-        answered
+        .is_ok()
     }
 }
 
@@ -280,7 +312,7 @@ impl MysqlStore {
 /// pool, so the next checkout opens a fresh one instead of failing on the same dead socket
 /// (fast recycling does not test idle connections) or reading a late answer meant for
 /// another statement.
-pub(super) fn release<T>(conn: PooledConnection, result: &Result<T, StoreError>) {
+fn release<T>(conn: PooledConnection, result: &Result<T, StoreError>) {
     if matches!(
         result,
         Err(StoreError::ConnectionLost | StoreError::Timeout)

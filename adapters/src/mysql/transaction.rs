@@ -1,17 +1,11 @@
 //! The unit of work: one pooled connection holding one open transaction.
 
-use application::ports::{
-    AcceptCaptureError, CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError,
-    NewCapture, NewEvent, NewRecord, NewShipment, OperationWriter, OrderRepository, OutboxWriter,
-    RecordTx, ShipmentRepository, StoreError, UnitOfWork,
-};
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
+use application::ports::{CommitError, StoreError, UnitOfWork};
 use diesel_async::{
     AsyncConnection, AsyncMysqlConnection, SimpleAsyncConnection, TransactionManager,
 };
-use domain::{Completion, NewOrder, OrderId, RecordId, TenantId};
 use tokio::time::{Instant, timeout_at};
 
 use super::classify::{commit_error, store_error};
@@ -19,8 +13,6 @@ use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
 use crate::sql::tx_connection::{Detach, TxConnection};
-use crate::sql::{accept_capture, inbox, orders, outbox, records};
-use uuid::Uuid;
 
 type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
 
@@ -35,51 +27,24 @@ pub struct MysqlTx {
 }
 
 impl MysqlTx {
-    pub(super) fn conn(&mut self) -> Result<&mut AsyncMysqlConnection, StoreError> {
-        self.conn.get()
-    }
-
-    /// When a statement starting now must be done.
-    pub(super) fn deadline(&self) -> Instant {
-        Instant::now() + self.timeout
-    }
-
-    /// Passes a statement's result on; after one that ran out of time, discards the
-    /// connection first, so the rollback that follows sends nothing on it.
-    pub(super) fn settle<T, E: TimedOut>(&mut self, result: Result<T, E>) -> Result<T, E> {
-        if result.as_ref().is_err_and(TimedOut::timed_out) {
-            self.conn.discard();
+    /// Runs one statement of the transaction under its own deadline (`statement` names it
+    /// in the log). Past the deadline the connection is discarded at once, so the
+    /// rollback that follows sends nothing on it.
+    pub(crate) async fn run<T, E: From<StoreError>>(
+        &mut self,
+        statement: &'static str,
+        work: impl AsyncFnOnce(&mut AsyncMysqlConnection, InsertIds) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let deadline = Instant::now() + self.timeout;
+        let ids = self.ids;
+        let answered = timeout_at(deadline, work(self.conn.get()?, ids)).await;
+        match answered {
+            Ok(result) => result,
+            Err(_elapsed) => {
+                self.conn.discard();
+                Err(timed_out(statement).into())
+            }
         }
-        result
-    }
-}
-
-/// Whether an error says the statement's deadline passed.
-pub(super) trait TimedOut {
-    fn timed_out(&self) -> bool;
-}
-
-impl TimedOut for StoreError {
-    fn timed_out(&self) -> bool {
-        matches!(self, Self::Timeout)
-    }
-}
-
-impl TimedOut for InsertRecordError {
-    fn timed_out(&self) -> bool {
-        matches!(self, Self::Store(StoreError::Timeout))
-    }
-}
-
-impl TimedOut for AcceptCaptureError {
-    fn timed_out(&self) -> bool {
-        matches!(self, Self::Store(StoreError::Timeout))
-    }
-}
-
-impl TimedOut for InsertOrderError {
-    fn timed_out(&self) -> bool {
-        matches!(self, Self::Store(StoreError::Timeout))
     }
 }
 
@@ -119,37 +84,13 @@ impl MysqlStore {
     }
 }
 
-impl RecordTx for MysqlTx {
-    async fn insert_processing(
-        &mut self,
-        record: &NewRecord,
-    ) -> Result<RecordId, InsertRecordError> {
-        let (deadline, ids) = (self.deadline(), self.ids);
-        let inserted = bounded(
-            deadline,
-            "record insert",
-            records::insert_processing(self.conn()?, ids, record),
-        )
-        .await;
-        self.settle(inserted)
-    }
-
-    async fn complete(&mut self, id: RecordId, completion: &Completion) -> Result<u64, StoreError> {
-        let deadline = self.deadline();
-        let completed = bounded(
-            deadline,
-            "record completion",
-            records::complete(self.conn()?, id, completion),
-        )
-        .await;
-        self.settle(completed)
-    }
-
-    async fn commit(mut self) -> Result<(), CommitError> {
+impl MysqlTx {
+    /// Commits; after any failure the connection is discarded.
+    pub(crate) async fn commit_transaction(mut self) -> Result<(), CommitError> {
         let Some(mut conn) = self.conn.take() else {
             return Err(CommitError::CommitOutcomeUnknown);
         };
-        let deadline = self.deadline();
+        let deadline = Instant::now() + self.timeout;
         match timeout_at(deadline, Manager::commit_transaction(&mut *conn)).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(error)) => {
@@ -166,11 +107,12 @@ impl RecordTx for MysqlTx {
         }
     }
 
-    async fn rollback(mut self) -> Result<(), StoreError> {
+    /// Rolls back; after a failure the connection is discarded.
+    pub(crate) async fn rollback_transaction(mut self) -> Result<(), StoreError> {
         let Some(mut conn) = self.conn.take() else {
             return Ok(());
         };
-        let deadline = self.deadline();
+        let deadline = Instant::now() + self.timeout;
         let rolled_back = bounded(deadline, "rollback", async {
             Manager::rollback_transaction(&mut *conn)
                 .await
@@ -183,80 +125,5 @@ impl RecordTx for MysqlTx {
                 Err(error)
             }
         }
-    }
-}
-
-impl OrderRepository for MysqlTx {
-    async fn insert_order(
-        &mut self,
-        tenant: TenantId,
-        order: &NewOrder,
-        created_at: DateTime<Utc>,
-    ) -> Result<OrderId, InsertOrderError> {
-        let (deadline, ids) = (self.deadline(), self.ids);
-        let inserted = bounded(
-            deadline,
-            "order insert",
-            orders::insert(self.conn()?, ids, tenant, order, created_at),
-        )
-        .await;
-        self.settle(inserted)
-    }
-}
-
-impl OperationWriter for MysqlTx {
-    async fn accept_capture(&mut self, capture: &NewCapture) -> Result<(), AcceptCaptureError> {
-        let deadline = self.deadline();
-        let accepted = bounded(
-            deadline,
-            "operation insert",
-            accept_capture::accept(self.conn()?, capture),
-        )
-        .await;
-        self.settle(accepted)
-    }
-}
-
-impl OutboxWriter for MysqlTx {
-    async fn add_event(&mut self, event: &NewEvent) -> Result<(), StoreError> {
-        let deadline = self.deadline();
-        let added = bounded(
-            deadline,
-            "outbox insert",
-            outbox::insert_event(self.conn()?, event),
-        )
-        .await;
-        self.settle(added)
-    }
-}
-
-impl InboxTx for MysqlTx {
-    async fn record_delivery(
-        &mut self,
-        consumer: &'static str,
-        event: Uuid,
-        at: DateTime<Utc>,
-    ) -> Result<Delivery, StoreError> {
-        let deadline = self.deadline();
-        let recorded = bounded(
-            deadline,
-            "inbox insert",
-            inbox::record_delivery(self.conn()?, consumer, &event, at.naive_utc()),
-        )
-        .await;
-        self.settle(recorded)
-    }
-}
-
-impl ShipmentRepository for MysqlTx {
-    async fn insert_shipment(&mut self, shipment: &NewShipment) -> Result<(), StoreError> {
-        let deadline = self.deadline();
-        let inserted = bounded(
-            deadline,
-            "shipment insert",
-            inbox::insert_shipment(self.conn()?, shipment),
-        )
-        .await;
-        self.settle(inserted)
     }
 }

@@ -35,11 +35,7 @@ impl EventPublisher for NatsPublisher {
         publish_batch(&self.js, &messages, self.ack_timeout)
             .await
             .into_iter()
-            .map(|result| {
-                result
-                    .map(|_ack| ())
-                    .map_err(|e| PublishError(e.to_string()))
-            })
+            .map(|result| result.map(|_ack| ()).map_err(|e| PublishError(Box::new(e))))
             .collect()
     }
 }

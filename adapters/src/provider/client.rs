@@ -3,13 +3,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use application::ports::{Charge, ProviderAnswer};
+use application::ports::{Charge, NoAnswer, ProviderAnswer};
 use domain::PaymentCapture;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, Response, StatusCode, Url, redirect};
 
 use super::config::{ProviderConfigError, charges_url, checked_timeout};
-use super::outcome::{Exchange, charge_answer, lookup_answer, transport_reason};
+use super::outcome::{Exchange, Failure, charge_answer, lookup_answer, transport_failure};
 use super::tls::client_config;
 use super::wire::ChargeRequest;
 
@@ -86,7 +86,7 @@ impl HttpPaymentProvider {
         };
         let body = match serde_json::to_vec(&body) {
             Ok(body) => body,
-            Err(e) => return ProviderAnswer::Unknown(format!("request not encoded: {e}")),
+            Err(e) => return ProviderAnswer::Unknown(Failure::NotEncoded(e).into()),
         };
         let request = self
             .client
@@ -97,12 +97,12 @@ impl HttpPaymentProvider {
             .body(body);
         match exchange(request.send().await, &[StatusCode::OK, StatusCode::CREATED]).await {
             Ok(exchange) => charge_answer(&exchange),
-            Err(reason) => ProviderAnswer::Unknown(reason),
+            Err(failure) => ProviderAnswer::Unknown(failure.into()),
         }
     }
 
     /// `GET /v1/charges?idempotency_key=key`.
-    pub(super) async fn get_charge(&self, key: &str) -> Result<Option<Charge>, String> {
+    pub(super) async fn get_charge(&self, key: &str) -> Result<Option<Charge>, NoAnswer> {
         let mut url = self.charges.as_ref().clone();
         url.query_pairs_mut().append_pair("idempotency_key", key);
         let request = self.client.get(url).header(ACCEPT, "application/json");
@@ -115,18 +115,19 @@ impl HttpPaymentProvider {
 async fn exchange(
     sent: Result<Response, reqwest::Error>,
     read_for: &[StatusCode],
-) -> Result<Exchange, String> {
-    let mut response = sent.map_err(transport_reason)?;
+) -> Result<Exchange, Failure> {
+    let mut response = sent.map_err(transport_failure)?;
     let status = response.status();
     if !read_for.contains(&status) {
         return Ok(Exchange { status, body: None });
     }
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(transport_reason)? {
+    while let Some(chunk) = response.chunk().await.map_err(transport_failure)? {
         if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(format!(
-                "provider answered {status} with a body over {MAX_BODY_BYTES} bytes"
-            ));
+            return Err(Failure::TooLarge {
+                status,
+                limit: MAX_BODY_BYTES,
+            });
         }
         body.extend_from_slice(&chunk);
     }

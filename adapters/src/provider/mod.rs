@@ -1,4 +1,4 @@
-//! The payment provider over HTTP (contract §7): `POST /v1/charges` under an
+//! The payment provider over HTTP: `POST /v1/charges` under an
 //! `Idempotency-Key`, and `GET /v1/charges?idempotency_key=K` to resolve an attempt whose
 //! outcome is unknown.
 //!
@@ -14,7 +14,7 @@ mod outcome;
 mod tls;
 mod wire;
 
-use application::ports::{Charge, PaymentProvider, ProviderAnswer};
+use application::ports::{Charge, NoAnswer, PaymentProvider, ProviderAnswer};
 use domain::PaymentCapture;
 
 pub use client::HttpPaymentProvider;
@@ -25,7 +25,7 @@ impl PaymentProvider for HttpPaymentProvider {
         self.post_charge(key, input, reference).await
     }
 
-    async fn lookup(&self, key: &str) -> Result<Option<Charge>, String> {
+    async fn lookup(&self, key: &str) -> Result<Option<Charge>, NoAnswer> {
         self.get_charge(key).await
     }
 }

@@ -1,11 +1,10 @@
-//! How an HTTP exchange with the provider becomes an answer (contract §7).
+//! How an HTTP exchange with the provider becomes an answer
+//! (`docs/long-running-operations.md#the-payment-provider`).
 //!
 //! Only a parseable `200`/`201` is definite. Reasons name the status or the transport
 //! failure and never the key, the URL (its query holds the key) or a body.
 
-use std::error::Error as _;
-
-use application::ports::{Charge, ProviderAnswer};
+use application::ports::{Charge, NoAnswer, ProviderAnswer};
 use reqwest::StatusCode;
 
 use super::wire::parse_charge;
@@ -17,38 +16,72 @@ pub(super) struct Exchange {
     pub(super) body: Option<Vec<u8>>,
 }
 
+/// Why the provider gave no definite answer. It names the status or the transport
+/// failure, never the key, the URL (its query holds the key) or a body.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Failure {
+    /// A status that is no answer.
+    #[error("provider answered {0}")]
+    Status(StatusCode),
+    /// A success whose body is not a charge.
+    #[error("provider answered {0} with a body that is not a charge")]
+    NotACharge(StatusCode),
+    /// A success whose body is too large to be a charge.
+    #[error("provider answered {status} with a body over {limit} bytes")]
+    TooLarge {
+        /// The status.
+        status: StatusCode,
+        /// The largest body read.
+        limit: usize,
+    },
+    /// Our request was refused: a bug or a configuration error on our side, not a decline.
+    #[error("provider refused the request: {0}")]
+    Refused(StatusCode),
+    /// No HTTP answer: `kind` says how (timeout, connect failed, ...).
+    #[error("{kind}")]
+    Transport {
+        /// Timeout, connect, reading the answer, ...
+        kind: &'static str,
+        /// reqwest's error, with the URL removed.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The request could not be written.
+    #[error("request not encoded")]
+    NotEncoded(#[source] serde_json::Error),
+}
+
+impl From<Failure> for NoAnswer {
+    fn from(failure: Failure) -> Self {
+        NoAnswer(Box::new(failure))
+    }
+}
+
 /// The answer to `POST /v1/charges`.
 pub(super) fn charge_answer(exchange: &Exchange) -> ProviderAnswer {
     let status = exchange.status;
-    match status {
+    let failure = match status {
         StatusCode::OK | StatusCode::CREATED => {
             match exchange.body.as_deref().and_then(parse_charge) {
-                Some(charge) => ProviderAnswer::Definite(charge),
-                None => ProviderAnswer::Unknown(format!(
-                    "provider answered {status} with a body that is not a charge"
-                )),
+                Some(charge) => return ProviderAnswer::Definite(charge),
+                None => Failure::NotACharge(status),
             }
         }
         // The key is being processed, or we are being throttled: the charge may exist.
-        StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS => {
-            ProviderAnswer::Unknown(format!("provider answered {status}"))
-        }
-        _ if status.is_server_error() => {
-            ProviderAnswer::Unknown(format!("provider answered {status}"))
-        }
+        StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS => Failure::Status(status),
         _ if status.is_client_error() => {
-            // Our request was refused: a bug or a configuration error on our side, not a
-            // decline. The operation stays unresolved for the retries and a person.
+            // The operation stays unresolved for the retries and a person.
             tracing::warn!(%status, "payment provider refused a charge request");
-            ProviderAnswer::Unknown(format!("provider refused the request: {status}"))
+            Failure::Refused(status)
         }
-        _ => ProviderAnswer::Unknown(format!("provider answered an unexpected {status}")),
-    }
+        _ => Failure::Status(status),
+    };
+    ProviderAnswer::Unknown(failure.into())
 }
 
 /// The answer to `GET /v1/charges?idempotency_key=K`: `200` is the charge, `404` a definite
 /// "none", anything else no answer.
-pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Charge>, String> {
+pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Charge>, NoAnswer> {
     let status = exchange.status;
     match status {
         StatusCode::OK => exchange
@@ -56,20 +89,21 @@ pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Charge>, Strin
             .as_deref()
             .and_then(parse_charge)
             .map(Some)
-            .ok_or_else(|| format!("provider answered {status} with a body that is not a charge")),
+            .ok_or_else(|| Failure::NotACharge(status).into()),
         StatusCode::NOT_FOUND => Ok(None),
         _ => {
             if status.is_client_error() && status != StatusCode::TOO_MANY_REQUESTS {
                 tracing::warn!(%status, "payment provider refused a charge lookup");
             }
-            Err(format!("provider answered {status}"))
+            Err(Failure::Status(status).into())
         }
     }
 }
 
-/// Why a call got no HTTP answer: the kind (timeout, connect, ...) and the chain of causes
-/// (for example "connection closed before message completed"), without the URL.
-pub(super) fn transport_reason(err: reqwest::Error) -> String {
+/// Why a call got no HTTP answer: the kind (timeout, connect, ...) and reqwest's error,
+/// whose causes say more (for example "connection closed before message completed"),
+/// without the URL.
+pub(super) fn transport_failure(err: reqwest::Error) -> Failure {
     let kind = if err.is_timeout() {
         "timeout"
     } else if err.is_connect() {
@@ -81,15 +115,10 @@ pub(super) fn transport_reason(err: reqwest::Error) -> String {
     } else {
         "transport failed"
     };
-    let err = err.without_url();
-    let mut reason = kind.to_owned();
-    let mut cause: Option<&dyn std::error::Error> = err.source();
-    while let Some(next) = cause {
-        reason.push_str(": ");
-        reason.push_str(&next.to_string());
-        cause = next.source();
+    Failure::Transport {
+        kind,
+        source: err.without_url(),
     }
-    reason
 }
 
 #[cfg(test)]
@@ -132,7 +161,7 @@ mod tests {
     #[test]
     fn lookup_knows_found_and_not_found_only() {
         assert!(matches!(lookup_answer(&exchange(200, CHARGE)), Ok(Some(c)) if c.id == "ch_1"));
-        assert_eq!(lookup_answer(&exchange(404, "")), Ok(None));
+        assert!(matches!(lookup_answer(&exchange(404, "")), Ok(None)));
         assert!(lookup_answer(&exchange(200, "nope")).is_err());
         for status in [201, 400, 409, 429, 500, 503] {
             assert!(
@@ -147,6 +176,7 @@ mod tests {
         let secret = r#"{"id":"ch_secret","status":"pending"}"#;
         for status in [200, 201, 400, 500] {
             if let ProviderAnswer::Unknown(reason) = charge_answer(&exchange(status, secret)) {
+                let reason = application::ErrorChain(&reason).to_string();
                 assert!(!reason.contains("secret"), "{reason}");
             }
         }

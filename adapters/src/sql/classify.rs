@@ -1,32 +1,28 @@
 //! Sorting errors into the ports' variants: the rules are the same for both stores, only
 //! the texts that say which error it was differ (each store's `classify` reads them).
 
-use application::ports::{InsertOrderError, InsertRecordError, StoreError};
+use application::ports::{InsertRecordError, StoreError};
+use application::{Refusal, StepError};
 use diesel::backend::Backend;
 use diesel::result::Error;
 
-/// The unique constraints whose violation is an answer to the caller, not a failure. Both
-/// stores' migrations give each the same name.
+/// A unique constraint whose violation is an answer to the caller, not a failure, as each
+/// store names it: MySQL by the index, SQLite by the message that lists its columns.
+/// Each operation defines its own beside its SQL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Unique {
-    /// `(tenant, actor, operation, key)`: the key is already registered.
-    ScopeKey,
-    /// `(tenant, clientOrderRef)`: one order per client reference.
-    ClientOrderRef,
-    /// `(tenant, order)` while a capture is pending or succeeded: one such per order.
-    ActiveCapture,
+pub(crate) struct Unique {
+    /// The index's name in `migrations/mysql`.
+    pub(crate) index: &'static str,
+    /// SQLite's whole message for a violation (`UNIQUE constraint failed: t.a, t.b`).
+    pub(crate) sqlite_message: &'static str,
 }
 
-impl Unique {
-    /// The constraint's name in both stores' migrations.
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            Self::ScopeKey => "uq_api_idempotency_scope_key",
-            Self::ClientOrderRef => "uq_orders_tenant_client_order_ref",
-            Self::ActiveCapture => "uq_operations_active_order",
-        }
-    }
-}
+/// `(tenant, actor, operation, key)`: the key is already registered.
+pub(crate) const SCOPE_KEY: Unique = Unique {
+    index: "uq_api_idempotency_scope_key",
+    sqlite_message: "UNIQUE constraint failed: api_idempotency.tenant_id, \
+        api_idempotency.actor_id, api_idempotency.operation, api_idempotency.idempotency_key",
+};
 
 /// How a backend's errors read: implemented by each store for its diesel backend.
 pub(crate) trait Classify: Backend + 'static {
@@ -39,18 +35,22 @@ pub(crate) trait Classify: Backend + 'static {
 
 /// Classifies an error of the record insert.
 pub(crate) fn record_insert_error<B: Classify>(error: Error) -> InsertRecordError {
-    if B::violates(&error, Unique::ScopeKey) {
+    if B::violates(&error, SCOPE_KEY) {
         InsertRecordError::KeyAlreadyRegistered
     } else {
         InsertRecordError::Store(B::store_error(error))
     }
 }
 
-/// Classifies an error of the order insert.
-pub(crate) fn order_insert_error<B: Classify>(error: Error) -> InsertOrderError {
-    if B::violates(&error, Unique::ClientOrderRef) {
-        InsertOrderError::ClientOrderRefTaken
+/// `refusal` for a violation of `unique`; any other error classified.
+pub(crate) fn refused_on<B: Classify, R: Refusal>(
+    error: Error,
+    unique: Unique,
+    refusal: R,
+) -> StepError<R> {
+    if B::violates(&error, unique) {
+        StepError::Rejected(refusal)
     } else {
-        InsertOrderError::Store(B::store_error(error))
+        StepError::Store(B::store_error(error))
     }
 }

@@ -12,6 +12,7 @@ use diesel_async::RunQueryDsl;
 use domain::{Amount, Currency, Generation, LeaseView, OrderId, OwnerId, PaymentCapture, TenantId};
 use uuid::Uuid;
 
+use super::bad_value::bad_row;
 use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::operations::PENDING;
@@ -36,7 +37,7 @@ pub(crate) struct DueRow {
 impl DueRow {
     /// The port's view; a row that breaks the domain's rules is corrupt and says so.
     pub(crate) fn into_due(self) -> Result<DueOperation, StoreError> {
-        let corrupt = |what: &str| StoreError::Other(format!("operation row: bad {what}"));
+        let corrupt = |column| bad_row("operations", column);
         let holder = match (self.lease_owner, self.lease_expires_at) {
             (Some(owner), Some(expires)) => Some((
                 String::from_utf8(owner)

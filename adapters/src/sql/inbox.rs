@@ -1,13 +1,14 @@
 //! SQL of the inbox and of the shipments consumer's table.
 
-use application::ports::{Delivery, NewShipment, StoreError};
-use chrono::NaiveDateTime;
+use application::ports::{Delivery, InboxTx, NewShipment, ShipmentRepository, StoreError};
+use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::dsl::{self, Values};
 use diesel::prelude::*;
 use diesel::query_builder::QueryFragment;
 use diesel_async::RunQueryDsl;
 use uuid::Uuid;
 
+use super::both_stores::for_both_transactions;
 use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::rows::to_i64;
@@ -100,4 +101,29 @@ where
         .await
         .map_err(C::Backend::store_error)?;
     Ok(())
+}
+
+for_both_transactions! {
+    impl InboxTx {
+        async fn record_delivery(
+            &mut self,
+            consumer: &'static str,
+            event: Uuid,
+            at: DateTime<Utc>,
+        ) -> Result<Delivery, StoreError> {
+            self.run("inbox insert", async |conn, _| {
+                record_delivery(conn, consumer, &event, at.naive_utc()).await
+            })
+            .await
+        }
+    }
+}
+
+for_both_transactions! {
+    impl ShipmentRepository {
+        async fn insert_shipment(&mut self, shipment: &NewShipment) -> Result<(), StoreError> {
+            self.run("shipment insert", async |conn, _| insert_shipment(conn, shipment).await)
+                .await
+        }
+    }
 }

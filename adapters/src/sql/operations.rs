@@ -14,6 +14,7 @@ use diesel_async::RunQueryDsl;
 use domain::{Generation, Lease, OperationState};
 use uuid::Uuid;
 
+use super::bad_value::OutOfRange;
 use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::schema::operations;
@@ -137,8 +138,7 @@ const INSERT_PAYMENT: &str = "INSERT INTO payments \
 
 /// A generation as stored (`BIGINT`).
 fn stored(generation: Generation) -> Result<i64, StoreError> {
-    i64::try_from(generation.get())
-        .map_err(|_| StoreError::Other("generation out of range".to_owned()))
+    i64::try_from(generation.get()).map_err(|_| OutOfRange("generation").into())
 }
 
 fn changed_one(rows: usize) -> bool {

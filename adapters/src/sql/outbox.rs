@@ -1,6 +1,6 @@
 //! SQL of the outbox: the event written in the business step's transaction.
 
-use application::ports::{NewEvent, PendingEvent, PendingSummary, StoreError};
+use application::ports::{NewEvent, OutboxWriter, PendingEvent, PendingSummary, StoreError};
 use chrono::NaiveDateTime;
 use diesel::deserialize::FromSqlRow;
 use diesel::dsl::{self, Limit, Values};
@@ -11,6 +11,8 @@ use diesel::sql_types::{BigInt, Timestamp};
 use diesel_async::RunQueryDsl;
 use uuid::Uuid;
 
+use super::bad_value::bad_row;
+use super::both_stores::for_both_transactions;
 use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::rows::to_i64;
@@ -70,7 +72,7 @@ impl PendingRow {
     /// The port's view; a row that does not hold a 16-byte id or a UTF-8 subject is
     /// corrupt, and says so rather than being published wrong.
     pub(crate) fn into_event(self) -> Result<PendingEvent, StoreError> {
-        let corrupt = |what: &str| StoreError::Other(format!("outbox row: bad {what}"));
+        let corrupt = |column| bad_row("outbox", column);
         Ok(PendingEvent {
             id: Uuid::from_slice(&self.event_id).map_err(|_| corrupt("event id"))?,
             subject: String::from_utf8(self.subject).map_err(|_| corrupt("subject"))?,
@@ -182,4 +184,13 @@ where
         count: u64::try_from(count).unwrap_or(0),
         oldest: oldest.map(|at| at.and_utc()),
     })
+}
+
+for_both_transactions! {
+    impl OutboxWriter {
+        async fn add_event(&mut self, event: &NewEvent) -> Result<(), StoreError> {
+            self.run("outbox insert", async |conn, _| insert_event(conn, event).await)
+                .await
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! SQL of the idempotency record: insert, complete, fresh read.
 
-use application::ports::{InsertRecordError, NewRecord, StoreError};
+use application::ports::{
+    CommitError, InsertRecordError, NewRecord, RecordReader, RecordTx, StoreError,
+};
 use chrono::NaiveDateTime;
 use diesel::deserialize::FromSqlRow;
 use diesel::dsl::{self, Limit, SqlTypeOf, Values};
@@ -10,6 +12,8 @@ use diesel::query_builder::QueryFragment;
 use diesel_async::RunQueryDsl;
 use domain::{Completion, ExistingRecord, IdempotencyKey, RecordId, Scope};
 
+use super::bad_value::OutOfRange;
+use super::both_stores::{for_both_stores, for_both_transactions};
 use super::classify::{Classify, record_insert_error};
 use super::complete_record::CompleteRecord;
 use super::connection::SqlConnection;
@@ -82,8 +86,7 @@ where
     let response = &completion.response;
     let update = CompleteRecord {
         id: to_i64(id.0)?,
-        status: i16::try_from(response.status())
-            .map_err(|_| StoreError::Other("status out of range".to_owned()))?,
+        status: i16::try_from(response.status()).map_err(|_| OutOfRange("status"))?,
         content_type: response.content_type(),
         location: response.location(),
         body: response.body(),
@@ -145,4 +148,65 @@ where
         .optional()
         .map_err(C::Backend::store_error)?;
     row.map(RecordRow::into_record).transpose()
+}
+
+for_both_transactions! {
+    impl RecordTx {
+        async fn insert_processing(
+            &mut self,
+            record: &NewRecord,
+        ) -> Result<RecordId, InsertRecordError> {
+            self.run("record insert", async |conn, ids| {
+                insert_processing(conn, ids, record).await
+            })
+            .await
+        }
+
+        async fn complete(
+            &mut self,
+            id: RecordId,
+            completion: &Completion,
+        ) -> Result<u64, StoreError> {
+            self.run("record completion", async |conn, _| {
+                complete(conn, id, completion).await
+            })
+            .await
+        }
+
+        async fn commit(self) -> Result<(), CommitError> {
+            self.commit_transaction().await
+        }
+
+        async fn rollback(self) -> Result<(), StoreError> {
+            self.rollback_transaction().await
+        }
+    }
+}
+
+for_both_stores! {
+    impl RecordReader {
+        /// Never waits for causality, even on Galera: this is the fast path's read, where
+        /// a miss only costs the slow path (the insert, which the cluster certifies).
+        async fn find(
+            &self,
+            scope: &Scope,
+            key: &IdempotencyKey,
+        ) -> Result<Option<ExistingRecord>, StoreError> {
+            self.with_connection("record read", async |conn| find(conn, scope, key).await)
+                .await
+        }
+
+        async fn find_causal(
+            &self,
+            scope: &Scope,
+            key: &IdempotencyKey,
+        ) -> Result<Option<ExistingRecord>, StoreError> {
+            self.find_one(
+                "causal record read",
+                find_query(scope, key)?,
+                RecordRow::into_record,
+            )
+            .await
+        }
+    }
 }

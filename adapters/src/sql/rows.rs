@@ -1,17 +1,17 @@
-//! Rows as both stores read them back, the columns selected for each, and their checked
-//! conversion into domain values.
+//! The idempotency record as both stores read it back, and its checked conversion into
+//! the domain's values.
 
-use application::Order;
 use application::ports::StoreError;
 use chrono::NaiveDateTime;
 use diesel::dsl;
 use diesel::prelude::*;
 use domain::{
-    ClientOrderRef, Completion, ExistingRecord, Fingerprint, FingerprintVersion, NewOrder, OrderId,
-    Quantity, RecordId, RecordState, Sku, StoredResponse, TenantId,
+    Completion, ExistingRecord, Fingerprint, FingerprintVersion, RecordId, RecordState,
+    StoredResponse,
 };
 
-use super::schema::{api_idempotency, orders};
+use super::bad_value::{OutOfRange, bad_row};
+use super::schema::api_idempotency;
 
 /// The state of a record being executed.
 pub(crate) const PROCESSING: &str = "PROCESSING";
@@ -21,13 +21,12 @@ pub(crate) const COMPLETED: &str = "COMPLETED";
 /// Ids are validated to `1..=i64::MAX` by the domain, so the conversion cannot fail; the
 /// error is kept for an id read back from a corrupted row.
 pub(crate) fn to_i64(value: u64) -> Result<i64, StoreError> {
-    i64::try_from(value).map_err(|_| StoreError::Other("id out of range".to_owned()))
+    i64::try_from(value).map_err(|_| OutOfRange("id").into())
 }
 
 /// The fingerprint rule version as stored (`SMALLINT`).
 pub(crate) fn fingerprint_version(version: FingerprintVersion) -> Result<i16, StoreError> {
-    i16::try_from(version.0)
-        .map_err(|_| StoreError::Other("fingerprint version out of range".to_owned()))
+    i16::try_from(version.0).map_err(|_| OutOfRange("fingerprint version").into())
 }
 
 /// The columns of [`RecordRow`], in its field order.
@@ -62,8 +61,8 @@ pub(crate) struct RecordRow {
     pub(crate) expires_at: Option<NaiveDateTime>,
 }
 
-fn corrupt(what: &str) -> StoreError {
-    StoreError::Other(format!("stored record is inconsistent: {what}"))
+fn corrupt(column: &'static str) -> StoreError {
+    bad_row("api_idempotency", column)
 }
 
 impl RecordRow {
@@ -107,51 +106,6 @@ impl RecordRow {
             response,
             completed_at: completed_at.and_utc(),
             expires_at: expires_at.and_utc(),
-        })
-    }
-}
-
-/// The columns of [`OrderRow`], in its field order.
-#[dsl::auto_type]
-pub(crate) fn order_columns() -> _ {
-    (
-        orders::id,
-        orders::tenant_id,
-        orders::client_order_ref,
-        orders::sku,
-        orders::quantity,
-        orders::created_at,
-    )
-}
-
-/// A stored order, in the column order of [`order_columns`].
-#[derive(Queryable)]
-pub(crate) struct OrderRow {
-    pub(crate) id: i64,
-    pub(crate) tenant_id: i64,
-    pub(crate) client_order_ref: Vec<u8>,
-    pub(crate) sku: Vec<u8>,
-    pub(crate) quantity: i16,
-    pub(crate) created_at: NaiveDateTime,
-}
-
-impl OrderRow {
-    /// Re-validates the stored values through the domain's own parsers.
-    pub(crate) fn into_order(self) -> Result<Order, StoreError> {
-        let corrupt = || StoreError::Other("stored order is inconsistent".to_owned());
-        let text = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|_| corrupt());
-        let details = NewOrder {
-            client_order_ref: ClientOrderRef::parse(&text(self.client_order_ref)?)
-                .map_err(|_| corrupt())?,
-            sku: Sku::parse(&text(self.sku)?).map_err(|_| corrupt())?,
-            quantity: Quantity::parse(i64::from(self.quantity)).map_err(|_| corrupt())?,
-        };
-        Ok(Order {
-            id: OrderId::new(u64::try_from(self.id).map_err(|_| corrupt())?),
-            tenant: TenantId::parse(u64::try_from(self.tenant_id).map_err(|_| corrupt())?)
-                .map_err(|_| corrupt())?,
-            details,
-            created_at: self.created_at.and_utc(),
         })
     }
 }

@@ -5,6 +5,11 @@ use std::ops::DerefMut;
 
 use application::ports::StoreError;
 
+/// The cause of a statement sent after its transaction ended: a bug, never a race.
+#[derive(Debug, thiserror::Error)]
+#[error("transaction already finished")]
+struct Finished;
+
 /// A pooled connection that can leave its pool for good.
 pub(crate) trait Detach: DerefMut + Sized {
     /// Takes the connection out of the pool and closes it; closing ends any open
@@ -28,7 +33,7 @@ impl<P: Detach> TxConnection<P> {
     pub(crate) fn get(&mut self) -> Result<&mut P::Target, StoreError> {
         self.0
             .as_deref_mut()
-            .ok_or_else(|| StoreError::Other("transaction already finished".to_owned()))
+            .ok_or_else(|| StoreError::Other(Box::new(Finished)))
     }
 
     /// The connection, to end the transaction on it; `None` once it has ended.

@@ -10,31 +10,13 @@ use diesel::sqlite::Sqlite;
 
 use crate::sql::classify::{Classify, Unique};
 
-/// The message of a violation of `uq_api_idempotency_scope_key`, and only of it.
-pub const SCOPE_KEY_VIOLATION: &str = "UNIQUE constraint failed: api_idempotency.tenant_id, \
-     api_idempotency.actor_id, api_idempotency.operation, api_idempotency.idempotency_key";
-
-/// The message of a violation of `uq_orders_tenant_client_order_ref`.
-pub const CLIENT_ORDER_REF_VIOLATION: &str =
-    "UNIQUE constraint failed: orders.tenant_id, orders.client_order_ref";
-
-/// The message of a violation of `uq_operations_active_order` (a partial index: only
-/// pending and succeeded captures take part).
-pub const ACTIVE_CAPTURE_VIOLATION: &str =
-    "UNIQUE constraint failed: operations.tenant_id, operations.order_id";
-
 impl Classify for Sqlite {
     /// The message names the constraint's columns: compared in full.
     fn violates(error: &Error, unique: Unique) -> bool {
-        let message = match unique {
-            Unique::ScopeKey => SCOPE_KEY_VIOLATION,
-            Unique::ClientOrderRef => CLIENT_ORDER_REF_VIOLATION,
-            Unique::ActiveCapture => ACTIVE_CAPTURE_VIOLATION,
-        };
         matches!(
             error,
             Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
-                if info.message() == message
+                if info.message() == unique.sqlite_message
         )
     }
 
@@ -47,8 +29,8 @@ impl Classify for Sqlite {
 /// writer held the database all that time: "in progress", like MySQL's lock wait timeout.
 #[must_use]
 pub fn store_error(error: Error) -> StoreError {
-    match &error {
-        Error::DatabaseError(_, info)
+    match error {
+        Error::DatabaseError(_, ref info)
             if info.message().starts_with("database is locked")
                 || info.message().starts_with("database table is locked") =>
         {
@@ -57,19 +39,19 @@ pub fn store_error(error: Error) -> StoreError {
         Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)
         | Error::BrokenTransactionManager => StoreError::ConnectionLost,
         Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
-            StoreError::Other("unexpected unique violation".to_owned())
+            StoreError::Other("unexpected unique violation".into())
         }
-        other => StoreError::Other(other.to_string()),
+        other => StoreError::Other(Box::new(other)),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use application::ports::{InsertOrderError, InsertRecordError};
+    use application::ports::InsertRecordError;
     use diesel::result::DatabaseErrorInformation;
 
     use super::*;
-    use crate::sql::classify::{order_insert_error, record_insert_error};
+    use crate::sql::classify::{SCOPE_KEY, record_insert_error};
 
     #[derive(Debug)]
     struct Info(&'static str);
@@ -107,7 +89,7 @@ mod tests {
         assert!(matches!(
             record_insert_error::<Sqlite>(error(
                 DatabaseErrorKind::UniqueViolation,
-                SCOPE_KEY_VIOLATION
+                SCOPE_KEY.sqlite_message
             )),
             InsertRecordError::KeyAlreadyRegistered
         ));
@@ -117,17 +99,6 @@ mod tests {
                 "UNIQUE constraint failed: api_idempotency.id"
             )),
             InsertRecordError::Store(StoreError::Other(_))
-        ));
-    }
-
-    #[test]
-    fn the_client_order_ref_columns_mean_taken() {
-        assert!(matches!(
-            order_insert_error::<Sqlite>(error(
-                DatabaseErrorKind::UniqueViolation,
-                CLIENT_ORDER_REF_VIOLATION
-            )),
-            InsertOrderError::ClientOrderRefTaken
         ));
     }
 

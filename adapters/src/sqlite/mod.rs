@@ -13,9 +13,7 @@
 pub mod classify;
 mod insert_id;
 mod migrate;
-mod operations;
 mod purge;
-mod reader;
 mod relay;
 mod store;
 mod transaction;

@@ -33,13 +33,16 @@ pub(super) async fn delete_batch(
     at: DateTime<Utc>,
     limit: u32,
 ) -> Result<u64, StoreError> {
-    let mut conn = store.connection().await?;
     let limit = i32::try_from(limit).unwrap_or(i32::MAX);
-    let deleted = diesel::sql_query(sql)
-        .bind::<Timestamp, _>(at.naive_utc())
-        .bind::<Integer, _>(limit)
-        .execute(&mut conn)
+    store
+        .with_connection("purge batch", async |conn| {
+            diesel::sql_query(sql)
+                .bind::<Timestamp, _>(at.naive_utc())
+                .bind::<Integer, _>(limit)
+                .execute(conn)
+                .await
+                .map(|rows| rows as u64)
+                .map_err(store_error)
+        })
         .await
-        .map_err(store_error)?;
-    Ok(deleted as u64)
 }

@@ -4,7 +4,7 @@
 //! could send a batch twice; the broker's dedup and the inbox absorb it.
 
 use application::ports::{
-    OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, RecordTx, StoreError, UnitOfWork,
+    OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, StoreError, UnitOfWork,
 };
 use chrono::{DateTime, Utc};
 use diesel_async::RunQueryDsl;
@@ -26,12 +26,15 @@ impl OutboxRelayStore for SqliteStore {
     type Claim = SqliteClaim;
 
     async fn claim(&self, limit: usize) -> Result<SqliteClaim, StoreError> {
-        let mut conn = self.connection().await?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows: Vec<PendingRow> = outbox::pending_events(limit)
-            .load(&mut conn)
-            .await
-            .map_err(store_error)?;
+        let rows = self
+            .with_connection("outbox claim", async |conn| {
+                outbox::pending_events(limit)
+                    .load::<PendingRow>(conn)
+                    .await
+                    .map_err(store_error)
+            })
+            .await?;
         let events = rows
             .into_iter()
             .map(PendingRow::into_event)
@@ -43,8 +46,10 @@ impl OutboxRelayStore for SqliteStore {
     }
 
     async fn pending(&self) -> Result<PendingSummary, StoreError> {
-        let mut conn = self.connection().await?;
-        outbox::pending_summary(&mut *conn).await
+        self.with_connection("outbox summary", async |conn| {
+            outbox::pending_summary(conn).await
+        })
+        .await
     }
 
     /// SQLite has no `DELETE ... LIMIT` in its default build: the batch is chosen by a
@@ -82,7 +87,12 @@ impl OutboxClaim for SqliteClaim {
             return Ok(());
         }
         let mut tx = self.store.begin().await?;
-        outbox::settle(tx.conn()?, published, failed, now.naive_utc()).await?;
-        tx.commit().await.map_err(|_| StoreError::ConnectionLost)
+        tx.run("outbox marking", async |conn, _| {
+            outbox::settle(conn, published, failed, now.naive_utc()).await
+        })
+        .await?;
+        tx.commit_transaction()
+            .await
+            .map_err(|_| StoreError::ConnectionLost)
     }
 }

@@ -6,7 +6,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use application::ports::StoreError;
-use diesel::SqliteConnection;
+use diesel::deserialize::FromSqlRow;
+use diesel::expression::QueryMetadata;
+use diesel::query_builder::{Query, QueryFragment, QueryId};
+use diesel::query_dsl::CompatibleType;
+use diesel::sqlite::Sqlite;
+use diesel::{OptionalExtension, SqliteConnection};
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
@@ -14,6 +19,7 @@ use diesel_async::pooled_connection::{
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, SimpleAsyncConnection};
 
+use super::classify::store_error;
 use super::migrate::MigrateError;
 use crate::sql::tx_connection::Detach;
 
@@ -132,12 +138,52 @@ impl SqliteStore {
         self.pool.get().await.map_err(pool_error)
     }
 
+    /// Runs `work` on a pooled connection (`statement` is for the same call on MySQL,
+    /// which bounds it by a deadline; here the busy timeout bounds every wait).
+    pub(crate) async fn with_connection<T>(
+        &self,
+        statement: &'static str,
+        work: impl AsyncFnOnce(&mut Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let _ = statement;
+        let mut conn = self.connection().await?;
+        work(&mut conn).await
+    }
+
+    /// The row `query` finds, converted by `convert` (every read sees the latest commit:
+    /// one file, one writer).
+    pub(crate) async fn find_one<Q, Row, V, ST>(
+        &self,
+        statement: &'static str,
+        query: Q,
+        convert: fn(Row) -> Result<V, StoreError>,
+    ) -> Result<Option<V>, StoreError>
+    where
+        Q: Query + QueryFragment<Sqlite> + QueryId + Send,
+        Q::SqlType: CompatibleType<Row, Sqlite, SqlType = ST>,
+        Sqlite: QueryMetadata<Q::SqlType>,
+        Row: FromSqlRow<ST, Sqlite> + Send + 'static,
+        ST: 'static,
+    {
+        use diesel_async::RunQueryDsl;
+        self.with_connection(statement, async |conn| {
+            let row: Option<Row> = query
+                .get_result(conn)
+                .await
+                .optional()
+                .map_err(store_error)?;
+            row.map(convert).transpose()
+        })
+        .await
+    }
+
     /// Whether the file answers a trivial query.
     pub async fn ping(&self) -> bool {
-        match self.connection().await {
-            Ok(mut conn) => conn.batch_execute("SELECT 1").await.is_ok(),
-            Err(_) => false,
-        }
+        self.with_connection("readiness probe", async |conn| {
+            conn.batch_execute("SELECT 1").await.map_err(store_error)
+        })
+        .await
+        .is_ok()
     }
 }
 
@@ -151,5 +197,5 @@ impl Drop for WaitingWriter {
 }
 
 fn pool_error(error: PoolError) -> StoreError {
-    StoreError::Other(format!("no SQLite connection: {error}"))
+    StoreError::Other(Box::new(error))
 }

@@ -1,19 +1,11 @@
 //! The unit of work: one pooled connection holding one `BEGIN IMMEDIATE` transaction.
 
-use application::ports::{
-    AcceptCaptureError, CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError,
-    NewCapture, NewEvent, NewRecord, NewShipment, OperationWriter, OrderRepository, OutboxWriter,
-    RecordTx, ShipmentRepository, StoreError, UnitOfWork,
-};
-use chrono::{DateTime, Utc};
+use application::ports::{CommitError, StoreError, UnitOfWork};
 use diesel_async::SimpleAsyncConnection;
-use domain::{Completion, NewOrder, OrderId, RecordId, TenantId};
 
 use super::classify::store_error;
 use super::store::{Connection, PooledConnection, SqliteStore};
 use crate::sql::tx_connection::{Detach, TxConnection};
-use crate::sql::{accept_capture, inbox, orders, outbox, records};
-use uuid::Uuid;
 
 /// An open write transaction on a connection of its own ([`TxConnection`]: closed, which
 /// rolls it back, unless it ends cleanly).
@@ -26,8 +18,15 @@ pub struct SqliteTx {
 }
 
 impl SqliteTx {
-    pub(super) fn conn(&mut self) -> Result<&mut Connection, StoreError> {
-        self.conn.get()
+    /// Runs one statement of the transaction; the busy timeout bounds its wait, so it
+    /// needs no deadline of its own (`statement` is for the same call on MySQL).
+    pub(crate) async fn run<T, E: From<StoreError>>(
+        &mut self,
+        statement: &'static str,
+        work: impl AsyncFnOnce(&mut Connection, ()) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let _ = statement;
+        work(self.conn.get()?, ()).await
     }
 
     /// Runs COMMIT or ROLLBACK; on failure the connection is discarded.
@@ -62,65 +61,16 @@ impl UnitOfWork for SqliteStore {
     }
 }
 
-impl RecordTx for SqliteTx {
-    async fn insert_processing(
-        &mut self,
-        record: &NewRecord,
-    ) -> Result<RecordId, InsertRecordError> {
-        records::insert_processing(self.conn()?, (), record).await
-    }
-
-    async fn complete(&mut self, id: RecordId, completion: &Completion) -> Result<u64, StoreError> {
-        records::complete(self.conn()?, id, completion).await
-    }
-
-    async fn commit(mut self) -> Result<(), CommitError> {
+impl SqliteTx {
+    /// Commits; after any failure the connection is discarded.
+    pub(crate) async fn commit_transaction(mut self) -> Result<(), CommitError> {
         self.finish("COMMIT")
             .await
             .map_err(|_| CommitError::CommitOutcomeUnknown)
     }
 
-    async fn rollback(mut self) -> Result<(), StoreError> {
+    /// Rolls back; after a failure the connection is discarded.
+    pub(crate) async fn rollback_transaction(mut self) -> Result<(), StoreError> {
         self.finish("ROLLBACK").await
-    }
-}
-
-impl OrderRepository for SqliteTx {
-    async fn insert_order(
-        &mut self,
-        tenant: TenantId,
-        order: &NewOrder,
-        created_at: DateTime<Utc>,
-    ) -> Result<OrderId, InsertOrderError> {
-        orders::insert(self.conn()?, (), tenant, order, created_at).await
-    }
-}
-
-impl OperationWriter for SqliteTx {
-    async fn accept_capture(&mut self, capture: &NewCapture) -> Result<(), AcceptCaptureError> {
-        accept_capture::accept(self.conn()?, capture).await
-    }
-}
-
-impl OutboxWriter for SqliteTx {
-    async fn add_event(&mut self, event: &NewEvent) -> Result<(), StoreError> {
-        outbox::insert_event(self.conn()?, event).await
-    }
-}
-
-impl InboxTx for SqliteTx {
-    async fn record_delivery(
-        &mut self,
-        consumer: &'static str,
-        event: Uuid,
-        at: DateTime<Utc>,
-    ) -> Result<Delivery, StoreError> {
-        inbox::record_delivery(self.conn()?, consumer, &event, at.naive_utc()).await
-    }
-}
-
-impl ShipmentRepository for SqliteTx {
-    async fn insert_shipment(&mut self, shipment: &NewShipment) -> Result<(), StoreError> {
-        inbox::insert_shipment(self.conn()?, shipment).await
     }
 }

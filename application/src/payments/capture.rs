@@ -1,36 +1,79 @@
-//! `payments.capture.v1`'s acceptance: the second real idempotent operation. The
-//! coordinator runs it exactly as it runs `orders.create.v1`; its business step writes
-//! the pending `operations` row and answers `202 Accepted`, and a worker does the rest
-//! under a lease (see `worker`).
+//! `payments.capture.v1`'s acceptance: an idempotent operation like any other. Its step
+//! writes the pending `operations` row and answers `202 Accepted`; a worker does the rest
+//! under a lease (`docs/long-running-operations.md`).
 
-use domain::{Operation, PaymentCapture, StoredResponse};
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+use domain::{OperationState, PaymentCapture, StoredResponse, TenantId};
 use serde::Serialize;
 use uuid::Uuid;
 
-use crate::operation::operation_named;
-use crate::ports::{AcceptCaptureError, NewCapture, OperationWriter};
-use crate::{IdempotentOperation, Rejection, StepContext, StepError};
+use crate::idempotency::{
+    Execute, IdempotentOperation, Refusal, Refused, StepContext, StepError, json_response,
+};
 
-/// The permission needed to capture payments (and to receive replays of captures).
-pub const PAYMENTS_CREATE: &str = "payments:create";
+/// Accepts one capture per key.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CapturePayment;
 
-/// Accepts one capture per key: the business step of `payments.capture.v1`.
-#[derive(Debug, Clone)]
-pub struct CapturePayment {
-    operation: Operation,
+/// Why a capture is not accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaptureRefusal {
+    /// The order does not exist in the caller's tenant.
+    OrderNotFound,
+    /// The order already has a pending or succeeded capture.
+    PaymentExists,
 }
 
-impl CapturePayment {
-    /// The operation name, fixed by the route.
-    pub const NAME: &'static str = "payments.capture.v1";
-}
+impl Refusal for CaptureRefusal {
+    const ALL: &'static [Self] = &[Self::OrderNotFound, Self::PaymentExists];
 
-impl Default for CapturePayment {
-    fn default() -> Self {
-        Self {
-            operation: operation_named(Self::NAME),
+    fn refused(self) -> Refused {
+        match self {
+            // Nothing about the order is revealed beyond "not yours or not there".
+            Self::OrderNotFound => Refused::NOT_FOUND,
+            Self::PaymentExists => Refused {
+                status: 409,
+                code: "payment_exists",
+                title: "Payment exists",
+                detail: "This order already has a pending or succeeded payment capture.",
+            },
         }
     }
+}
+
+/// An accepted capture, as the acceptance writes it: `PENDING`, generation 0, no owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCapture {
+    /// The operation's id (`operationId`), made once at acceptance.
+    pub id: Uuid,
+    /// The versioned operation name.
+    pub operation_type: &'static str,
+    /// The caller's tenant: the order must be one of its own.
+    pub tenant: TenantId,
+    /// What to capture.
+    pub input: PaymentCapture,
+    /// The provider's `Idempotency-Key`, fixed here for the operation's whole life.
+    pub downstream_key: String,
+    /// When it was accepted; also when its first attempt is due.
+    pub accepted_at: DateTime<Utc>,
+}
+
+/// Writes accepted operations inside the coordinator's transaction.
+pub trait OperationWriter {
+    /// Inserts the capture's `operations` row, in one statement that also checks the
+    /// order is the tenant's.
+    ///
+    /// # Errors
+    /// - `Rejected(OrderNotFound)` when the tenant has no such order;
+    /// - `Rejected(PaymentExists)` only for a violation of the one-active-capture-per-order
+    ///   constraint;
+    /// - `Store(..)` as for any statement of the transaction.
+    fn accept_capture(
+        &mut self,
+        capture: &NewCapture,
+    ) -> impl Future<Output = Result<(), StepError<CaptureRefusal>>> + Send;
 }
 
 /// Where an operation's status can be read.
@@ -47,23 +90,20 @@ struct Accepted {
     state: &'static str,
 }
 
-impl<Tx: OperationWriter + Send> IdempotentOperation<Tx> for CapturePayment {
+impl IdempotentOperation for CapturePayment {
+    const NAME: &'static str = "payments.capture.v1";
+    const PERMISSION: &'static str = "payments:create";
     type Input = PaymentCapture;
+    type Refusal = CaptureRefusal;
+}
 
-    fn operation(&self) -> &Operation {
-        &self.operation
-    }
-
-    fn required_permission(&self) -> &str {
-        PAYMENTS_CREATE
-    }
-
+impl<Tx: OperationWriter + Send> Execute<Tx> for CapturePayment {
     async fn execute(
         &self,
         tx: &mut Tx,
         context: StepContext,
         input: &PaymentCapture,
-    ) -> Result<StoredResponse, StepError> {
+    ) -> Result<StoredResponse, StepError<CaptureRefusal>> {
         // Both made once, here: the id names the operation, the downstream key is the
         // provider's Idempotency-Key for every attempt by every owner.
         let capture = NewCapture {
@@ -74,25 +114,13 @@ impl<Tx: OperationWriter + Send> IdempotentOperation<Tx> for CapturePayment {
             downstream_key: Uuid::new_v4().hyphenated().to_string(),
             accepted_at: context.now,
         };
-        tx.accept_capture(&capture)
-            .await
-            .map_err(|error| match error {
-                AcceptCaptureError::OrderNotFound => StepError::Rejected(Rejection::OrderNotFound),
-                AcceptCaptureError::PaymentExists => StepError::Rejected(Rejection::PaymentExists),
-                AcceptCaptureError::Store(store) => StepError::Store(store),
-            })?;
+        tx.accept_capture(&capture).await?;
         let body = serde_json::to_vec(&Accepted {
             operation_id: capture.id.hyphenated().to_string(),
-            state: domain::OperationState::Pending.as_api(),
+            state: OperationState::Pending.as_api(),
         })
-        .map_err(|error| StepError::Internal(error.to_string()))?;
-        StoredResponse::new(
-            202,
-            "application/json".to_owned(),
-            Some(operation_location(capture.id)),
-            body,
-        )
-        .map_err(|error| StepError::Internal(error.to_string()))
+        .map_err(|error| StepError::Internal(error.into()))?;
+        json_response(202, Some(operation_location(capture.id)), body)
     }
 }
 
@@ -101,33 +129,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_operation_name_is_a_valid_operation() {
-        assert_eq!(
-            CapturePayment::default().operation.as_str(),
-            "payments.capture.v1"
-        );
-    }
-
-    #[test]
     fn an_operation_is_read_under_its_hyphenated_id() {
         assert_eq!(
             operation_location(Uuid::from_u128(1)),
             "/api/operations/00000000-0000-0000-0000-000000000001"
-        );
-    }
-
-    #[test]
-    fn a_capture_and_its_replay_need_payments_create() {
-        struct NoTx;
-        impl OperationWriter for NoTx {
-            async fn accept_capture(&mut self, _: &NewCapture) -> Result<(), AcceptCaptureError> {
-                Ok(())
-            }
-        }
-        let operation = CapturePayment::default();
-        assert_eq!(
-            <CapturePayment as IdempotentOperation<NoTx>>::required_permission(&operation),
-            "payments:create"
         );
     }
 }

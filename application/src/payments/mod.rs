@@ -1,10 +1,19 @@
-//! `payments.capture.v1`: the long-running operation of contract §7. Its acceptance is an
-//! idempotent operation like any other; its work is done by the worker, under a lease.
+//! `payments.capture.v1`: a long-running operation. Its acceptance is an idempotent
+//! operation like any other; its work is done by a worker under a lease
+//! (`docs/long-running-operations.md`).
 
 mod capture;
+mod ports;
+mod read;
 mod worked;
 mod worker;
 
-pub use capture::{CapturePayment, PAYMENTS_CREATE, operation_location};
+pub use capture::{
+    CapturePayment, CaptureRefusal, NewCapture, OperationWriter, operation_location,
+};
+pub use ports::{
+    Charge, DueOperation, Ending, NoAnswer, OperationStore, PaymentProvider, ProviderAnswer,
+};
+pub use read::{OperationReader, OperationView, PaymentView, ReadOperation};
 pub use worked::{Step, Worked};
 pub use worker::{WorkerPorts, WorkerSettings, work_once};

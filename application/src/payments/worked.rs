@@ -2,10 +2,12 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::ports::Ending;
+use super::ports::Ending;
+use crate::error_chain::same_error;
+use crate::ports::StoreError;
 
 /// What one operation came to in this worker's hands.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Worked {
     /// Another worker won the claim: nothing done.
     NotClaimed,
@@ -21,8 +23,27 @@ pub enum Worked {
         /// Which write failed.
         step: Step,
         /// The store's error, for the log.
-        reason: String,
+        error: StoreError,
     },
+}
+
+/// Equal when they came to the same, with failed writes compared by what their errors say.
+impl PartialEq for Worked {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::NotClaimed, Self::NotClaimed) | (Self::LeaseLost, Self::LeaseLost) => true,
+            (Self::Ended(a), Self::Ended(b)) => a == b,
+            (Self::RetryAt(a), Self::RetryAt(b)) => a == b,
+            (
+                Self::Abandoned { step, error },
+                Self::Abandoned {
+                    step: other_step,
+                    error: other_error,
+                },
+            ) => step == other_step && same_error(error, other_error),
+            _ => false,
+        }
+    }
 }
 
 /// The writes a worker makes after its claim.

@@ -1,6 +1,6 @@
-//! The capture worker (contract §7): claims a due operation under a lease, calls the
-//! provider with the operation's fixed key while keeping the lease alive, and ends it
-//! under the fence.
+//! The capture worker: claims a due operation under a lease, calls the provider with the
+//! operation's fixed key while keeping the lease alive, and ends it under the fence
+//! (`docs/long-running-operations.md#the-worker`).
 //!
 //! An unknown provider outcome is resolved by the provider's result query for the same
 //! key, never by a new key; when that gives no definite answer either, the attempt is
@@ -14,12 +14,11 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use domain::{Lease, OwnerId};
+use futures_util::future::{Either, select};
 
+use super::ports::{Charge, DueOperation, Ending, OperationStore, PaymentProvider, ProviderAnswer};
 use super::worked::{Step, Worked};
-use crate::ports::{
-    Charge, Clock, DueOperation, Ending, FlowHooks, OperationStore, PausePoint, PaymentProvider,
-    ProviderAnswer, StoreError,
-};
+use crate::ports::{Clock, FlowHooks, PausePoint, StoreError};
 
 /// How the worker behaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,10 +104,7 @@ where
     }
     Ok(work_claimed(ports, settings, operation, lease, now)
         .await
-        .unwrap_or_else(|(step, error)| Worked::Abandoned {
-            step,
-            reason: error.to_string(),
-        }))
+        .unwrap_or_else(|(step, error)| Worked::Abandoned { step, error }))
 }
 
 /// The work once the claim was won at `claimed_at`; `Err` names the write that failed.
@@ -247,10 +243,10 @@ where
             *lease = extended;
         }
     };
-    tokio::select! {
-        biased;
-        done = work => Ok(Some(done)),
-        lost = heartbeat => lost.map(|()| None),
+    // The work is polled first: an answer that is ready wins over a due extension.
+    match select(std::pin::pin!(work), std::pin::pin!(heartbeat)).await {
+        Either::Left((done, _)) => Ok(Some(done)),
+        Either::Right((lost, _)) => lost.map(|()| None),
     }
 }
 

@@ -5,6 +5,8 @@
 //! failed COMMIT means "nobody can tell what happened". Taking any of them for "key already
 //! registered" would answer a retry with somebody else's result, or run it twice.
 
+use crate::BoxError;
+
 /// A storage failure that is not a business rule.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -25,9 +27,9 @@ pub enum StoreError {
     /// taken effect, and nothing more may be sent on it.
     #[error("database deadline passed")]
     Timeout,
-    /// Occurs for anything else; the message is for logs and never holds request data.
-    #[error("storage failure: {0}")]
-    Other(String),
+    /// Occurs for anything else; the cause is for logs and never holds request data.
+    #[error("storage failure")]
+    Other(#[source] BoxError),
 }
 
 /// Why inserting the `PROCESSING` record failed.
@@ -37,18 +39,6 @@ pub enum InsertRecordError {
     /// same tenant, actor, operation and key exists (committed by another transaction).
     #[error("idempotency key already registered in this scope")]
     KeyAlreadyRegistered,
-    /// Occurs for every other failure, classified.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-/// Why inserting an order failed.
-#[derive(Debug, thiserror::Error)]
-pub enum InsertOrderError {
-    /// Occurs ONLY when the insert violated the orders table's
-    /// `UNIQUE (tenant_id, client_order_ref)`.
-    #[error("client order ref already used in this tenant")]
-    ClientOrderRefTaken,
     /// Occurs for every other failure, classified.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -7,8 +7,10 @@
 
 use std::sync::Arc;
 
-use application::ports::{CommitError, InsertOrderError, InsertRecordError, StoreError};
-use application::{Coordinator, CoordinatorSettings, CreateOrder, FailureCause, Outcome};
+use application::ports::{CommitError, InsertRecordError, StoreError};
+use application::{
+    Coordinator, CoordinatorSettings, CreateOrder, FailureCause, Outcome, StepError,
+};
 use domain::{OrderId, RecordId};
 
 use crate::support::*;
@@ -35,15 +37,15 @@ fn reader_finding_nothing_then(rereads: usize) -> MockReader {
 
 /// Runs one create after one deadlock and returns its outcome and how many deadlocks the
 /// coordinator met.
-async fn run(uow: ScriptedUnitOfWork) -> (Outcome, u64) {
+async fn run(uow: ScriptedUnitOfWork) -> (CreateOutcome, u64) {
     let coordinator = coordinator(uow, reader_finding_nothing_then(1));
     let outcome = coordinator
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
     (outcome, coordinator.deadlocks())
 }
 
-fn assert_executed_after_one_deadlock((outcome, deadlocks): &(Outcome, u64)) {
+fn assert_executed_after_one_deadlock((outcome, deadlocks): &(CreateOutcome, u64)) {
     assert!(
         matches!(
             outcome,
@@ -63,7 +65,7 @@ async fn a_deadlock_on_the_order_insert_rolls_back_and_runs_the_whole_transactio
     deadlocked
         .expect_insert_order()
         .times(1)
-        .returning(|_, _, _| ready(Err(InsertOrderError::Store(StoreError::Deadlock))));
+        .returning(|_, _, _| ready(Err(StepError::Store(StoreError::Deadlock))));
     deadlocked.expect_complete().never();
     expect_rollback_only(&mut deadlocked);
 
@@ -113,7 +115,7 @@ async fn a_deadlock_on_the_record_insert_is_retried_and_then_succeeds() {
     let uow = ScriptedUnitOfWork::of([tx_deadlocking_on_record_insert(), tx_committing()]);
 
     let outcome = coordinator(uow, reader_finding_nothing_then(1))
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert!(matches!(outcome, Outcome::Executed { .. }), "{outcome:?}");
@@ -163,7 +165,7 @@ async fn after_a_commit_rolled_back_a_winner_that_finished_meanwhile_is_replayed
     let coordinator = coordinator(ScriptedUnitOfWork::of([tx_rolled_back_at_commit()]), reader);
 
     let outcome = coordinator
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert!(matches!(outcome, Outcome::Replayed { .. }), "{outcome:?}");
@@ -175,7 +177,7 @@ async fn a_commit_whose_answer_was_lost_stays_unknown_and_is_never_run_again() {
     let tx = tx_failing_at_commit(|| CommitError::CommitOutcomeUnknown);
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(
@@ -197,11 +199,15 @@ async fn a_deadlock_on_every_attempt_gives_up_after_the_bound() {
         tx_deadlocking_on_record_insert(),
     ]);
     // The fast path, then a read before each of the two retries.
-    let coordinator = Coordinator::new(uow, reader_finding_nothing_then(2), settings)
-        .with_clock(Arc::new(FixedClock(t0())));
+    let coordinator = Coordinator::new(
+        uow,
+        reader_finding_nothing_then(2),
+        Arc::new(FixedClock(t0())),
+        settings,
+    );
 
     let outcome = coordinator
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(

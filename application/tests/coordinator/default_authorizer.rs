@@ -24,7 +24,7 @@ async fn by_default_a_stored_response_goes_only_to_a_token_that_grants_the_opera
     let no_transactions = ScriptedUnitOfWork::<MockTx>::of([]);
 
     let outcome = coordinator(no_transactions, reader)
-        .run(&CreateOrder::default(), &reader_only, &key(), &new_order(2))
+        .run(&CreateOrder, &reader_only, &key(), &new_order(2))
         .await;
 
     assert_eq!(outcome, Outcome::Forbidden);

@@ -28,7 +28,9 @@ fn tx_hitting_the_key(seq: &mut Sequence) -> MockTx {
 }
 
 /// Runs one request whose key is taken; the fresh read answers `found`.
-async fn run_with_existing(found: Result<Option<domain::ExistingRecord>, StoreError>) -> Outcome {
+async fn run_with_existing(
+    found: Result<Option<domain::ExistingRecord>, StoreError>,
+) -> CreateOutcome {
     let mut seq = Sequence::new();
     let mut reader = MockReader::new();
     expect_first_read_finds_nothing(&mut reader, &mut seq);
@@ -43,7 +45,7 @@ async fn run_with_existing(found: Result<Option<domain::ExistingRecord>, StoreEr
     // Exactly one transaction is offered: a second execution would panic in `begin`.
     let uow = ScriptedUnitOfWork::of([tx]);
     coordinator(uow, reader)
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await
 }
 
@@ -119,7 +121,7 @@ async fn a_caller_not_authorized_now_never_receives_the_stored_response() {
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader)
         .with_authorizer(Arc::new(authorizer))
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(outcome, Outcome::Forbidden);
@@ -141,7 +143,7 @@ async fn key_reuse_is_reported_before_authorization_is_consulted() {
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader)
         .with_authorizer(Arc::new(authorizer))
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(outcome, Outcome::KeyReused);

@@ -1,7 +1,7 @@
 //! The first request for a key: one transaction, committed once, or rolled back whole.
 
-use application::ports::{CommitError, InsertOrderError, StoreError};
-use application::{CreateOrder, FailureCause, Outcome, Rejection, UnknownCause};
+use application::ports::{CommitError, StoreError};
+use application::{CreateOrder, CreateRefusal, FailureCause, Outcome, StepError, UnknownCause};
 use domain::{Fingerprinted, OrderId, RecordId};
 
 use crate::support::*;
@@ -46,7 +46,7 @@ async fn a_first_request_inserts_once_completes_one_row_and_commits_once() {
     tx.expect_rollback().never();
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &input)
+        .run(&CreateOrder, &caller(), &key(), &input)
         .await;
 
     let Outcome::Executed { record, response } = outcome else {
@@ -70,7 +70,7 @@ async fn a_completion_that_changes_no_row_rolls_back_and_never_reports_success()
     expect_rollback_only(&mut tx);
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(outcome, Outcome::Failed(FailureCause::RecordNotCompleted));
@@ -79,19 +79,21 @@ async fn a_completion_that_changes_no_row_rolls_back_and_never_reports_success()
 #[tokio::test]
 async fn a_client_order_ref_conflict_rolls_back_and_is_reported_as_such() {
     let mut tx = tx_inserting_record();
-    tx.expect_insert_order()
-        .times(1)
-        .returning(|_, _, _| ready(Err(InsertOrderError::ClientOrderRefTaken)));
+    tx.expect_insert_order().times(1).returning(|_, _, _| {
+        ready(Err(StepError::Rejected(
+            CreateRefusal::ClientOrderRefConflict,
+        )))
+    });
     tx.expect_complete().never();
     expect_rollback_only(&mut tx);
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(
         outcome,
-        Outcome::Rejected(Rejection::ClientOrderRefConflict)
+        Outcome::Rejected(CreateRefusal::ClientOrderRefConflict)
     );
 }
 
@@ -99,7 +101,10 @@ async fn a_client_order_ref_conflict_rolls_back_and_is_reported_as_such() {
 async fn an_unexpected_business_storage_error_rolls_back_and_fails() {
     let outcome = create_with_order_insert_failing(StoreError::Other("boom".into())).await;
 
-    assert_eq!(outcome, Outcome::Failed(FailureCause::Store("boom".into())));
+    assert_eq!(
+        outcome,
+        Outcome::Failed(FailureCause::Store(StoreError::Other("boom".into())))
+    );
 }
 
 #[tokio::test]
@@ -115,7 +120,7 @@ async fn a_failed_commit_is_an_unknown_outcome_not_a_failure_or_a_success() {
     tx.expect_rollback().never();
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(
@@ -129,7 +134,7 @@ async fn a_database_that_cannot_be_reached_is_an_unknown_outcome() {
     let uow = ScriptedUnitOfWork::<MockTx>::new([Err(StoreError::ConnectionLost)]);
 
     let outcome = coordinator(uow, reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(

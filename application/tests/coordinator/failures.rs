@@ -17,7 +17,7 @@ async fn a_lock_wait_timeout_on_the_record_insert_is_in_progress_without_a_fresh
     expect_rollback_only(&mut tx);
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(outcome, Outcome::InProgress);
@@ -39,7 +39,7 @@ async fn a_lost_connection_during_the_transaction_is_an_unknown_outcome() {
     expect_rollback_only(&mut tx);
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(
@@ -64,7 +64,7 @@ async fn a_hook_abort_after_the_record_insert_rolls_everything_back() {
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
         .with_hooks(AbortingHooks)
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(outcome, Outcome::Failed(FailureCause::Aborted));

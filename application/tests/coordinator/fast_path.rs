@@ -30,7 +30,7 @@ async fn a_completed_record_with_the_same_request_is_replayed_without_a_transact
     let reader = reader_finding(Some(existing(&new_order(2), completed_state("{\"a\":1}"))));
 
     let outcome = coordinator(no_transactions(), reader)
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(
@@ -47,7 +47,7 @@ async fn a_completed_record_of_another_request_is_key_reuse_without_a_transactio
     let reader = reader_finding(Some(existing(&new_order(3), completed_state("{}"))));
 
     let outcome = coordinator(no_transactions(), reader)
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(outcome, Outcome::KeyReused);
@@ -61,7 +61,7 @@ async fn the_fast_path_also_refuses_a_caller_not_authorized_now() {
 
     let outcome = coordinator(no_transactions(), reader)
         .with_authorizer(Arc::new(authorizer))
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(outcome, Outcome::Forbidden);
@@ -76,7 +76,7 @@ async fn a_record_still_processing_goes_through_the_insert() {
     let uow = ScriptedUnitOfWork::<MockTx>::new([Err(StoreError::LockWaitTimeout)]);
 
     let outcome = coordinator(uow, reader)
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(outcome, Outcome::InProgress);
@@ -93,7 +93,7 @@ async fn a_failed_first_read_goes_through_the_insert() {
     let uow = ScriptedUnitOfWork::<MockTx>::new([Err(StoreError::ConnectionLost)]);
 
     let outcome = coordinator(uow, reader)
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert!(matches!(outcome, Outcome::OutcomeUnknown(_)), "{outcome:?}");
@@ -108,7 +108,7 @@ async fn a_first_read_past_the_database_deadline_is_an_unknown_outcome_without_a
         .returning(|_, _| ready(Err(StoreError::Timeout)));
 
     let outcome = coordinator(no_transactions(), reader)
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(

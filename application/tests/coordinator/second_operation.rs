@@ -1,14 +1,15 @@
-//! A toy second operation, to show what adding one takes: a validated input with its
-//! fingerprint fields, a repository trait for its writes, and the business step. Key
-//! scoping, concurrency, replay and outcomes come from the coordinator unchanged.
+//! A toy operation written the way the README's "Adding an operation" says: a validated
+//! input with its fingerprint fields, its own refusal, a port for its writes, and the
+//! business step, all in this file. Key scoping, concurrency, replay and outcomes come
+//! from the coordinator, which needed no edit for it.
 
 use std::future::Future;
 
 use application::ports::{CommitError, InsertRecordError, NewRecord, RecordTx, StoreError};
-use application::{IdempotentOperation, Outcome, StepContext, StepError};
-use domain::{
-    Completion, FingerprintVersion, Fingerprinted, Operation, RecordId, StoredResponse, TenantId,
+use application::{
+    Execute, IdempotentOperation, Outcome, Refusal, Refused, StepContext, StepError, json_response,
 };
+use domain::{Completion, FingerprintVersion, Fingerprinted, RecordId, StoredResponse, TenantId};
 use mockall::mock;
 
 use crate::support::*;
@@ -27,40 +28,53 @@ impl Fingerprinted for NewNote {
     }
 }
 
-/// 2. The writes it needs, implemented by the adapter's transaction.
+/// 2. Its own refusal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NoteRefusal {
+    NotebookFull,
+}
+
+impl Refusal for NoteRefusal {
+    const ALL: &'static [Self] = &[Self::NotebookFull];
+
+    fn refused(self) -> Refused {
+        Refused {
+            status: 409,
+            code: "notebook_full",
+            title: "Notebook full",
+            detail: "This tenant's notebook holds no more notes.",
+        }
+    }
+}
+
+/// 3. The writes it needs, implemented by the adapter's transaction.
 trait NoteRepository {
     fn insert_note(
         &mut self,
         tenant: TenantId,
         text: &str,
-    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+    ) -> impl Future<Output = Result<u64, StepError<NoteRefusal>>> + Send;
 }
 
-/// 3. The business step.
-struct AddNote {
-    operation: Operation,
-}
+/// 4. The operation and its business step.
+struct AddNote;
 
-impl<Tx: NoteRepository + Send> IdempotentOperation<Tx> for AddNote {
+impl IdempotentOperation for AddNote {
+    const NAME: &'static str = "notes.add.v1";
+    const PERMISSION: &'static str = "notes:write";
     type Input = NewNote;
+    type Refusal = NoteRefusal;
+}
 
-    fn operation(&self) -> &Operation {
-        &self.operation
-    }
-
-    fn required_permission(&self) -> &str {
-        "notes:write"
-    }
-
+impl<Tx: NoteRepository + Send> Execute<Tx> for AddNote {
     async fn execute(
         &self,
         tx: &mut Tx,
         context: StepContext,
         input: &NewNote,
-    ) -> Result<StoredResponse, StepError> {
+    ) -> Result<StoredResponse, StepError<NoteRefusal>> {
         let id = tx.insert_note(context.tenant, &input.text).await?;
-        StoredResponse::new(201, "text/plain".into(), None, id.to_string().into_bytes())
-            .map_err(|e| StepError::Internal(e.to_string()))
+        json_response(201, None, id.to_string().into_bytes())
     }
 }
 
@@ -84,12 +98,11 @@ mock! {
             &mut self,
             tenant: TenantId,
             text: &str,
-        ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+        ) -> impl Future<Output = Result<u64, StepError<NoteRefusal>>> + Send;
     }
 }
 
-#[tokio::test]
-async fn a_second_operation_runs_through_the_same_coordinator_in_its_own_scope() {
+fn note_tx(answer: fn() -> Result<u64, StepError<NoteRefusal>>) -> MockNoteTx {
     let mut tx = MockNoteTx::new();
     tx.expect_insert_processing()
         .withf(|record| record.scope.operation.as_str() == "notes.add.v1")
@@ -98,26 +111,46 @@ async fn a_second_operation_runs_through_the_same_coordinator_in_its_own_scope()
     tx.expect_insert_note()
         .withf(|_, text| text == "hello")
         .times(1)
-        .returning(|_, _| ready(Ok(77)));
+        .returning(move |_, _| ready(answer()));
+    tx
+}
+
+async fn add_hello(tx: MockNoteTx) -> Outcome<NoteRefusal> {
+    let note = NewNote {
+        text: "hello".into(),
+    };
+    coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+        .run(&AddNote, &caller(), &key(), &note)
+        .await
+}
+
+#[tokio::test]
+async fn a_second_operation_runs_through_the_same_coordinator_in_its_own_scope() {
+    let mut tx = note_tx(|| Ok(77));
     tx.expect_complete().times(1).returning(|_, _| ready(Ok(1)));
     tx.expect_commit().times(1).returning(|| ready(Ok(())));
-    let op = AddNote {
-        operation: Operation::parse("notes.add.v1").unwrap(),
-    };
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(
-            &op,
-            &caller(),
-            &key(),
-            &NewNote {
-                text: "hello".into(),
-            },
-        )
-        .await;
+    let outcome = add_hello(tx).await;
 
     let Outcome::Executed { response, .. } = outcome else {
         panic!("expected Executed, got {outcome:?}");
     };
     assert_eq!(response.body(), b"77");
+    assert_eq!(response.content_type(), "application/json");
+}
+
+#[tokio::test]
+async fn its_own_refusal_rolls_back_and_comes_out_as_it_was_made() {
+    let mut tx = note_tx(|| Err(StepError::Rejected(NoteRefusal::NotebookFull)));
+    tx.expect_complete().never();
+    expect_rollback_only_on(&mut tx);
+
+    let outcome = add_hello(tx).await;
+
+    assert_eq!(outcome, Outcome::Rejected(NoteRefusal::NotebookFull));
+}
+
+fn expect_rollback_only_on(tx: &mut MockNoteTx) {
+    tx.expect_rollback().times(1).returning(|| ready(Ok(())));
+    tx.expect_commit().never();
 }

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use application::ports::StoreError;
 use application::{
-    CoordinatorSettings, CreateOrder, FailureCause, IdempotentOperation, Outcome, StepContext,
-    StepError, UnknownCause,
+    CoordinatorSettings, CreateOrder, CreateRefusal, Execute, FailureCause, IdempotentOperation,
+    Outcome, StepContext, StepError, UnknownCause,
 };
 use chrono::{DateTime, TimeDelta, Utc};
-use domain::{NewOrder, Operation, OrderId, RetentionPolicy, StoredResponse};
+use domain::{NewOrder, OrderId, RetentionPolicy, StoredResponse};
 
 use crate::support::*;
 
@@ -27,9 +27,9 @@ fn tx_completing_with(result: Result<u64, StoreError>) -> MockTx {
     tx
 }
 
-async fn run_create(tx: MockTx) -> Outcome {
+async fn run_create(tx: MockTx) -> CreateOutcome {
     coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await
 }
 
@@ -49,7 +49,7 @@ async fn an_outbox_insert_that_fails_rolls_back_the_order_and_fails_with_the_sto
 
     assert_eq!(
         outcome,
-        Outcome::Failed(FailureCause::Store("outbox full".into()))
+        Outcome::Failed(FailureCause::Store(StoreError::Other("outbox full".into())))
     );
 }
 
@@ -57,7 +57,10 @@ async fn an_outbox_insert_that_fails_rolls_back_the_order_and_fails_with_the_sto
 async fn a_completion_that_fails_rolls_back_and_fails_with_the_storage_cause() {
     let outcome = run_create(tx_completing_with(Err(StoreError::Other("full".into())))).await;
 
-    assert_eq!(outcome, Outcome::Failed(FailureCause::Store("full".into())));
+    assert_eq!(
+        outcome,
+        Outcome::Failed(FailureCause::Store(StoreError::Other("full".into())))
+    );
 }
 
 #[tokio::test]
@@ -96,10 +99,10 @@ async fn a_completion_whose_expiry_cannot_be_computed_rolls_back_before_completi
     let outcome = application::Coordinator::new(
         ScriptedUnitOfWork::of([tx]),
         reader_finding_nothing(),
+        Arc::new(FixedClock(end_of_time)),
         settings,
     )
-    .with_clock(Arc::new(FixedClock(end_of_time)))
-    .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+    .run(&CreateOrder, &caller(), &key(), &new_order(2))
     .await;
 
     assert!(
@@ -109,25 +112,22 @@ async fn a_completion_whose_expiry_cannot_be_computed_rolls_back_before_completi
 }
 
 /// An operation whose business step cannot build its response.
-struct Unbuildable(Operation);
+struct Unbuildable;
 
-impl IdempotentOperation<MockTx> for Unbuildable {
+impl IdempotentOperation for Unbuildable {
+    const NAME: &'static str = "orders.create.v1";
+    const PERMISSION: &'static str = "orders:create";
     type Input = NewOrder;
+    type Refusal = CreateRefusal;
+}
 
-    fn operation(&self) -> &Operation {
-        &self.0
-    }
-
-    fn required_permission(&self) -> &str {
-        "orders:create"
-    }
-
+impl Execute<MockTx> for Unbuildable {
     async fn execute(
         &self,
         _tx: &mut MockTx,
         _context: StepContext,
         _input: &NewOrder,
-    ) -> Result<StoredResponse, StepError> {
+    ) -> Result<StoredResponse, StepError<CreateRefusal>> {
         Err(StepError::Internal("no response".into()))
     }
 }
@@ -139,7 +139,7 @@ async fn an_internal_step_error_rolls_back_without_completing_and_fails() {
     expect_rollback_only(&mut tx);
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&Unbuildable(create_v1()), &caller(), &key(), &new_order(2))
+        .run(&Unbuildable, &caller(), &key(), &new_order(2))
         .await;
 
     assert_eq!(

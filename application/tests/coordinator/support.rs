@@ -5,11 +5,13 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use application::ports::{
-    Clock, CommitError, Delivery, InboxTx, InsertOrderError, InsertRecordError, NewEvent,
-    NewRecord, NewShipment, OrderRepository, OutboxWriter, RecordReader, RecordTx,
-    ReplayAuthorizer, ShipmentRepository, StoreError, UnitOfWork,
+    Clock, CommitError, Delivery, InboxTx, InsertRecordError, NewEvent, NewRecord, NewShipment,
+    OrderRepository, OutboxWriter, RecordReader, RecordTx, ReplayAuthorizer, ShipmentRepository,
+    StoreError, UnitOfWork,
 };
-use application::{Caller, Coordinator, CoordinatorSettings, CreateOrder, Outcome};
+use application::{
+    Caller, Coordinator, CoordinatorSettings, CreateOrder, CreateRefusal, Outcome, StepError,
+};
 use chrono::{DateTime, Utc};
 use domain::{
     ActorId, ClientOrderRef, Completion, ExistingRecord, Fingerprinted, IdempotencyKey, NewOrder,
@@ -40,7 +42,7 @@ mock! {
             tenant: TenantId,
             order: &NewOrder,
             created_at: DateTime<Utc>,
-        ) -> impl Future<Output = Result<OrderId, InsertOrderError>> + Send;
+        ) -> impl Future<Output = Result<OrderId, StepError<CreateRefusal>>> + Send;
     }
     impl OutboxWriter for Tx {
         fn add_event(
@@ -180,6 +182,9 @@ pub(crate) fn existing(original: &NewOrder, state: RecordState) -> ExistingRecor
     }
 }
 
+/// What running a create comes to.
+pub(crate) type CreateOutcome = Outcome<CreateRefusal>;
+
 pub(crate) fn completed_state(body: &str) -> RecordState {
     RecordState::Completed(
         Completion::new(stored_response(body), t0(), RetentionPolicy::default()).unwrap(),
@@ -190,8 +195,12 @@ pub(crate) fn coordinator<T: RecordTx + Send>(
     uow: ScriptedUnitOfWork<T>,
     reader: MockReader,
 ) -> Coordinator<ScriptedUnitOfWork<T>, MockReader> {
-    Coordinator::new(uow, reader, CoordinatorSettings::default())
-        .with_clock(Arc::new(FixedClock(t0())))
+    Coordinator::new(
+        uow,
+        reader,
+        Arc::new(FixedClock(t0())),
+        CoordinatorSettings::default(),
+    )
 }
 
 /// A reader whose one read, the fast path's before any transaction, finds no record:
@@ -244,18 +253,16 @@ pub(crate) fn tx_committing() -> MockTx {
 
 /// Runs one create whose order insert fails with `error`; the transaction must be rolled
 /// back, never completed or committed.
-pub(crate) async fn create_with_order_insert_failing(error: StoreError) -> Outcome {
+pub(crate) async fn create_with_order_insert_failing(error: StoreError) -> CreateOutcome {
     let mut tx = tx_inserting_record();
     let error = Mutex::new(Some(error));
     tx.expect_insert_order().times(1).returning(move |_, _, _| {
-        ready(Err(InsertOrderError::Store(
-            error.lock().unwrap().take().unwrap(),
-        )))
+        ready(Err(StepError::Store(error.lock().unwrap().take().unwrap())))
     });
     tx.expect_complete().never();
     expect_rollback_only(&mut tx);
     coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
-        .run(&CreateOrder::default(), &caller(), &key(), &new_order(2))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await
 }
 

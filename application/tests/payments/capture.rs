@@ -1,9 +1,9 @@
 //! The acceptance's business step: each answer of the operation writer becomes the right
 //! step result, and a success stores the contract's `202`.
 
-use application::payments::CapturePayment;
-use application::ports::{AcceptCaptureError, NewCapture, OperationWriter, StoreError};
-use application::{IdempotentOperation, Rejection, StepContext, StepError};
+use application::payments::{CapturePayment, CaptureRefusal};
+use application::ports::{NewCapture, OperationWriter, StoreError};
+use application::{Execute, IdempotentOperation, StepContext, StepError};
 use domain::{ActorId, Amount, Currency, OrderId, PaymentCapture, TenantId};
 use mockall::mock;
 
@@ -15,7 +15,7 @@ mock! {
         fn accept_capture(
             &mut self,
             capture: &NewCapture,
-        ) -> impl std::future::Future<Output = Result<(), AcceptCaptureError>> + Send;
+        ) -> impl std::future::Future<Output = Result<(), StepError<CaptureRefusal>>> + Send;
     }
 }
 
@@ -36,8 +36,8 @@ fn input() -> PaymentCapture {
 }
 
 async fn run(
-    answer: fn() -> Result<(), AcceptCaptureError>,
-) -> Result<domain::StoredResponse, StepError> {
+    answer: fn() -> Result<(), StepError<CaptureRefusal>>,
+) -> Result<domain::StoredResponse, StepError<CaptureRefusal>> {
     let mut tx = MockTx::new();
     tx.expect_accept_capture()
         .withf(|capture| {
@@ -50,9 +50,7 @@ async fn run(
         })
         .times(1)
         .returning(move |_| ready(answer()));
-    CapturePayment::default()
-        .execute(&mut tx, context(), &input())
-        .await
+    CapturePayment.execute(&mut tx, context(), &input()).await
 }
 
 #[tokio::test]
@@ -69,21 +67,27 @@ async fn an_accepted_capture_stores_202_with_its_location() {
 }
 
 #[tokio::test]
-async fn a_missing_order_and_an_existing_payment_are_rejections() {
+async fn a_missing_order_and_an_existing_payment_are_refusals() {
     assert!(matches!(
-        run(|| Err(AcceptCaptureError::OrderNotFound)).await,
-        Err(StepError::Rejected(Rejection::OrderNotFound))
+        run(|| Err(StepError::Rejected(CaptureRefusal::OrderNotFound))).await,
+        Err(StepError::Rejected(CaptureRefusal::OrderNotFound))
     ));
     assert!(matches!(
-        run(|| Err(AcceptCaptureError::PaymentExists)).await,
-        Err(StepError::Rejected(Rejection::PaymentExists))
+        run(|| Err(StepError::Rejected(CaptureRefusal::PaymentExists))).await,
+        Err(StepError::Rejected(CaptureRefusal::PaymentExists))
     ));
+}
+
+#[test]
+fn a_capture_and_its_replay_need_payments_create() {
+    assert_eq!(CapturePayment::PERMISSION, "payments:create");
+    assert_eq!(CapturePayment::NAME, "payments.capture.v1");
 }
 
 #[tokio::test]
 async fn a_store_failure_is_passed_on_for_the_coordinator_to_classify() {
     assert!(matches!(
-        run(|| Err(AcceptCaptureError::Store(StoreError::Deadlock))).await,
+        run(|| Err(StepError::Store(StoreError::Deadlock))).await,
         Err(StepError::Store(StoreError::Deadlock))
     ));
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use application::payments::{Worked, WorkerPorts, WorkerSettings, work_once};
 use application::ports::{
-    Charge, Clock, DueOperation, Ending, NoHooks, OperationStore, PaymentProvider, ProviderAnswer,
-    StoreError,
+    Charge, Clock, DueOperation, Ending, NoAnswer, NoHooks, OperationStore, PaymentProvider,
+    ProviderAnswer, StoreError,
 };
 use chrono::{DateTime, TimeDelta, Utc};
 use domain::{
@@ -61,7 +61,7 @@ mock! {
             input: &PaymentCapture,
             reference: &str,
         ) -> impl Future<Output = ProviderAnswer> + Send;
-        fn lookup(&self, key: &str) -> impl Future<Output = Result<Option<Charge>, String>> + Send;
+        fn lookup(&self, key: &str) -> impl Future<Output = Result<Option<Charge>, NoAnswer>> + Send;
     }
 }
 
@@ -180,7 +180,7 @@ pub(crate) fn provider_answering(answer: ProviderAnswer) -> MockProvider {
                 && reference == Uuid::from_u128(7).hyphenated().to_string()
         })
         .times(1)
-        .returning(move |_, _, _| ready(answer.clone()));
+        .return_once(move |_, _, _| ready(answer));
     provider
 }
 

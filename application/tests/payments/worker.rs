@@ -2,7 +2,7 @@
 //! result query, retry with backoff, needs_review at the bound or past the key's retention.
 
 use application::payments::Worked;
-use application::ports::{Ending, ProviderAnswer};
+use application::ports::{Ending, NoAnswer, ProviderAnswer};
 use chrono::TimeDelta;
 use domain::Generation;
 
@@ -54,7 +54,8 @@ async fn an_answer_lost_after_the_charge_is_resolved_by_the_result_query_under_t
         0,
         true,
     );
-    let mut provider = provider_answering(ProviderAnswer::Unknown("connection reset".into()));
+    let mut provider =
+        provider_answering(ProviderAnswer::Unknown(NoAnswer("connection reset".into())));
     provider
         .expect_lookup()
         .withf(|key| key == KEY)
@@ -82,7 +83,7 @@ async fn no_charge_found_counts_the_attempt_and_retries_later_with_backoff() {
         .times(1)
         .returning(|_, _, _, _, _| ready(Ok(true)));
     store.expect_complete().never();
-    let mut provider = provider_answering(ProviderAnswer::Unknown("503".into()));
+    let mut provider = provider_answering(ProviderAnswer::Unknown(NoAnswer("503".into())));
     provider
         .expect_lookup()
         .times(1)
@@ -100,11 +101,11 @@ async fn the_last_attempt_without_an_answer_ends_needs_review_never_a_new_key() 
     store.expect_retry_later().never();
     // The last attempt is counted with the end: 3 of 3.
     expect_completion(&mut store, Ending::NeedsReview, 3, true);
-    let mut provider = provider_answering(ProviderAnswer::Unknown("timeout".into()));
+    let mut provider = provider_answering(ProviderAnswer::Unknown(NoAnswer("timeout".into())));
     provider
         .expect_lookup()
         .times(1)
-        .returning(|_| ready(Err("timeout".into())));
+        .returning(|_| ready(Err(NoAnswer("timeout".into()))));
 
     assert_eq!(
         work(&store, &provider, &operation(2)).await,

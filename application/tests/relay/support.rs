@@ -149,5 +149,5 @@ pub(crate) fn quiet_hooks() -> MockHooks {
 }
 
 pub(crate) fn failed() -> Result<(), PublishError> {
-    Err(PublishError("timed out".to_owned()))
+    Err(PublishError("timed out".into()))
 }

@@ -2,9 +2,10 @@
 //! tenant's, one pending or succeeded capture per order, and the status read shows the
 //! payment once the operation succeeded.
 
+use application::StepError;
+use application::payments::CaptureRefusal;
 use application::ports::{
-    AcceptCaptureError, Ending, NewCapture, OperationReader, OperationStore, OperationWriter,
-    RecordTx, UnitOfWork,
+    Ending, NewCapture, OperationReader, OperationStore, OperationWriter, RecordTx, UnitOfWork,
 };
 use chrono::{DateTime, TimeDelta, Utc};
 use domain::{Amount, Currency, OperationState, OrderId, OwnerId, PaymentCapture, TenantId};
@@ -47,7 +48,7 @@ fn capture(tenant: u64, order: u64) -> NewCapture {
 }
 
 /// Accepts `capture` in a transaction of its own, committed only when accepted.
-async fn accept<B: Backend>(db: &B, capture: &NewCapture) -> Result<(), AcceptCaptureError> {
+async fn accept<B: Backend>(db: &B, capture: &NewCapture) -> Result<(), StepError<CaptureRefusal>> {
     let mut tx = db.store().begin().await.unwrap();
     let accepted = tx.accept_capture(capture).await;
     if accepted.is_ok() {
@@ -66,7 +67,7 @@ pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Back
         assert!(
             matches!(
                 accept(&db, &capture(tenant, order)).await,
-                Err(AcceptCaptureError::OrderNotFound)
+                Err(StepError::Rejected(CaptureRefusal::OrderNotFound))
             ),
             "tenant {tenant}, order {order}"
         );
@@ -77,7 +78,7 @@ pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Back
     accept(&db, &first).await.unwrap();
     assert!(matches!(
         accept(&db, &capture(1, 9)).await,
-        Err(AcceptCaptureError::PaymentExists)
+        Err(StepError::Rejected(CaptureRefusal::PaymentExists))
     ));
     assert_eq!(db.count_rows("operations").await, 1);
 
@@ -144,7 +145,7 @@ pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Back
     );
     assert!(matches!(
         accept(&db, &capture(1, 9)).await,
-        Err(AcceptCaptureError::PaymentExists)
+        Err(StepError::Rejected(CaptureRefusal::PaymentExists))
     ));
     db.finish().await;
 }

@@ -2,13 +2,14 @@
 
 use std::sync::Arc;
 
+use adapters::SystemClock;
 use application::ports::{
     HookVerdict, NewRecord, OrderReader, OrderRepository, OutboxWriter, RecordReader, RecordTx,
-    SystemClock, UnitOfWork,
+    UnitOfWork,
 };
 use application::{
-    Coordinator, CoordinatorSettings, CreateOrder, Order, Outcome, PurgeSettings, Rejection,
-    order_created, purge_expired,
+    Coordinator, CreateOrder, CreateRefusal, Order, Outcome, PurgeSettings, order_created,
+    purge_expired,
 };
 use chrono::{DateTime, Utc};
 use domain::{
@@ -17,7 +18,7 @@ use domain::{
 };
 use tests::{
     Api, Backend, BatchLog, GateHandle, LeaderGate, Service, ServiceOptions, caller,
-    executed_count, join_all, key, new_order, order_id_in, order_json, token,
+    coordinator_on, executed_count, join_all, key, new_order, order_id_in, order_json, token,
 };
 use tokio::task::JoinHandle;
 
@@ -26,15 +27,15 @@ const STORM_SIZE: usize = 32;
 const LEADER_ROUNDS: usize = 5;
 
 pub(crate) fn coordinator<B: Backend>(db: &B) -> Coordinator<B::Store, B::Store> {
-    Coordinator::new(
-        db.store().clone(),
-        db.store().clone(),
-        CoordinatorSettings::default(),
-    )
+    coordinator_on(db.store())
 }
 
 /// Asserts one order for the reference, and that every success carries its id.
-async fn assert_one_order<B: Backend>(db: &B, client_order_ref: &str, outcomes: &[Outcome]) {
+async fn assert_one_order<B: Backend>(
+    db: &B,
+    client_order_ref: &str,
+    outcomes: &[Outcome<CreateRefusal>],
+) {
     let ids = db.order_ids(1, client_order_ref).await;
     assert_eq!(ids.len(), 1, "orders for {client_order_ref}: {ids:?}");
     for outcome in outcomes {
@@ -60,7 +61,7 @@ pub(crate) async fn storm<B: Backend>() {
                 tokio::spawn(async move {
                     barrier.wait().await;
                     coordinator
-                        .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
+                        .run(&CreateOrder, &caller(1, 1), &k, &order)
                         .await
                 })
             })
@@ -84,13 +85,13 @@ async fn held_leader<B: Backend>(
     db: &B,
     k: &IdempotencyKey,
     order: &NewOrder,
-) -> (JoinHandle<Outcome>, GateHandle) {
+) -> (JoinHandle<Outcome<CreateRefusal>>, GateHandle) {
     let (gate, mut handle) = LeaderGate::new();
     let leader_coordinator = coordinator(db).with_hooks(gate);
     let (k, order) = (k.clone(), order.clone());
     let leader = tokio::spawn(async move {
         leader_coordinator
-            .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
+            .run(&CreateOrder, &caller(1, 1), &k, &order)
             .await
     });
     handle.leader_inserted().await;
@@ -102,7 +103,7 @@ async fn leader_and_follower<B: Backend>(
     db: &B,
     round: usize,
     verdict: HookVerdict,
-) -> (Outcome, Outcome, String) {
+) -> (Outcome<CreateRefusal>, Outcome<CreateRefusal>, String) {
     let (k, order) = (
         key(&format!("leader-{round}")),
         new_order(&format!("R-{round}"), 1),
@@ -113,7 +114,7 @@ async fn leader_and_follower<B: Backend>(
         let (k, order) = (k.clone(), order.clone());
         tokio::spawn(async move {
             follower_coordinator
-                .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
+                .run(&CreateOrder, &caller(1, 1), &k, &order)
                 .await
         })
     };
@@ -153,7 +154,7 @@ pub(crate) async fn held_past_the_lock_wait<B: Backend>() {
     let (k, order) = (key("held"), new_order("R-held", 1));
     let (leader, handle) = held_leader(&db, &k, &order).await;
     let follower = coordinator(&db)
-        .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
+        .run(&CreateOrder, &caller(1, 1), &k, &order)
         .await;
     assert_eq!(follower, Outcome::InProgress);
     handle.release(HookVerdict::Continue);
@@ -167,10 +168,10 @@ pub(crate) async fn key_reuse<B: Backend>() {
     let coordinator = coordinator(&db);
     let (who, k) = (caller(1, 1), key("reuse"));
     let first = coordinator
-        .run(&CreateOrder::default(), &who, &k, &new_order("R-1", 1))
+        .run(&CreateOrder, &who, &k, &new_order("R-1", 1))
         .await;
     let reused = coordinator
-        .run(&CreateOrder::default(), &who, &k, &new_order("R-1", 2))
+        .run(&CreateOrder, &who, &k, &new_order("R-1", 2))
         .await;
     assert!(matches!(first, Outcome::Executed { .. }), "{first:?}");
     assert_eq!(reused, Outcome::KeyReused);
@@ -183,13 +184,12 @@ pub(crate) async fn client_order_ref_conflict<B: Backend>() {
     let coordinator = coordinator(&db);
     let who = caller(1, 1);
     let order = new_order("R-1", 1);
-    let first = coordinator
-        .run(&CreateOrder::default(), &who, &key("a"), &order)
-        .await;
-    let second = coordinator
-        .run(&CreateOrder::default(), &who, &key("b"), &order)
-        .await;
-    assert_eq!(second, Outcome::Rejected(Rejection::ClientOrderRefConflict));
+    let first = coordinator.run(&CreateOrder, &who, &key("a"), &order).await;
+    let second = coordinator.run(&CreateOrder, &who, &key("b"), &order).await;
+    assert_eq!(
+        second,
+        Outcome::Rejected(CreateRefusal::ClientOrderRefConflict)
+    );
     assert_eq!(
         db.total_records().await,
         1,
@@ -206,7 +206,7 @@ pub(crate) async fn purge<B: Backend>() {
     for n in 0..3 {
         let outcome = coordinator
             .run(
-                &CreateOrder::default(),
+                &CreateOrder,
                 &who,
                 &key(&format!("p-{n}")),
                 &new_order(&format!("R-{n}"), 1),
@@ -235,14 +235,12 @@ pub(crate) async fn purge<B: Backend>() {
 
     // The purged key with the same request meets the clientOrderRef: never a second order.
     let late = coordinator
-        .run(
-            &CreateOrder::default(),
-            &who,
-            &key("p-0"),
-            &new_order("R-0", 1),
-        )
+        .run(&CreateOrder, &who, &key("p-0"), &new_order("R-0", 1))
         .await;
-    assert_eq!(late, Outcome::Rejected(Rejection::ClientOrderRefConflict));
+    assert_eq!(
+        late,
+        Outcome::Rejected(CreateRefusal::ClientOrderRefConflict)
+    );
     assert_eq!(db.order_ids(1, "R-0").await.len(), 1);
     db.finish().await;
 }

@@ -17,7 +17,7 @@ async fn order_events<B: Backend>(db: &B, rounds: usize) -> Vec<Vec<u8>> {
         let reference = format!("R-{round}");
         coordinator
             .run(
-                &CreateOrder::default(),
+                &CreateOrder,
                 &caller(1, 1),
                 &key(&reference),
                 &new_order(&reference, 2),

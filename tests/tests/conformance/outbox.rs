@@ -19,7 +19,7 @@ pub(crate) async fn relay_claims_marks_and_purges<B: Backend>() {
     for (tenant, reference) in [(1, "R-1"), (2, "R-2"), (1, "R-3")] {
         coordinator
             .run(
-                &CreateOrder::default(),
+                &CreateOrder,
                 &caller(tenant, 1),
                 &key(reference),
                 &new_order(reference, 1),
@@ -74,7 +74,7 @@ pub(crate) async fn purge_never_takes_a_pending_event<B: Backend>() {
     let db = B::create().await;
     coordinator(&db)
         .run(
-            &CreateOrder::default(),
+            &CreateOrder,
             &caller(1, 1),
             &key("pending"),
             &new_order("R-1", 1),

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use adapters::mysql::{InsertIds, MysqlConfig, MysqlStore};
 use application::payments::CapturePayment;
-use application::{Coordinator, CoordinatorSettings, CreateOrder, Outcome};
+use application::{CreateOrder, Outcome};
 use diesel_async::{AsyncConnection, AsyncMysqlConnection};
 use domain::{Amount, Currency, OrderId, PaymentCapture};
-use tests::{TestDb, TestServer, caller, global_status, key, new_order};
+use tests::{TestDb, TestServer, caller, coordinator_on, global_status, key, new_order};
 
 const CREATES: u64 = 40;
 
@@ -41,7 +41,7 @@ async fn counters(admin: &mut AsyncMysqlConnection) -> HashMap<String, u64> {
 async fn cost_per_create(ids: InsertIds) -> HashMap<String, f64> {
     let db = TestDb::create().await;
     let store = one_connection_store(&db, ids).await;
-    let coordinator = Coordinator::new(store.clone(), store, CoordinatorSettings::default());
+    let coordinator = coordinator_on(&store);
     let request = |n: u64| {
         (
             key(&format!("cost-{n}")),
@@ -61,7 +61,7 @@ async fn cost_per_create(ids: InsertIds) -> HashMap<String, f64> {
         }
         let (k, order) = request(n);
         let outcome = coordinator
-            .run(&CreateOrder::default(), &caller(1, 1), &k, &order)
+            .run(&CreateOrder, &caller(1, 1), &k, &order)
             .await;
         outcomes.push(outcome);
     }
@@ -105,12 +105,12 @@ fn per_request(
 async fn cost_per_capture() -> HashMap<String, f64> {
     let db = TestDb::create().await;
     let store = one_connection_store(&db, InsertIds::Returning).await;
-    let coordinator = Coordinator::new(store.clone(), store, CoordinatorSettings::default());
+    let coordinator = coordinator_on(&store);
     let mut orders = Vec::new();
     for n in 0..=CREATES {
         let outcome = coordinator
             .run(
-                &CreateOrder::default(),
+                &CreateOrder,
                 &caller(1, 1),
                 &key(&format!("order-{n}")),
                 &new_order(&format!("CAP-{n}"), 1),
@@ -137,7 +137,7 @@ async fn cost_per_capture() -> HashMap<String, f64> {
         };
         let outcome = coordinator
             .run(
-                &CapturePayment::default(),
+                &CapturePayment,
                 &caller(1, 1),
                 &key(&format!("capture-{n}")),
                 &capture,

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use adapters::mysql::MysqlStore;
 use application::ports::HookVerdict;
-use application::{Caller, Coordinator, CreateOrder, Outcome};
+use application::{Caller, Coordinator, CreateOrder, CreateRefusal, Outcome};
 use domain::{IdempotencyKey, NewOrder};
 use tests::{LeaderGate, TestDb, caller, executed_count, join_all, key, new_order};
 use tokio::task::JoinHandle;
@@ -18,9 +18,9 @@ async fn leader_and_followers(
     order: &NewOrder,
     followers: usize,
 ) -> (
-    JoinHandle<Outcome>,
+    JoinHandle<Outcome<CreateRefusal>>,
     tests::GateHandle,
-    Vec<JoinHandle<Outcome>>,
+    Vec<JoinHandle<Outcome<CreateRefusal>>>,
     Arc<Coordinator<MysqlStore, MysqlStore>>,
 ) {
     let who: Caller = caller(1, 1);
@@ -28,11 +28,7 @@ async fn leader_and_followers(
     let leader_coordinator = db.coordinator().with_hooks(gate);
     let leader = {
         let (who, k, order) = (who.clone(), k.clone(), order.clone());
-        tokio::spawn(async move {
-            leader_coordinator
-                .run(&CreateOrder::default(), &who, &k, &order)
-                .await
-        })
+        tokio::spawn(async move { leader_coordinator.run(&CreateOrder, &who, &k, &order).await })
     };
     handle.leader_inserted().await;
     let follower_coordinator = Arc::new(db.coordinator());
@@ -40,11 +36,7 @@ async fn leader_and_followers(
         .map(|_| {
             let coordinator = follower_coordinator.clone();
             let (who, k, order) = (who.clone(), k.clone(), order.clone());
-            tokio::spawn(async move {
-                coordinator
-                    .run(&CreateOrder::default(), &who, &k, &order)
-                    .await
-            })
+            tokio::spawn(async move { coordinator.run(&CreateOrder, &who, &k, &order).await })
         })
         .collect();
     (leader, handle, tasks, follower_coordinator)

@@ -5,14 +5,14 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use application::ports::{OutboxClaim, OutboxRelayStore};
-use application::{CreateOrder, Outcome};
+use application::{CreateOrder, CreateRefusal, Outcome};
 use chrono::Utc;
 use tests::{TestDb, caller, key, new_order};
 
-async fn create(db: &TestDb, reference: &str) -> Outcome {
+async fn create(db: &TestDb, reference: &str) -> Outcome<CreateRefusal> {
     db.coordinator()
         .run(
-            &CreateOrder::default(),
+            &CreateOrder,
             &caller(1, 1),
             &key(reference),
             &new_order(reference, 1),

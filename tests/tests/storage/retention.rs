@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
-use application::ports::{Clock, SystemClock};
-use application::{CreateOrder, Outcome, PurgeSettings, Rejection, purge_expired};
+use adapters::SystemClock;
+use application::ports::Clock;
+use application::{CreateOrder, CreateRefusal, Outcome, PurgeSettings, purge_expired};
 use chrono::{DateTime, TimeDelta, Utc};
 use tests::{BatchLog, TestDb, caller, key, new_order};
 
@@ -24,7 +25,7 @@ async fn purge_removes_only_expired_completed_records_in_batches() {
     for i in 0..5 {
         let outcome = old
             .run(
-                &CreateOrder::default(),
+                &CreateOrder,
                 &who,
                 &key(&format!("old-{i}")),
                 &new_order(&format!("OLD-{i}"), 1),
@@ -33,12 +34,7 @@ async fn purge_removes_only_expired_completed_records_in_batches() {
         assert!(matches!(outcome, Outcome::Executed { .. }), "{outcome:?}");
     }
     let kept = fresh
-        .run(
-            &CreateOrder::default(),
-            &who,
-            &key("fresh"),
-            &new_order("FRESH", 1),
-        )
+        .run(&CreateOrder, &who, &key("fresh"), &new_order("FRESH", 1))
         .await;
     assert!(matches!(kept, Outcome::Executed { .. }), "{kept:?}");
     // A PROCESSING row, even one carrying a past expiry, is never purged.
@@ -74,19 +70,19 @@ async fn after_a_purge_the_same_key_and_body_meet_the_client_order_ref_conflict(
     let db = TestDb::create().await;
     let old = db.coordinator().with_clock(Arc::new(TwoDaysAgo));
     let (who, k, order) = (caller(1, 1), key("late"), new_order("REF-LATE", 2));
-    let first = old.run(&CreateOrder::default(), &who, &k, &order).await;
+    let first = old.run(&CreateOrder, &who, &k, &order).await;
     assert!(matches!(first, Outcome::Executed { .. }), "{first:?}");
     let deleted = purge_expired(db.store(), &SystemClock, PurgeSettings::default())
         .await
         .unwrap();
     assert_eq!(deleted, 1);
 
-    let late = db
-        .coordinator()
-        .run(&CreateOrder::default(), &who, &k, &order)
-        .await;
+    let late = db.coordinator().run(&CreateOrder, &who, &k, &order).await;
 
-    assert_eq!(late, Outcome::Rejected(Rejection::ClientOrderRefConflict));
+    assert_eq!(
+        late,
+        Outcome::Rejected(CreateRefusal::ClientOrderRefConflict)
+    );
     assert_eq!(
         db.order_ids(1, "REF-LATE").await.len(),
         1,

@@ -23,9 +23,7 @@ async fn thirty_two_identical_requests_at_once_create_exactly_one_order() {
                 let (who, k, order) = (who.clone(), k.clone(), order.clone());
                 tokio::spawn(async move {
                     barrier.wait().await;
-                    coordinator
-                        .run(&CreateOrder::default(), &who, &k, &order)
-                        .await
+                    coordinator.run(&CreateOrder, &who, &k, &order).await
                 })
             })
             .collect();
@@ -69,9 +67,7 @@ async fn one_key_with_different_payloads_at_once_creates_one_order_and_refuses_t
                 let order = new_order(&format!("REF-{round}"), quantity);
                 tokio::spawn(async move {
                     barrier.wait().await;
-                    let outcome = coordinator
-                        .run(&CreateOrder::default(), &who, &k, &order)
-                        .await;
+                    let outcome = coordinator.run(&CreateOrder, &who, &k, &order).await;
                     (order, outcome)
                 })
             })
@@ -93,7 +89,7 @@ async fn one_key_with_different_payloads_at_once_creates_one_order_and_refuses_t
             );
         }
         let winner = &winners[0].0;
-        let outcomes: Vec<_> = results.iter().map(|(_, o)| o.clone()).collect();
+        let outcomes: Vec<_> = results.iter().map(|(_, o)| o).collect();
         db.assert_exactly_one_order(&who, &k, winner, &outcomes)
             .await;
     }

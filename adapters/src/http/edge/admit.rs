@@ -1,0 +1,109 @@
+//! The checks every idempotent `POST` makes before its operation runs, in the documented
+//! order (`docs/http-api.md#order-of-checks`), and the one mapping of an [`Outcome`] to
+//! its response. Written once, for every idempotent route.
+
+use actix_web::web::{Bytes, Payload};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
+use application::{Caller, ErrorChain, Outcome, Refusal};
+use domain::IdempotencyKey;
+
+use super::auth::{Denied, TokenKeys, authorized};
+use super::key_header::parse_key_header;
+use super::problem::Problem;
+use super::respond;
+use crate::metrics::{Metrics, outcome_label};
+
+/// The body limit: 16 KiB.
+pub const BODY_LIMIT_BYTES: usize = 16 * 1024;
+
+/// The header that names the idempotency key.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+/// A request that passed the edge's checks: who sent it, under which key, and its body,
+/// not yet decoded.
+#[derive(Debug)]
+pub(crate) struct Admitted {
+    pub(crate) caller: Caller,
+    pub(crate) key: IdempotencyKey,
+    pub(crate) body: Bytes,
+}
+
+/// Authentication (401), `permission` (403), key (400), media type (415), size (413),
+/// then reads the body. The body is read only after the cheap checks passed, and a
+/// refused request reaches no store. `Err` is the response to send.
+pub(crate) async fn admit(
+    request: &HttpRequest,
+    payload: Payload,
+    keys: &TokenKeys,
+    permission: &str,
+) -> Result<Admitted, HttpResponse> {
+    let caller = authorized(request, keys, permission).map_err(Denied::response)?;
+    let key_fields: Vec<&[u8]> = request
+        .headers()
+        .get_all(IDEMPOTENCY_KEY)
+        .map(|v| v.as_bytes())
+        .collect();
+    let key = parse_key_header(&key_fields)
+        .map_err(|error| respond::problem(&Problem::for_key(error)))?;
+    if !is_json_utf8(request) {
+        return Err(respond::problem(&Problem::unsupported_media_type()));
+    }
+    if declared_length(request).is_some_and(|length| length > BODY_LIMIT_BYTES) {
+        return Err(respond::problem(&Problem::payload_too_large()));
+    }
+    let body = match payload.to_bytes_limited(BODY_LIMIT_BYTES).await {
+        Ok(Ok(bytes)) => bytes,
+        // The client broke off or sent a malformed chunk encoding.
+        Ok(Err(_)) => return Err(respond::problem(&Problem::invalid_body(&[]))),
+        Err(_limit_exceeded) => return Err(respond::problem(&Problem::payload_too_large())),
+    };
+    Ok(Admitted { caller, key, body })
+}
+
+/// The response to `outcome` of the operation `name`: the stored answer (marked when
+/// replayed) or its problem; counted in the metrics and recorded in the request's span.
+pub(crate) fn respond_outcome<R: Refusal>(
+    metrics: &Metrics,
+    name: &'static str,
+    outcome: &Outcome<R>,
+) -> HttpResponse {
+    metrics.count_outcome(name, outcome);
+    let span = tracing::Span::current();
+    span.record("outcome", outcome_label(outcome));
+    match outcome {
+        Outcome::Executed { record, response } | Outcome::Replayed { record, response } => {
+            span.record("record_id", record.0);
+            respond::stored(response, matches!(outcome, Outcome::Replayed { .. }))
+        }
+        Outcome::Failed(cause) => {
+            tracing::error!(cause = %ErrorChain(cause), "idempotent execution failed");
+            respond::problem(&Problem::internal())
+        }
+        other => respond::problem(&Problem::for_outcome(other).unwrap_or_else(Problem::internal)),
+    }
+}
+
+/// `application/json`, with no parameter but an optional `charset=utf-8`.
+fn is_json_utf8(request: &HttpRequest) -> bool {
+    let Ok(Some(mime)) = request.mime_type() else {
+        return false;
+    };
+    mime.type_() == "application"
+        && mime.subtype() == "json"
+        && mime.suffix().is_none()
+        && mime
+            .params()
+            .all(|(name, value)| name == "charset" && value.as_str().eq_ignore_ascii_case("utf-8"))
+}
+
+/// The `Content-Length` the client declared, if any, so an oversized body is refused
+/// before any of it is read.
+fn declared_length(request: &HttpRequest) -> Option<usize> {
+    request
+        .headers()
+        .get(actix_web::http::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
+}

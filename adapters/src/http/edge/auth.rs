@@ -1,0 +1,276 @@
+//! Bearer tokens: HS256 JWTs whose claims name the tenant, the actor and the permissions.
+//!
+//! Tenant and actor come only from a verified token. Every way a token can be wrong maps
+//! to one [`AuthError`] without detail, so a `401` never says which check failed and never
+//! quotes the token.
+
+use actix_web::{HttpRequest, HttpResponse};
+use application::Caller;
+use domain::{ActorId, TenantId};
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+
+use super::problem::Problem;
+use super::respond;
+
+/// Seconds of clock skew tolerated on `exp` between the token issuer and this server.
+pub const EXP_LEEWAY_SECS: u64 = 30;
+
+/// Shortest accepted HS256 secret, in bytes (RFC 7518 §3.2: at least the hash size).
+pub const MIN_SECRET_BYTES: usize = 32;
+
+/// The claims this service reads and writes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    /// The actor id, as a decimal string.
+    pub sub: String,
+    /// The tenant id, as a JSON number.
+    pub tid: u64,
+    /// Space-separated permissions.
+    pub scope: String,
+    /// Expiry, seconds since the Unix epoch.
+    pub exp: i64,
+}
+
+/// Why a request is not authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    /// Occurs when there is no `Authorization: Bearer` header.
+    #[error("no bearer token")]
+    Missing,
+    /// Occurs when the token is malformed, badly signed, expired, or its claims are not
+    /// a positive tenant and actor.
+    #[error("invalid bearer token")]
+    Invalid,
+}
+
+/// Why a secret cannot sign tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the secret must be at least {MIN_SECRET_BYTES} bytes")]
+pub struct WeakSecret;
+
+/// Verifies and mints tokens with one HS256 secret.
+#[derive(Clone)]
+pub struct TokenKeys {
+    decoding: DecodingKey,
+    encoding: EncodingKey,
+    validation: Validation,
+}
+
+impl std::fmt::Debug for TokenKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenKeys(HS256, secret hidden)")
+    }
+}
+
+impl TokenKeys {
+    /// Keys for `secret`.
+    ///
+    /// # Errors
+    /// [`WeakSecret`] when the secret is shorter than [`MIN_SECRET_BYTES`].
+    pub fn hs256(secret: &[u8]) -> Result<Self, WeakSecret> {
+        if secret.len() < MIN_SECRET_BYTES {
+            return Err(WeakSecret);
+        }
+        let decoding = DecodingKey::from_secret(secret).map_err(|_| WeakSecret)?;
+        let encoding = EncodingKey::from_secret(secret).map_err(|_| WeakSecret)?;
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = EXP_LEEWAY_SECS;
+        validation.validate_aud = false;
+        validation.set_required_spec_claims(&["exp"]);
+        Ok(Self {
+            decoding,
+            encoding,
+            validation,
+        })
+    }
+
+    /// The caller named by an `Authorization` header value.
+    ///
+    /// # Errors
+    /// [`AuthError::Missing`] without a bearer token, else [`AuthError::Invalid`] for any
+    /// token that fails verification.
+    pub fn verify_header(&self, authorization: Option<&[u8]>) -> Result<Caller, AuthError> {
+        let value = authorization.ok_or(AuthError::Missing)?;
+        let text = std::str::from_utf8(value).map_err(|_| AuthError::Invalid)?;
+        let (scheme, token) = text.trim().split_once(' ').ok_or(AuthError::Invalid)?;
+        if !scheme.eq_ignore_ascii_case("bearer") {
+            return Err(AuthError::Missing);
+        }
+        self.verify(token.trim_start())
+    }
+
+    /// The caller named by a token.
+    ///
+    /// # Errors
+    /// [`AuthError::Invalid`] when verification fails.
+    pub fn verify(&self, token: &str) -> Result<Caller, AuthError> {
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .map_err(|_| AuthError::Invalid)?
+            .claims;
+        let actor = claims
+            .sub
+            .parse::<u64>()
+            .ok()
+            .filter(|_| is_canonical_decimal(&claims.sub))
+            .and_then(|id| ActorId::parse(id).ok())
+            .ok_or(AuthError::Invalid)?;
+        let tenant = TenantId::parse(claims.tid).map_err(|_| AuthError::Invalid)?;
+        Ok(Caller::new(tenant, actor, &claims.scope))
+    }
+
+    /// Signs `claims`.
+    ///
+    /// # Errors
+    /// Only when the claims cannot be serialized, which these cannot.
+    pub fn mint(&self, claims: &Claims) -> Result<String, jsonwebtoken::errors::Error> {
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
+    }
+}
+
+/// Why a request may not go on: no valid token, or not the permission.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Denied {
+    Unauthorized(AuthError),
+    Forbidden,
+}
+
+impl Denied {
+    /// The `401` or `403` to send.
+    pub(crate) fn response(self) -> HttpResponse {
+        match self {
+            Self::Unauthorized(error) => respond::unauthorized(error),
+            Self::Forbidden => respond::problem(&Problem::forbidden()),
+        }
+    }
+}
+
+/// The verified caller of a request that needs `permission`.
+pub(crate) fn authorized(
+    request: &HttpRequest,
+    keys: &TokenKeys,
+    permission: &str,
+) -> Result<Caller, Denied> {
+    let authorization = request
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .map(|v| v.as_bytes());
+    let caller = keys
+        .verify_header(authorization)
+        .map_err(Denied::Unauthorized)?;
+    if caller.has_permission(permission) {
+        Ok(caller)
+    } else {
+        Err(Denied::Forbidden)
+    }
+}
+
+/// `sub` must be written as plain digits: no sign, no leading zero.
+fn is_canonical_decimal(text: &str) -> bool {
+    !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && !(text.len() > 1 && text.starts_with('0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+    fn keys() -> TokenKeys {
+        TokenKeys::hs256(SECRET).unwrap()
+    }
+
+    fn claims(sub: &str, tid: u64, exp_from_now: i64) -> Claims {
+        Claims {
+            sub: sub.to_owned(),
+            tid,
+            scope: "orders:create orders:read".to_owned(),
+            exp: chrono::Utc::now().timestamp() + exp_from_now,
+        }
+    }
+
+    #[test]
+    fn a_minted_token_names_its_tenant_actor_and_permissions() {
+        let token = keys().mint(&claims("42", 7, 60)).unwrap();
+        let caller = keys()
+            .verify_header(Some(format!("Bearer {token}").as_bytes()))
+            .unwrap();
+        assert_eq!((caller.tenant.get(), caller.actor.get()), (7, 42));
+        assert!(caller.has_permission("orders:read"));
+    }
+
+    #[test]
+    fn an_expired_token_is_invalid() {
+        let token = keys().mint(&claims("42", 7, -120)).unwrap();
+        assert_eq!(keys().verify(&token), Err(AuthError::Invalid));
+    }
+
+    #[test]
+    fn a_token_signed_with_another_secret_is_invalid() {
+        let other = TokenKeys::hs256(b"another-secret-of-thirty-two-bytes!").unwrap();
+        let token = other.mint(&claims("42", 7, 60)).unwrap();
+        assert_eq!(keys().verify(&token), Err(AuthError::Invalid));
+    }
+
+    #[test]
+    fn actor_and_tenant_must_be_positive_and_canonical() {
+        for (sub, tid) in [
+            ("0", 7),
+            ("-1", 7),
+            ("042", 7),
+            ("+4", 7),
+            ("4x", 7),
+            ("42", 0),
+        ] {
+            let token = keys().mint(&claims(sub, tid, 60)).unwrap();
+            assert_eq!(
+                keys().verify(&token),
+                Err(AuthError::Invalid),
+                "{sub} {tid}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_tenant_written_as_a_string_is_invalid() {
+        let json = serde_json::json!({"sub": "1", "tid": "7", "scope": "", "exp": i64::MAX / 2});
+        let token = jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            &json,
+            &EncodingKey::from_secret(SECRET).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(keys().verify(&token), Err(AuthError::Invalid));
+    }
+
+    #[test]
+    fn a_missing_header_or_another_scheme_is_missing() {
+        assert_eq!(keys().verify_header(None), Err(AuthError::Missing));
+        assert_eq!(
+            keys().verify_header(Some(b"Basic dXNlcjpwYXNz")),
+            Err(AuthError::Missing)
+        );
+        assert_eq!(
+            keys().verify_header(Some(b"Bearer")),
+            Err(AuthError::Invalid)
+        );
+        assert_eq!(
+            keys().verify_header(Some(b"Bearer not.a.jwt")),
+            Err(AuthError::Invalid)
+        );
+    }
+
+    #[test]
+    fn a_short_secret_is_refused() {
+        assert_eq!(TokenKeys::hs256(b"short").unwrap_err(), WeakSecret);
+    }
+
+    #[test]
+    fn the_debug_form_names_the_algorithm_and_hides_the_secret() {
+        let shown = format!("{:?}", keys());
+        assert_eq!(shown, "TokenKeys(HS256, secret hidden)");
+        assert!(!shown.contains("0123456789abcdef"));
+    }
+}

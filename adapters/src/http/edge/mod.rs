@@ -1,0 +1,12 @@
+//! The edge: what every route checks and how it answers, written once. The pure parts
+//! take bytes and header values, not framework types, so their rules are unit-tested
+//! without a server.
+
+pub(crate) mod admit;
+pub(crate) mod auth;
+pub(crate) mod key_header;
+pub(crate) mod members;
+pub(crate) mod problem;
+pub(crate) mod request_context;
+pub(crate) mod respond;
+pub(crate) mod strict_json;

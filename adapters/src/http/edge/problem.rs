@@ -1,0 +1,323 @@
+//! RFC 9457 problem details with a stable `code` (`docs/http-api.md#problem-details`),
+//! and the one mapping from each coordinator outcome and input error to its status.
+
+use application::{Outcome, Refusal, Refused};
+use domain::KeyError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::members::FieldError;
+
+/// The media type of every error response.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// Seconds a client should wait before retrying a `409 request_in_progress` or a
+/// `503 outcome_unknown` with the same key.
+pub const RETRY_AFTER_SECS: u32 = 1;
+
+/// One error response. Texts are fixed per code: no token, header or body is ever quoted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "urn:problem:invalid_body",
+    "title": "Invalid body",
+    "status": 400,
+    "detail": "The body does not match the operation's schema; see errors.",
+    "code": "invalid_body",
+    "errors": [{"pointer": "/quantity", "reason": "must be at most 100"}]
+}))]
+pub struct Problem {
+    /// A URI naming the problem type, one per code (`urn:problem:<code>`).
+    #[serde(rename = "type")]
+    #[schema(format = "uri", example = "urn:problem:invalid_body")]
+    pub type_uri: String,
+    /// A short summary.
+    pub title: &'static str,
+    /// The HTTP status.
+    #[schema(minimum = 400, maximum = 599)]
+    pub status: u16,
+    /// What happened and what to do.
+    pub detail: &'static str,
+    /// The stable machine-readable code; each response lists the codes it can carry.
+    #[schema(example = "invalid_body")]
+    pub code: &'static str,
+    /// The violations of an `invalid_body` (at most 16); absent on other problems.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(max_items = 16)]
+    pub errors: Vec<ProblemField>,
+    /// `Retry-After` to send, in seconds.
+    #[serde(skip)]
+    pub retry_after: Option<u32>,
+}
+
+/// A violation in the `errors` array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ProblemField {
+    /// JSON Pointer (RFC 6901) to the value; `""` is the whole document.
+    #[schema(value_type = String, example = "/quantity")]
+    pub pointer: std::borrow::Cow<'static, str>,
+    /// What is wrong.
+    pub reason: &'static str,
+}
+
+impl Problem {
+    pub(crate) fn new(
+        status: u16,
+        code: &'static str,
+        title: &'static str,
+        detail: &'static str,
+    ) -> Self {
+        Self {
+            type_uri: format!("urn:problem:{code}"),
+            title,
+            status,
+            detail,
+            code,
+            errors: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    pub(crate) fn retry(mut self) -> Self {
+        self.retry_after = Some(RETRY_AFTER_SECS);
+        self
+    }
+
+    /// The problem of an operation's own refusal.
+    #[must_use]
+    pub fn refused(refused: Refused) -> Self {
+        Self::new(refused.status, refused.code, refused.title, refused.detail)
+    }
+
+    /// The problem for an outcome that is not a success, or `None` for a success.
+    #[must_use]
+    pub fn for_outcome<R: Refusal>(outcome: &Outcome<R>) -> Option<Self> {
+        Some(match outcome {
+            Outcome::Executed { .. } | Outcome::Replayed { .. } => return None,
+            Outcome::KeyReused => Self::key_reused(),
+            Outcome::InProgress => Self::in_progress(),
+            Outcome::Rejected(refusal) => Self::refused(refusal.refused()),
+            Outcome::OutcomeUnknown(_) => Self::outcome_unknown(),
+            Outcome::Forbidden => Self::forbidden(),
+            Outcome::Failed(_) => Self::internal(),
+        })
+    }
+
+    /// `422`: the key was used with another request.
+    #[must_use]
+    pub fn key_reused() -> Self {
+        Self::new(
+            422,
+            "idempotency_key_reused",
+            "Idempotency-Key reused",
+            "This key was used with a different request. Use a new key for a new request.",
+        )
+    }
+
+    /// `409`: a request with this key is still running.
+    #[must_use]
+    pub fn in_progress() -> Self {
+        Self::new(
+            409,
+            "request_in_progress",
+            "Request in progress",
+            "A request with this key is still being processed. Retry later with the same key.",
+        )
+        .retry()
+    }
+
+    /// `503`: whether the request took effect cannot be told now.
+    #[must_use]
+    pub fn outcome_unknown() -> Self {
+        Self::new(
+            503,
+            "outcome_unknown",
+            "Outcome unknown",
+            "Whether the request took effect cannot be told now. Retry with the same key; never a new one.",
+        )
+        .retry()
+    }
+
+    /// The serialized body.
+    #[must_use]
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// `400` for a missing or invalid `Idempotency-Key`.
+    #[must_use]
+    pub fn for_key(error: KeyError) -> Self {
+        match error {
+            KeyError::Missing => Self::new(
+                400,
+                "idempotency_key_missing",
+                "Idempotency-Key missing",
+                "Send one Idempotency-Key header naming this operation.",
+            ),
+            _ => Self::new(
+                400,
+                "idempotency_key_invalid",
+                "Idempotency-Key invalid",
+                "Send exactly one Idempotency-Key of 1 to 128 characters of A-Z a-z 0-9 - _.",
+            ),
+        }
+    }
+
+    /// `400 invalid_body` listing every violation.
+    #[must_use]
+    pub fn invalid_body(errors: &[FieldError]) -> Self {
+        let mut problem = Self::new(
+            400,
+            "invalid_body",
+            "Invalid body",
+            "The body does not match the operation's schema; see errors.",
+        );
+        problem.errors = errors
+            .iter()
+            .map(|e| ProblemField {
+                pointer: e.pointer.clone(),
+                reason: e.reason,
+            })
+            .collect();
+        problem
+    }
+
+    /// `401`: no valid bearer token. Sent with `WWW-Authenticate: Bearer`.
+    #[must_use]
+    pub fn unauthorized() -> Self {
+        Self::new(
+            401,
+            "unauthorized",
+            "Unauthorized",
+            "Send a valid, unexpired bearer token.",
+        )
+    }
+
+    /// `403`: the token does not grant the operation.
+    #[must_use]
+    pub fn forbidden() -> Self {
+        Self::new(
+            403,
+            "forbidden",
+            "Forbidden",
+            "The token does not grant this operation.",
+        )
+    }
+
+    /// `415`: the body is not `application/json`.
+    #[must_use]
+    pub fn unsupported_media_type() -> Self {
+        Self::new(
+            415,
+            "unsupported_media_type",
+            "Unsupported media type",
+            "Send Content-Type: application/json (charset=utf-8 is allowed).",
+        )
+    }
+
+    /// `413`: the body is larger than the limit.
+    #[must_use]
+    pub fn payload_too_large() -> Self {
+        Self::new(
+            413,
+            "payload_too_large",
+            "Payload too large",
+            "The body must not exceed 16 KiB.",
+        )
+    }
+
+    /// `404`: nothing by that id for this caller (whether it exists elsewhere is not told).
+    #[must_use]
+    pub fn not_found() -> Self {
+        Self::refused(Refused::NOT_FOUND)
+    }
+
+    /// `500`: anything unexpected; the transaction was rolled back.
+    #[must_use]
+    pub fn internal() -> Self {
+        Self::new(
+            500,
+            "internal",
+            "Internal error",
+            "The request failed and was rolled back; nothing was stored.",
+        )
+    }
+
+    /// `503` for a read that could not reach the database.
+    #[must_use]
+    pub fn unavailable() -> Self {
+        Self::new(
+            503,
+            "unavailable",
+            "Service unavailable",
+            "The database cannot be reached now. Retry later.",
+        )
+        .retry()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_key_and_an_invalid_key_have_their_own_codes() {
+        assert_eq!(
+            Problem::for_key(KeyError::Missing).code,
+            "idempotency_key_missing"
+        );
+        for error in [KeyError::Empty, KeyError::TooLong, KeyError::BadCharacter] {
+            assert_eq!(Problem::for_key(error).code, "idempotency_key_invalid");
+        }
+    }
+
+    #[test]
+    fn each_outcome_maps_to_its_status_and_code() {
+        use application::{CreateRefusal, FailureCause, UnknownCause};
+
+        let cases = [
+            (Outcome::KeyReused, 422, "idempotency_key_reused", false),
+            (Outcome::InProgress, 409, "request_in_progress", true),
+            (
+                Outcome::Rejected(CreateRefusal::ClientOrderRefConflict),
+                409,
+                "client_order_ref_conflict",
+                false,
+            ),
+            (
+                Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown),
+                503,
+                "outcome_unknown",
+                true,
+            ),
+            (Outcome::Forbidden, 403, "forbidden", false),
+            (
+                Outcome::Failed(FailureCause::Aborted),
+                500,
+                "internal",
+                false,
+            ),
+        ];
+        for (outcome, status, code, retry) in cases {
+            let problem = Problem::for_outcome(&outcome).unwrap();
+            assert_eq!(
+                (problem.status, problem.code),
+                (status, code),
+                "{outcome:?}"
+            );
+            assert_eq!(problem.retry_after.is_some(), retry, "{outcome:?}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_body_problem_lists_its_violations_as_json() {
+        let problem = Problem::invalid_body(&[FieldError {
+            pointer: "/quantity".into(),
+            reason: "must be a JSON integer",
+        }]);
+        let json: serde_json::Value = serde_json::from_slice(&problem.to_json()).unwrap();
+        assert_eq!(json["status"], 400);
+        assert_eq!(json["code"], "invalid_body");
+        assert_eq!(json["errors"][0]["pointer"], "/quantity");
+        assert!(json.get("retry_after").is_none());
+    }
+}

@@ -1,0 +1,70 @@
+//! Per-request middleware: a request id, one log line per request, the latency histogram.
+//!
+//! The span carries `request_id`, and the create handler fills in `record_id` and
+//! `outcome`. Neither headers nor bodies are ever logged: tokens and order data stay out of
+//! the logs.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{Error, web};
+use tracing::Instrument;
+use tracing::field::Empty;
+
+use crate::metrics::Metrics;
+
+/// The response header that carries the request id, to quote in a support request.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// Wraps every request in a span and measures it.
+///
+/// # Errors
+/// Passes on the inner service's error.
+pub async fn request_context(
+    request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let started = Instant::now();
+    let mut id_text = uuid::Uuid::encode_buffer();
+    let request_id: &str = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id_text);
+    let route = request
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_owned());
+    let method = request.method().clone();
+    let metrics = request.app_data::<web::Data<Arc<Metrics>>>().cloned();
+    let span = tracing::info_span!(
+        "request",
+        request_id = %request_id,
+        method = %method,
+        route = %route,
+        record_id = Empty,
+        outcome = Empty,
+    );
+    let result = next.call(request).instrument(span.clone()).await;
+    let elapsed = started.elapsed();
+    let status = match &result {
+        Ok(response) => response.status().as_u16(),
+        Err(error) => error.as_response_error().status_code().as_u16(),
+    };
+    if let Some(metrics) = metrics {
+        metrics.observe_request(method.as_str(), &route, status, elapsed.as_secs_f64());
+    }
+    span.in_scope(|| {
+        tracing::info!(
+            status,
+            elapsed_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+            "request finished"
+        );
+    });
+    let mut response = result?;
+    if let Ok(value) = HeaderValue::from_str(request_id) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static(REQUEST_ID), value);
+    }
+    Ok(response)
+}

@@ -1,0 +1,82 @@
+//! Turning problems, stored responses and reads into actix responses.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{CONTENT_TYPE, HeaderValue, LOCATION, RETRY_AFTER, WWW_AUTHENTICATE};
+use actix_web::{HttpResponse, HttpResponseBuilder};
+use application::ports::StoreError;
+use domain::StoredResponse;
+
+use super::auth::AuthError;
+use super::problem::{PROBLEM_JSON, Problem};
+
+/// Marks a response that repeats a stored one.
+pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+
+/// A problem+json response, with `Retry-After` where the problem asks for it.
+pub(crate) fn problem(problem: &Problem) -> HttpResponse {
+    let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = HttpResponse::build(status);
+    response.insert_header((CONTENT_TYPE, PROBLEM_JSON));
+    if let Some(seconds) = problem.retry_after {
+        response.insert_header((RETRY_AFTER, seconds.to_string()));
+    }
+    response.body(problem.to_json())
+}
+
+/// The answer to a read of one resource of the caller's tenant: `200` with the JSON
+/// `render` makes (it may add headers), `404` when there is none, `503 unavailable` when
+/// the database failed (logged, naming `what` was read).
+pub(crate) fn read<T>(
+    found: Result<Option<T>, StoreError>,
+    what: &'static str,
+    render: impl FnOnce(T, &mut HttpResponseBuilder) -> Vec<u8>,
+) -> HttpResponse {
+    match found {
+        Ok(Some(item)) => {
+            let mut response = HttpResponse::Ok();
+            response.insert_header((CONTENT_TYPE, application::JSON));
+            let body = render(item, &mut response);
+            response.body(body)
+        }
+        Ok(None) => problem(&Problem::not_found()),
+        Err(error) => {
+            tracing::warn!(%error, "{what} read failed");
+            problem(&Problem::unavailable())
+        }
+    }
+}
+
+/// `401` with the `WWW-Authenticate` challenge of RFC 6750.
+pub(crate) fn unauthorized(error: AuthError) -> HttpResponse {
+    let mut response = problem(&Problem::unauthorized());
+    let challenge = match error {
+        AuthError::Missing => "Bearer",
+        AuthError::Invalid => "Bearer error=\"invalid_token\"",
+    };
+    response
+        .headers_mut()
+        .insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+    response
+}
+
+/// The stored status, `Content-Type`, `Location` and body, byte for byte.
+pub(crate) fn stored(response: &StoredResponse, replayed: bool) -> HttpResponse {
+    let (Ok(status), Ok(content_type)) = (
+        StatusCode::from_u16(response.status()),
+        HeaderValue::from_str(response.content_type()),
+    ) else {
+        return problem(&Problem::internal());
+    };
+    let mut builder = HttpResponse::build(status);
+    builder.insert_header((CONTENT_TYPE, content_type));
+    if let Some(location) = response.location() {
+        match HeaderValue::from_str(location) {
+            Ok(value) => builder.insert_header((LOCATION, value)),
+            Err(_) => return problem(&Problem::internal()),
+        };
+    }
+    if replayed {
+        builder.insert_header((IDEMPOTENT_REPLAYED, "true"));
+    }
+    builder.body(response.body().to_vec())
+}

@@ -1,0 +1,107 @@
+//! The responses several routes document alike, written once for the OpenAPI document:
+//! the refusals of a missing token or permission (every protected route), of an
+//! idempotent `POST`'s shared checks and outcomes, and of a read.
+
+use utoipa::IntoResponses;
+
+use super::problem_schemas::{
+    Forbidden, IdempotentBadRequest, IdempotentUnavailable, Internal, KeyReused, NotFound,
+    PayloadTooLarge, ReadUnavailable, Unauthorized, UnsupportedMediaType,
+};
+
+/// `401` and `403`, on every route that needs a token.
+#[derive(Debug, IntoResponses)]
+#[allow(dead_code)] // described, never built
+pub(super) enum AuthRefusals {
+    /// No valid bearer token.
+    #[response(
+        status = 401,
+        description = "No valid bearer token: missing, malformed, badly signed or expired.",
+        content_type = "application/problem+json",
+        headers(("WWW-Authenticate" = String, description = "`Bearer`, or `Bearer error=\"invalid_token\"` when a token was sent."))
+    )]
+    Unauthorized(Unauthorized),
+    /// The token lacks the route's permission.
+    #[response(
+        status = 403,
+        description = "The token does not grant the permission the route names under \
+            `security` (for an idempotent `POST`, also when the answer would be a replay).",
+        content_type = "application/problem+json"
+    )]
+    Forbidden(Forbidden),
+}
+
+/// What every idempotent `POST` can answer besides its success and its own refusals.
+#[derive(Debug, IntoResponses)]
+#[allow(dead_code)] // described, never built
+pub(super) enum IdempotentRefusals {
+    /// The key or the body.
+    #[response(
+        status = 400,
+        description = "`idempotency_key_missing`, `idempotency_key_invalid`, or \
+            `invalid_body` with an `errors` entry `{pointer, reason}` per violation.",
+        content_type = "application/problem+json"
+    )]
+    BadRequest(IdempotentBadRequest),
+    /// Too big.
+    #[response(
+        status = 413,
+        description = "The body is over 16 KiB.",
+        content_type = "application/problem+json"
+    )]
+    PayloadTooLarge(PayloadTooLarge),
+    /// Not JSON.
+    #[response(
+        status = 415,
+        description = "The body is not `application/json`.",
+        content_type = "application/problem+json"
+    )]
+    UnsupportedMediaType(UnsupportedMediaType),
+    /// The key with other values.
+    #[response(
+        status = 422,
+        description = "`idempotency_key_reused`: this key was used with other values; \
+            nothing was done. A new request needs a new key.",
+        content_type = "application/problem+json"
+    )]
+    KeyReused(KeyReused),
+    /// Unexpected.
+    #[response(
+        status = 500,
+        description = "`internal`: something unexpected; rolled back, nothing stored.",
+        content_type = "application/problem+json"
+    )]
+    Internal(Internal),
+    /// Unknown outcome.
+    #[response(
+        status = 503,
+        description = "`outcome_unknown`: whether the request took effect cannot be told \
+            now. Retry with the same key (never a new one): the retry replays or executes \
+            once.",
+        content_type = "application/problem+json",
+        headers(("Retry-After" = u32, description = "Seconds to wait before the retry."))
+    )]
+    Unavailable(IdempotentUnavailable),
+}
+
+/// What a read can answer besides its success.
+#[derive(Debug, IntoResponses)]
+#[allow(dead_code)] // described, never built
+pub(super) enum ReadRefusals {
+    /// Not in the caller's tenant.
+    #[response(
+        status = 404,
+        description = "No such resource in the caller's tenant (or an id that cannot name \
+            one): the answer never tells whether it exists elsewhere.",
+        content_type = "application/problem+json"
+    )]
+    NotFound(NotFound),
+    /// The database does not answer.
+    #[response(
+        status = 503,
+        description = "`unavailable`: the database cannot be reached now; retry later.",
+        content_type = "application/problem+json",
+        headers(("Retry-After" = u32, description = "Seconds to wait before the retry."))
+    )]
+    Unavailable(ReadUnavailable),
+}

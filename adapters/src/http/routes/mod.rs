@@ -1,0 +1,59 @@
+//! Every route the service serves, listed once: registered with actix and described in
+//! the OpenAPI document from this list alone. Adding an operation adds its line to
+//! [`served!`] below and its port to [`OperationsTx`] (README, "Adding an operation").
+
+mod idempotent_post;
+pub(crate) mod probes;
+mod read_one;
+mod served;
+mod state;
+
+use application::payments::{CapturePayment, ReadOperation};
+use application::ports::{
+    OperationReader, OperationWriter, OrderReader, OrderRepository, OutboxWriter, Readiness,
+    RecordReader, UnitOfWork,
+};
+use application::{CreateOrder, ReadOrder};
+
+pub(crate) use idempotent_post::{PathParameter, PostDoc, PostRoute, Undecodable};
+use probes::{healthz, metrics, readyz};
+pub(crate) use read_one::{GetDoc, GetRoute};
+use served::served;
+pub use state::AppState;
+
+/// The transaction every served operation's business step writes through: one port per
+/// operation that needs one.
+pub trait OperationsTx: OrderRepository + OutboxWriter + OperationWriter {}
+
+impl<T: OrderRepository + OutboxWriter + OperationWriter> OperationsTx for T {}
+
+/// Everything a store must offer the HTTP edge: the operations' transaction and the
+/// reads. Implemented for every type that has the ports, so a new store needs no code here.
+pub trait ServiceStore:
+    UnitOfWork<Tx: OperationsTx>
+    + RecordReader
+    + OrderReader
+    + OperationReader
+    + Readiness
+    + Clone
+    + 'static
+{
+}
+
+impl<T> ServiceStore for T where
+    T: UnitOfWork<Tx: OperationsTx>
+        + RecordReader
+        + OrderReader
+        + OperationReader
+        + Readiness
+        + Clone
+        + 'static
+{
+}
+
+served! {
+    post CreateOrder,
+    get ReadOrder,
+    post CapturePayment,
+    get ReadOperation,
+}

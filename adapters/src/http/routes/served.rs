@@ -1,0 +1,55 @@
+//! [`served!`]: turns the one list of routes into the function that registers them and
+//! the one that documents them, so a route can be neither served undocumented nor
+//! documented unserved.
+
+/// `post Op` for an idempotent operation ([`super::PostRoute`]), `get R` for a read
+/// ([`super::GetRoute`]). Generates `routes`, which registers them with the probes and the
+/// document, and `documented`, their descriptions in the same order.
+macro_rules! served {
+    ($($method:ident $route:ty),+ $(,)?) => {
+        /// Registers every route and the shared metrics. Each worker's `AppState<S, H>`
+        /// comes from the app's data (for example `App::data_factory`, one store per
+        /// worker). Wrap the app in `request_context` for request ids, logs and latency.
+        pub fn routes<S: ServiceStore, H: application::ports::FlowHooks + 'static>(
+            shared_metrics: std::sync::Arc<crate::metrics::Metrics>,
+        ) -> impl FnOnce(&mut actix_web::web::ServiceConfig) {
+            move |config| {
+                config.app_data(actix_web::web::Data::new(shared_metrics));
+                $(served!(@register $method $route, S, H, config);)+
+                config
+                    .route("/healthz", actix_web::web::get().to(healthz))
+                    .route("/readyz", actix_web::web::get().to(readyz::<S, H>))
+                    .route("/metrics", actix_web::web::get().to(metrics::<S, H>))
+                    .route(
+                        "/openapi.json",
+                        actix_web::web::get().to(crate::http::openapi::openapi_json),
+                    );
+            }
+        }
+
+        /// Every served route's description, for the OpenAPI document.
+        pub(crate) fn documented() -> Vec<crate::http::openapi::Described> {
+            vec![$(served!(@describe $method $route)),+]
+        }
+    };
+    (@register post $route:ty, $s:ident, $h:ident, $config:ident) => {
+        $config.route(
+            <$route as PostRoute>::PATH,
+            actix_web::web::post().to(idempotent_post::idempotent_post::<$s, $h, $route>),
+        );
+    };
+    (@register get $route:ty, $s:ident, $h:ident, $config:ident) => {
+        $config.route(
+            <$route as GetRoute>::PATH,
+            actix_web::web::get().to(read_one::read_one::<$s, $h, $route>),
+        );
+    };
+    (@describe post $route:ty) => {
+        crate::http::openapi::describe_post::<$route>()
+    };
+    (@describe get $route:ty) => {
+        crate::http::openapi::describe_get::<$route>()
+    };
+}
+
+pub(crate) use served;

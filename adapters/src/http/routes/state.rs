@@ -1,0 +1,47 @@
+//! What every handler shares: the coordinator, the store, the token keys and the metrics.
+
+use std::sync::Arc;
+
+use application::Coordinator;
+use application::ports::FlowHooks;
+
+use super::ServiceStore;
+use crate::http::edge::auth::TokenKeys;
+use crate::metrics::Metrics;
+
+/// The shared state behind every route.
+pub struct AppState<S, H> {
+    pub(crate) coordinator: Coordinator<S, S, H>,
+    pub(crate) store: S,
+    pub(crate) keys: TokenKeys,
+    pub(crate) metrics: Arc<Metrics>,
+}
+
+impl<S, H> std::fmt::Debug for AppState<S, H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("coordinator", &self.coordinator)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
+    /// State for the routes of one HTTP worker.
+    ///
+    /// Each worker has its own state and store (its own connection pool): requests run on
+    /// the worker that received them and their connections live on its runtime, with no
+    /// hand-over between threads on the request path. Metrics are shared.
+    pub fn new(
+        coordinator: Coordinator<S, S, H>,
+        store: S,
+        keys: TokenKeys,
+        metrics: Arc<Metrics>,
+    ) -> Self {
+        Self {
+            coordinator,
+            store,
+            keys,
+            metrics,
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Prometheus metrics (`docs/http-api.md#metrics`): idempotent outcomes by operation,
+//! request latency by route, the outbox relay's state, and the capture workers' (in
+//! `operations`).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use application::Outcome;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+mod operations;
+
+use self::operations::OperationMetrics;
+
+/// The media type of [`Metrics::render`].
+pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// An atomic the metrics and the coordinators share: the coordinators count deadlocked
+/// transactions into it, the exposition reads it.
+#[derive(Debug, Default)]
+struct SharedCount(Arc<AtomicU64>);
+
+impl prometheus_client::metrics::counter::Atomic<u64> for SharedCount {
+    fn inc(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn inc_by(&self, v: u64) -> u64 {
+        self.0.fetch_add(v, Ordering::Relaxed)
+    }
+
+    fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    operation: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+type LatencyFamily = Family<RouteLabels, Histogram, fn() -> Histogram>;
+
+/// The service's metrics, shared by every worker.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    outcomes: Family<OutcomeLabels, Counter>,
+    latency: LatencyFamily,
+    outbox: OutboxMetrics,
+    operations: OperationMetrics,
+    transaction_retries: Counter<u64, SharedCount>,
+}
+
+/// The relay's figures: what waits, how old the oldest is, what went out, what failed.
+#[derive(Debug, Default)]
+struct OutboxMetrics {
+    pending: Gauge,
+    oldest_pending_age_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
+    published: Counter,
+    publish_failures: Counter,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    /// Registers `idempotent_outcomes`, `http_request_duration_seconds`, and the outbox's
+    /// and the capture workers' figures.
+    #[must_use]
+    pub fn new() -> Self {
+        let mut registry = Registry::default();
+        let outcomes = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "idempotent_outcomes",
+            "Idempotent requests by operation and outcome",
+            outcomes.clone(),
+        );
+        let latency: LatencyFamily =
+            Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.0005, 2.0, 16)));
+        registry.register(
+            "http_request_duration_seconds",
+            "Time from request head to response, by route",
+            latency.clone(),
+        );
+        let outbox = OutboxMetrics::default();
+        registry.register(
+            "outbox_pending",
+            "Events in the outbox not yet acknowledged by the broker",
+            outbox.pending.clone(),
+        );
+        registry.register(
+            "outbox_oldest_pending_age_seconds",
+            "Age of the oldest event waiting in the outbox (0 when none waits)",
+            outbox.oldest_pending_age_seconds.clone(),
+        );
+        registry.register(
+            "outbox_published",
+            "Events the relay published and marked",
+            outbox.published.clone(),
+        );
+        registry.register(
+            "outbox_publish_failures",
+            "Publishes that failed or timed out (the event stays pending)",
+            outbox.publish_failures.clone(),
+        );
+        let operations = OperationMetrics::default();
+        operations.register(&mut registry);
+        let transaction_retries = Counter::<u64, SharedCount>::default();
+        registry.register(
+            "idempotent_transaction_retries",
+            "Transactions the database rolled back as deadlock victims or, on a Galera \
+             cluster, certification failures (1213), counted when they were run again",
+            transaction_retries.clone(),
+        );
+        Self {
+            registry,
+            outcomes,
+            latency,
+            outbox,
+            operations,
+            transaction_retries,
+        }
+    }
+
+    /// The counter the coordinators count deadlocked transactions into
+    /// ([`application::Coordinator::with_deadlock_counter`]).
+    #[must_use]
+    pub fn transaction_retries(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.transaction_retries.inner().0)
+    }
+
+    /// Counts one relay pass's published and failed events.
+    pub fn count_relay_pass(&self, published: usize, failed: usize) {
+        self.outbox.published.inc_by(published as u64);
+        self.outbox.publish_failures.inc_by(failed as u64);
+    }
+
+    /// Sets what waits in the outbox.
+    pub fn set_outbox_pending(&self, count: u64, oldest_age_seconds: f64) {
+        self.outbox
+            .pending
+            .set(i64::try_from(count).unwrap_or(i64::MAX));
+        self.outbox
+            .oldest_pending_age_seconds
+            .set(oldest_age_seconds);
+    }
+
+    /// Counts one idempotent outcome. Operation names are constants (`Op::NAME`), so the
+    /// labels cost no allocation on the request path.
+    pub fn count_outcome<R>(&self, operation: &'static str, outcome: &Outcome<R>) {
+        self.outcomes
+            .get_or_create(&OutcomeLabels {
+                operation,
+                outcome: outcome_label(outcome),
+            })
+            .inc();
+    }
+
+    /// Records one request's latency.
+    pub fn observe_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
+        self.latency
+            .get_or_create(&RouteLabels {
+                method: method.to_owned(),
+                route: route.to_owned(),
+                status,
+            })
+            .observe(seconds);
+    }
+
+    /// The text exposition.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        text
+    }
+}
+
+/// The documented outcome names (plus `forbidden` for a replay refused by permission).
+#[must_use]
+pub fn outcome_label<R>(outcome: &Outcome<R>) -> &'static str {
+    match outcome {
+        Outcome::Executed { .. } => "executed",
+        Outcome::Replayed { .. } => "replayed",
+        Outcome::KeyReused => "key_reused",
+        Outcome::InProgress => "in_progress",
+        Outcome::OutcomeUnknown(_) => "outcome_unknown",
+        Outcome::Rejected(_) => "rejected",
+        Outcome::Forbidden => "forbidden",
+        Outcome::Failed(_) => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use application::CreateRefusal;
+
+    use super::*;
+
+    #[test]
+    fn counted_outcomes_and_latencies_appear_in_the_text() {
+        let metrics = Metrics::new();
+        metrics.count_outcome(
+            "orders.create.v1",
+            &Outcome::Rejected(CreateRefusal::ClientOrderRefConflict),
+        );
+        metrics.observe_request("POST", "/api/orders", 409, 0.002);
+        let text = metrics.render();
+        assert!(
+            text.contains(
+                r#"idempotent_outcomes_total{operation="orders.create.v1",outcome="rejected"} 1"#
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("http_request_duration_seconds_count{"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,155 @@
+//! The capture workers' metrics (contract §7): how operations ended, claims won and lost,
+//! leases lost, provider calls by answer, attempts put off for a retry.
+
+use domain::OperationState;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::registry::Registry;
+
+use super::Metrics;
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EndedLabels {
+    r#type: &'static str,
+    state: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ClaimLabels {
+    result: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ProviderCallLabels {
+    call: &'static str,
+    result: &'static str,
+}
+
+/// The capture workers' figures: how operations ended, claims won and lost, leases lost,
+/// provider calls by answer, attempts put off for a retry.
+#[derive(Debug, Default)]
+pub(super) struct OperationMetrics {
+    ended: Family<EndedLabels, Counter>,
+    claims: Family<ClaimLabels, Counter>,
+    lease_losses: Counter,
+    abandoned: Counter,
+    provider_calls: Family<ProviderCallLabels, Counter>,
+    retries: Counter,
+}
+
+impl OperationMetrics {
+    pub(super) fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "operations_ended",
+            "Long-running operations a worker ended, by type and end state \
+             (succeeded, declined, needs_review)",
+            self.ended.clone(),
+        );
+        registry.register(
+            "operation_claims",
+            "Claims of due operations: won, or lost to another worker (result)",
+            self.claims.clone(),
+        );
+        registry.register(
+            "operation_lease_losses",
+            "Operations a worker gave up after winning them because another worker took \
+             the lease over (it wrote nothing more)",
+            self.lease_losses.clone(),
+        );
+        registry.register(
+            "operations_abandoned",
+            "Operations a worker gave up after winning them because a database write \
+             failed (it wrote nothing more; the lease runs out for the next owner)",
+            self.abandoned.clone(),
+        );
+        registry.register(
+            "payment_provider_calls",
+            "Calls to the payment provider by call (charge, lookup) and result (charge: \
+             definite, unknown; lookup: found, not_found, error)",
+            self.provider_calls.clone(),
+        );
+        registry.register(
+            "operation_retries",
+            "Attempts that got no definite answer and were put off for a later retry",
+            self.retries.clone(),
+        );
+    }
+}
+
+impl Metrics {
+    /// Counts an operation of `operation_type` (`payments.capture.v1`) ended in `state`.
+    pub fn count_operation_ended(&self, operation_type: &'static str, state: OperationState) {
+        self.operations
+            .ended
+            .get_or_create(&EndedLabels {
+                r#type: operation_type,
+                state: state.as_api(),
+            })
+            .inc();
+    }
+
+    /// Counts one claim of a due operation, `won` or lost to another worker.
+    pub fn count_operation_claim(&self, won: bool) {
+        self.operations
+            .claims
+            .get_or_create(&ClaimLabels {
+                result: if won { "won" } else { "lost" },
+            })
+            .inc();
+    }
+
+    /// Counts one lease lost while working.
+    pub fn count_operation_lease_loss(&self) {
+        self.operations.lease_losses.inc();
+    }
+
+    /// Counts one won operation given up after a failed database write.
+    pub fn count_operation_abandoned(&self) {
+        self.operations.abandoned.inc();
+    }
+
+    /// Counts one attempt put off for a later retry.
+    pub fn count_operation_retry(&self) {
+        self.operations.retries.inc();
+    }
+
+    /// Counts one provider call: `call` is `charge` or `lookup`; `result` is `definite`
+    /// or `unknown` for a charge, `found`, `not_found` or `error` for a lookup.
+    pub fn count_provider_call(&self, call: &'static str, result: &'static str) {
+        self.operations
+            .provider_calls
+            .get_or_create(&ProviderCallLabels { call, result })
+            .inc();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_capture_workers_figures_appear_in_the_text() {
+        let metrics = Metrics::new();
+        metrics.count_operation_ended("payments.capture.v1", OperationState::NeedsReview);
+        metrics.count_operation_claim(true);
+        metrics.count_operation_claim(false);
+        metrics.count_operation_claim(false);
+        metrics.count_operation_lease_loss();
+        metrics.count_operation_abandoned();
+        metrics.count_operation_retry();
+        metrics.count_provider_call("lookup", "not_found");
+        let text = metrics.render();
+        for line in [
+            r#"operations_ended_total{type="payments.capture.v1",state="needs_review"} 1"#,
+            r#"operation_claims_total{result="won"} 1"#,
+            r#"operation_claims_total{result="lost"} 2"#,
+            "operation_lease_losses_total 1",
+            "operations_abandoned_total 1",
+            "operation_retries_total 1",
+            r#"payment_provider_calls_total{call="lookup",result="not_found"} 1"#,
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
+    }
+}

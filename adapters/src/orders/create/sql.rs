@@ -1,0 +1,136 @@
+//! The order's insert, and the create's port on both stores' transactions.
+
+use application::ports::OrderRepository;
+use application::{CreateRefusal, StepError};
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::dsl::{self, Values};
+use diesel::prelude::*;
+use diesel::query_builder::QueryFragment;
+use domain::{NewOrder, OrderId, TenantId};
+
+use crate::sql::both_stores::for_both_transactions;
+use crate::sql::classify::{Unique, refused_on};
+use crate::sql::connection::SqlConnection;
+use crate::sql::rows::to_i64;
+use crate::sql::schema::orders;
+
+/// One order per `clientOrderRef` in a tenant: its violation is the create's refusal.
+pub(crate) const CLIENT_ORDER_REF: Unique = Unique {
+    index: "uq_orders_tenant_client_order_ref",
+    sqlite_message: "UNIQUE constraint failed: orders.tenant_id, orders.client_order_ref",
+};
+
+/// The insert of a new order.
+#[derive(Insertable)]
+#[diesel(table_name = orders)]
+// Every field is a plain value: with diesel's default (`None` as `DEFAULT`) each becomes a
+// defaultable value, which makes MySQL statements uncacheable (prepared and closed on
+// every insert).
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct NewOrderRow<'a> {
+    tenant_id: i64,
+    client_order_ref: &'a [u8],
+    sku: &'a [u8],
+    quantity: i16,
+    created_at: NaiveDateTime,
+}
+
+/// The statement [`insert`] runs.
+pub(crate) type InsertOrder<'a> = Values<dsl::insert_into<orders::table>, NewOrderRow<'a>>;
+
+/// Inserts the order and returns its id; a `clientOrderRef` the tenant already used is
+/// the create's refusal.
+pub(crate) async fn insert<'a, C>(
+    conn: &mut C,
+    ids: C::InsertIds,
+    tenant: TenantId,
+    order: &'a NewOrder,
+    created_at: DateTime<Utc>,
+) -> Result<OrderId, StepError<CreateRefusal>>
+where
+    C: SqlConnection,
+    InsertOrder<'a>: QueryFragment<C::Backend>,
+{
+    let row = NewOrderRow {
+        tenant_id: to_i64(tenant.get())?,
+        client_order_ref: order.client_order_ref.as_str().as_bytes(),
+        sku: order.sku.as_str().as_bytes(),
+        quantity: i16::from(order.quantity.get()),
+        created_at: created_at.naive_utc(),
+    };
+    let insert = diesel::insert_into(orders::table).values(row);
+    let id = conn
+        .insert_returning_id(ids, insert)
+        .await
+        .map_err(|error| {
+            refused_on::<C::Backend, _>(
+                error,
+                CLIENT_ORDER_REF,
+                CreateRefusal::ClientOrderRefConflict,
+            )
+        })?;
+    Ok(OrderId::new(id))
+}
+
+for_both_transactions! {
+    impl OrderRepository {
+        async fn insert_order(
+            &mut self,
+            tenant: TenantId,
+            order: &NewOrder,
+            created_at: DateTime<Utc>,
+        ) -> Result<OrderId, StepError<CreateRefusal>> {
+            self.run("order insert", async |conn, ids| {
+                insert(conn, ids, tenant, order, created_at).await
+            })
+            .await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::mysql::Mysql;
+    use diesel::result::{DatabaseErrorKind, Error};
+    use diesel::sqlite::Sqlite;
+
+    use super::*;
+    use crate::sql::classify::{Classify, SCOPE_KEY};
+
+    fn unique(message: &str) -> Error {
+        Error::DatabaseError(
+            DatabaseErrorKind::UniqueViolation,
+            Box::new(message.to_owned()),
+        )
+    }
+
+    fn refused<B: Classify>(message: &str) -> bool {
+        matches!(
+            refused_on::<B, _>(
+                unique(message),
+                CLIENT_ORDER_REF,
+                CreateRefusal::ClientOrderRefConflict
+            ),
+            StepError::Rejected(CreateRefusal::ClientOrderRefConflict)
+        )
+    }
+
+    #[test]
+    fn the_orders_unique_index_is_the_refusal_on_either_store() {
+        assert!(refused::<Mysql>(
+            "Duplicate entry '1-REF-1' for key 'uq_orders_tenant_client_order_ref'"
+        ));
+        assert!(refused::<Mysql>(
+            "Duplicate entry '1-REF-1' for key 'orders.uq_orders_tenant_client_order_ref'"
+        ));
+        assert!(refused::<Sqlite>(CLIENT_ORDER_REF.sqlite_message));
+    }
+
+    #[test]
+    fn another_unique_index_is_a_storage_failure_not_the_refusal() {
+        assert!(!refused::<Mysql>(
+            "Duplicate entry 'k' for key 'uq_api_idempotency_scope_key'"
+        ));
+        assert!(!refused::<Sqlite>(SCOPE_KEY.sqlite_message));
+    }
+}

@@ -1,0 +1,8 @@
+//! Orders over HTTP and SQL: the create and the read.
+
+mod create;
+mod read;
+mod read_sql;
+
+pub use create::decode_new_order;
+pub(crate) use read::{ORDER_ID, parse_order_id};

@@ -1,0 +1,148 @@
+//! The `POST /api/orders/{orderId}/payments` body: strict JSON as for an order, exactly
+//! `amount` and `currency`, each validated by the domain.
+
+use domain::{Amount, Currency, OrderId, PaymentCapture};
+use serde_json::{Map, Value};
+
+use crate::http::edge::members::{FieldError, integer, member, object, unknown_members};
+use crate::http::edge::strict_json::MAX_REPORTED;
+
+const MEMBERS: [&str; 2] = ["amount", "currency"];
+
+const AMOUNT_RANGE: &str = "must be an integer from 1 to 10000000";
+
+/// A capture's body, decoded: what to capture, for the order the path names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaptureBody {
+    /// How much.
+    pub amount: Amount,
+    /// In which currency.
+    pub currency: Currency,
+}
+
+impl CaptureBody {
+    /// The capture of `order`.
+    #[must_use]
+    pub fn of(self, order: OrderId) -> PaymentCapture {
+        PaymentCapture {
+            order,
+            amount: self.amount,
+            currency: self.currency,
+        }
+    }
+}
+
+/// Decodes and validates a capture's body, or lists every violation found (at most 16),
+/// by the same rules as an order's body.
+///
+/// # Errors
+/// Every [`FieldError`]: malformed JSON, a non-object, repeated members, unknown members,
+/// and per member: missing, `null`, wrong type, or a value the domain refuses.
+pub fn decode_capture_body(bytes: &[u8]) -> Result<CaptureBody, Vec<FieldError>> {
+    let members = object(bytes)?;
+    let mut errors = unknown_members(
+        &members,
+        &MEMBERS,
+        "unknown member: only amount and currency are allowed",
+    );
+    let amount = integer(&members, "amount", "/amount", AMOUNT_RANGE)
+        .and_then(|raw| Amount::parse(raw).map_err(|_| FieldError::at("/amount", AMOUNT_RANGE)));
+    let currency = currency(&members);
+    match (amount, currency) {
+        (Ok(amount), Ok(currency)) if errors.is_empty() => Ok(CaptureBody { amount, currency }),
+        (a, c) => {
+            errors.extend([a.err(), c.err()].into_iter().flatten());
+            errors.truncate(MAX_REPORTED);
+            Err(errors)
+        }
+    }
+}
+
+fn currency(members: &Map<String, Value>) -> Result<Currency, FieldError> {
+    const POINTER: &str = "/currency";
+    let Value::String(raw) = member(members, "currency", POINTER)? else {
+        return Err(FieldError::at(POINTER, "must be a string"));
+    };
+    Currency::parse(raw).map_err(|_| FieldError::at(POINTER, "must be three letters A-Z"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(body: &str) -> Vec<(String, &'static str)> {
+        decode_capture_body(body.as_bytes())
+            .unwrap_err()
+            .into_iter()
+            .map(|e| (e.pointer.into_owned(), e.reason))
+            .collect()
+    }
+
+    #[test]
+    fn a_valid_body_decodes_with_the_order_from_the_path() {
+        let capture = decode_capture_body(br#"{"currency":"JPY","amount":1500}"#)
+            .unwrap()
+            .of(OrderId::new(7));
+        assert_eq!(capture.order.get(), 7);
+        assert_eq!(capture.amount.get(), 1500);
+        assert_eq!(capture.currency.as_str(), "JPY");
+    }
+
+    #[test]
+    fn amounts_must_be_integers_in_range() {
+        for (amount, reason) in [
+            ("0", AMOUNT_RANGE),
+            ("10000001", AMOUNT_RANGE),
+            ("-5", AMOUNT_RANGE),
+            ("99999999999999999999", "must be a JSON integer"),
+            ("1.0", "must be a JSON integer"),
+            ("\"100\"", "must be a JSON integer"),
+        ] {
+            let body = format!(r#"{{"amount":{amount},"currency":"JPY"}}"#);
+            assert_eq!(errors(&body), [("/amount".to_owned(), reason)], "{amount}");
+        }
+        assert!(decode_capture_body(br#"{"amount":10000000,"currency":"JPY"}"#).is_ok());
+    }
+
+    #[test]
+    fn currencies_are_three_capital_letters() {
+        for currency in ["\"jpy\"", "\"JP\"", "\"JPYY\"", "\"\"", "1"] {
+            let body = format!(r#"{{"amount":1,"currency":{currency}}}"#);
+            assert_eq!(errors(&body).len(), 1, "{currency}");
+            assert_eq!(errors(&body)[0].0, "/currency");
+        }
+    }
+
+    #[test]
+    fn unknown_missing_and_null_members_are_each_listed() {
+        assert_eq!(
+            errors(r#"{"amount":null,"orderId":"9"}"#),
+            [
+                (
+                    "/orderId".to_owned(),
+                    "unknown member: only amount and currency are allowed"
+                ),
+                ("/amount".to_owned(), "must not be null"),
+                ("/currency".to_owned(), "is required"),
+            ]
+        );
+        assert_eq!(
+            errors(r#"{"amount":1,"amount":2,"currency":"JPY"}"#),
+            [(
+                "/amount".to_owned(),
+                "this member name appears more than once"
+            )]
+        );
+    }
+
+    #[test]
+    fn valid_members_beside_an_unknown_one_are_still_refused() {
+        assert_eq!(
+            errors(r#"{"amount":1,"currency":"JPY","tip":5}"#),
+            [(
+                "/tip".to_owned(),
+                "unknown member: only amount and currency are allowed"
+            )]
+        );
+    }
+}

@@ -1,0 +1,107 @@
+//! `payments.capture.v1`'s acceptance over HTTP and SQL: its body, its route's
+//! description, its insert.
+
+mod body;
+mod sql;
+
+use actix_web::dev::{Path, Url};
+use application::payments::CapturePayment;
+use domain::PaymentCapture;
+use utoipa::ToSchema;
+
+pub use body::{CaptureBody, decode_capture_body};
+
+use super::read::OperationState;
+use crate::http::routes::{PostDoc, PostRoute, Undecodable};
+use crate::orders::{ORDER_ID, parse_order_id};
+
+impl PostRoute for CapturePayment {
+    const PATH: &'static str = "/api/orders/{order_id}/payments";
+    type Request = CaptureRequest;
+    type Answer = CaptureAccepted;
+
+    /// The body first, then the order id: a bad body is reported before a bad id.
+    fn decode(path: &Path<Url>, body: &[u8]) -> Result<PaymentCapture, Undecodable> {
+        let body = decode_capture_body(body).map_err(Undecodable::Body)?;
+        let order = path
+            .get("order_id")
+            .and_then(parse_order_id)
+            .ok_or(Undecodable::NotFound)?;
+        Ok(body.of(order))
+    }
+
+    fn describe() -> PostDoc {
+        PostDoc {
+            path: "/api/orders/{orderId}/payments",
+            operation_id: "capturePayment",
+            tag: "payments",
+            summary: "Accept a payment capture for an order, at most once per Idempotency-Key",
+            description: "The order must exist in the caller's tenant (404) and have no \
+                pending or succeeded capture (409 `payment_exists`). The capture is accepted \
+                in one transaction and carried out afterwards by a worker; follow `Location`.",
+            path_parameter: Some(ORDER_ID),
+            request_example: serde_json::json!({"amount": 1500, "currency": "JPY"}),
+            status: 202,
+            answer: "Accepted",
+            answer_example: serde_json::json!({
+                "operationId": "0b6e3f0e-6d0c-4f43-9a53-1d3c1f1f7a21",
+                "state": "pending"
+            }),
+            location: Some(
+                "`/api/operations/{operationId}`: where the capture's state can be read.",
+            ),
+        }
+    }
+}
+
+/// The body of `POST /api/orders/{orderId}/payments`: exactly these two members, both
+/// required, strict as an order's body.
+#[derive(Debug, ToSchema)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"amount": 1500, "currency": "JPY"}))]
+#[allow(dead_code)] // described, never built: the strict decoder reads the body
+pub(crate) struct CaptureRequest {
+    /// In minor units: a JSON integer.
+    #[schema(minimum = 1, maximum = 10_000_000, example = 1500)]
+    amount: u32,
+    /// Three letters `A-Z`.
+    #[schema(
+        pattern = "^[A-Z]{3}$",
+        min_length = 3,
+        max_length = 3,
+        example = "JPY"
+    )]
+    currency: String,
+}
+
+/// The `202` of a capture (stored, and replayed byte for byte).
+#[derive(Debug, ToSchema)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({"operationId": "0b6e3f0e-6d0c-4f43-9a53-1d3c1f1f7a21", "state": "pending"}))]
+#[allow(dead_code)] // described, never built: `application` renders it
+pub(crate) struct CaptureAccepted {
+    /// The operation's id: read it at `/api/operations/{operationId}`.
+    #[schema(format = "uuid")]
+    operation_id: String,
+    /// Always `pending` at acceptance.
+    state: OperationState,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_schema_reads_what_the_decoder_accepts() {
+        let body = br#"{"amount":1500,"currency":"JPY"}"#;
+        assert!(decode_capture_body(body).is_ok());
+        let read: CaptureRequest = serde_json::from_slice(body).unwrap();
+        assert_eq!(read.amount, 1500);
+        assert!(
+            serde_json::from_slice::<CaptureRequest>(br#"{"amount":1,"currency":"JPY","x":1}"#)
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,22 @@
+//! Events: written to the outbox in the transaction that makes them, relayed to the broker
+//! at least once, and applied once per consumer through the inbox (`docs/events.md`).
+
+mod inbox;
+mod inbox_store;
+mod order_created;
+mod outbox;
+mod purge;
+mod relay;
+mod relay_store;
+mod request_shipments;
+
+pub use inbox::{HandleError, Handled, InboxConsumer, Poison, handle_delivery};
+pub use inbox_store::{Delivery, InboxTx, NewShipment, ShipmentRepository};
+pub use order_created::{ORDERS_CREATED, order_created};
+pub use outbox::{NewEvent, OutboxWriter};
+pub use purge::purge_published_events;
+pub use relay::{Relay, RelayPacing, RelayPass};
+pub use relay_store::{
+    EventPublisher, OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, PublishError,
+};
+pub use request_shipments::{RequestShipments, SHIPMENTS_CONSUMER, ShipmentRequest};

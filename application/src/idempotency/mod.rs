@@ -1,0 +1,17 @@
+//! The generic core every idempotent operation runs through: the operation's shape, the
+//! coordinator that owns the transaction boundary, the outcomes, and the purge of expired
+//! records.
+
+mod coordinator;
+mod operation;
+mod outcome;
+mod purge;
+
+pub use coordinator::{Coordinator, CoordinatorSettings};
+pub use operation::{
+    BoxError, Execute, IdempotentOperation, JSON, NoRefusal, Refusal, Refused, StepContext,
+    StepError, json_response,
+};
+pub use outcome::{FailureCause, Outcome, UnknownCause};
+pub(crate) use purge::in_batches;
+pub use purge::{PurgeSettings, purge_expired};

@@ -1,0 +1,10 @@
+//! Orders: creating one per key, and reading them back.
+
+mod create;
+mod order;
+mod read;
+
+pub use create::{CreateOrder, CreateRefusal, OrderRepository};
+pub use order::Order;
+pub(crate) use order::OrderBody;
+pub use read::{OrderReader, ReadOrder};

@@ -1,0 +1,122 @@
+//! `GET /api/operations/{operationId}`: where a capture of the caller's tenant stands.
+
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+use domain::{Amount, Currency, OperationState, OrderId, TenantId};
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::ports::StoreError;
+use crate::reads::{ReadFrom, TenantRead};
+use crate::timestamps::rfc3339_micros;
+
+/// Reads one operation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadOperation;
+
+/// A succeeded operation's payment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentView {
+    /// The payment row's id.
+    pub id: u64,
+    /// The provider's charge id.
+    pub provider_charge_id: String,
+    /// How much was captured.
+    pub amount: Amount,
+    /// In which currency.
+    pub currency: Currency,
+}
+
+/// An operation as its status read shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationView {
+    /// The operation's id.
+    pub id: Uuid,
+    /// The versioned operation name.
+    pub operation_type: String,
+    /// The order it is about.
+    pub order: OrderId,
+    /// Where it stands.
+    pub state: OperationState,
+    /// The payment, once succeeded.
+    pub payment: Option<PaymentView>,
+    /// When the row last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Reads operations outside any write transaction.
+pub trait OperationReader: Send + Sync {
+    /// The operation with this id in this tenant; `None` also when it belongs to another
+    /// tenant.
+    ///
+    /// # Errors
+    /// `ConnectionLost`, `Timeout` or `Other`.
+    fn find_operation(
+        &self,
+        tenant: TenantId,
+        id: Uuid,
+    ) -> impl Future<Output = Result<Option<OperationView>, StoreError>> + Send;
+}
+
+/// The status document's members, in the documented order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusBody<'a> {
+    operation_id: String,
+    #[serde(rename = "type")]
+    operation_type: &'a str,
+    order_id: String,
+    state: &'static str,
+    payment: Option<PaymentBody<'a>>,
+    updated_at: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PaymentBody<'a> {
+    payment_id: String,
+    provider_charge_id: &'a str,
+    amount: u32,
+    currency: &'a str,
+}
+
+impl TenantRead for ReadOperation {
+    const PERMISSION: &'static str = "payments:read";
+    const WHAT: &'static str = "operation";
+    type Id = Uuid;
+    type View = OperationView;
+
+    fn to_json(view: &OperationView) -> Vec<u8> {
+        let body = StatusBody {
+            operation_id: view.id.hyphenated().to_string(),
+            operation_type: &view.operation_type,
+            order_id: view.order.to_string(),
+            state: view.state.as_api(),
+            payment: view.payment.as_ref().map(|payment| PaymentBody {
+                payment_id: payment.id.to_string(),
+                provider_charge_id: &payment.provider_charge_id,
+                amount: payment.amount.get(),
+                currency: payment.currency.as_str(),
+            }),
+            updated_at: rfc3339_micros(view.updated_at),
+        };
+        // Strings and integers into memory: cannot fail.
+        serde_json::to_vec(&body).unwrap_or_default()
+    }
+
+    /// A pending capture is still being worked: poll again.
+    fn poll_again(view: &OperationView) -> bool {
+        view.state == OperationState::Pending
+    }
+}
+
+impl<S: OperationReader> ReadFrom<S> for ReadOperation {
+    fn find(
+        store: &S,
+        tenant: TenantId,
+        id: Uuid,
+    ) -> impl Future<Output = Result<Option<OperationView>, StoreError>> + Send {
+        store.find_operation(tenant, id)
+    }
+}

@@ -1,0 +1,6 @@
+//! The commands that do more than read the configuration: `serve`, `worker`, `token`.
+
+pub(crate) mod serve;
+pub(crate) mod token;
+pub(crate) mod try_it;
+pub(crate) mod worker;

@@ -1,0 +1,170 @@
+//! `server serve`: migrate, then serve HTTP until a signal, purging on a timer, relaying
+//! events when a broker is configured and working payment captures when a provider is.
+
+use std::sync::Arc;
+
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer};
+use adapters::SystemClock;
+use adapters::http::{AppState, request_context, routes};
+use adapters::metrics::Metrics;
+use adapters::pause_file::PauseFileHooks;
+use anyhow::Context;
+use application::{Coordinator, CoordinatorSettings};
+use tokio::sync::watch;
+
+use crate::commands::try_it::log_try_it;
+use crate::config::{DatabaseConfig, ServeConfig};
+use crate::counting_provider::CountingProvider;
+use crate::provider::{Provider, provider};
+use crate::signals::shutdown_signal;
+use crate::store::{AnyStore, WorkerStore, open_and_migrate};
+use crate::tasks::capture::run_workers;
+use crate::tasks::purge::purge_every;
+use crate::tasks::relay::relay_until;
+
+/// Runs the service. Returns after a graceful shutdown: SIGTERM or Ctrl-C stops accepting
+/// connections, lets in-flight requests finish (up to `SHUTDOWN_TIMEOUT_SECS`), then
+/// stops the purge timer, the relay and the capture workers.
+pub(crate) async fn serve(config: ServeConfig) -> anyhow::Result<()> {
+    let provider = provider(&config.payments)?;
+    if provider.is_none() {
+        tracing::info!(
+            "PAYMENT_PROVIDER_URL is unset: payment captures are accepted and stay pending; \
+             no capture worker runs"
+        );
+    }
+    match (open_and_migrate(&config.database).await?, &config.database) {
+        (AnyStore::Mysql(store), DatabaseConfig::Mysql(database)) => {
+            let database = database.clone();
+            serve_with(store, database, config, provider).await
+        }
+        (AnyStore::Sqlite(store), DatabaseConfig::Sqlite(database)) => {
+            let database = database.clone();
+            serve_with(store, database, config, provider).await
+        }
+        _ => anyhow::bail!("DATABASE_URL: the store opened is not the one configured"),
+    }
+}
+
+/// Serves the contract; `store` purges, and each HTTP worker opens its own store from
+/// `database` with its share of the connections. With a `provider`, the capture workers
+/// open theirs, one connection each, besides.
+async fn serve_with<S: WorkerStore>(
+    store: S,
+    database: S::Config,
+    config: ServeConfig,
+    provider: Option<Provider>,
+) -> anyhow::Result<()> {
+    config.events.warn_if_test_hooks();
+    let hooks = config.events.hooks();
+    let settings = CoordinatorSettings {
+        retention: config.retention,
+        ..CoordinatorSettings::default()
+    };
+    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    let worker_database = S::with_connections(&database, S::connection_budget(&database) / workers);
+    let keys = config.keys.clone();
+    let metrics = Arc::new(Metrics::new());
+    let relay_metrics = Arc::clone(&metrics);
+    let capture_metrics = Arc::clone(&metrics);
+    let capture = match provider {
+        Some(provider) => Some((
+            S::open_for(&database, config.payments.concurrency).await?,
+            provider,
+        )),
+        None => None,
+    };
+
+    let server = HttpServer::new(move || {
+        let (database, keys, hooks) = (worker_database.clone(), keys.clone(), hooks.clone());
+        let shared_metrics = Arc::clone(&metrics);
+        App::new()
+            .wrap(from_fn(request_context))
+            .data_factory(move || {
+                let (database, keys, hooks) = (database.clone(), keys.clone(), hooks.clone());
+                let metrics = Arc::clone(&shared_metrics);
+                async move {
+                    let store = S::open_worker(&database).await?;
+                    let coordinator = Coordinator::new(
+                        store.clone(),
+                        store.clone(),
+                        Arc::new(SystemClock),
+                        settings,
+                    )
+                    .with_deadlock_counter(metrics.transaction_retries())
+                    .with_hooks(hooks);
+                    anyhow::Ok(AppState::new(coordinator, store, keys, metrics))
+                }
+            })
+            .configure(routes::<S, PauseFileHooks>(Arc::clone(&metrics)))
+    })
+    .workers(workers)
+    .disable_signals()
+    .shutdown_timeout(config.shutdown_timeout_secs)
+    .bind(config.bind_addr)
+    .with_context(|| format!("BIND_ADDR: cannot listen on {}", config.bind_addr))?;
+    for address in server.addrs() {
+        tracing::info!(%address, "listening");
+    }
+    if config.development_secret
+        && let Some(address) = server.addrs().first()
+    {
+        log_try_it(&config.keys, *address);
+    }
+
+    let (stop_purge, stopped) = watch::channel(false);
+    let purge = config.purge_interval.map(|interval| {
+        tokio::spawn(purge_every(
+            store.clone(),
+            interval,
+            config.retention,
+            stopped.clone(),
+        ))
+    });
+    let relay = config.events.nats_url.clone().map(|url| {
+        let (store, events, metrics) = (store.clone(), config.events.clone(), relay_metrics);
+        let stopped = stopped.clone();
+        tokio::spawn(async move {
+            if let Err(error) = relay_until(store, &url, &events, Some(metrics), stopped).await {
+                tracing::error!(error = %format!("{error:#}"), "relay ended; events wait in the outbox");
+            }
+        })
+    });
+    let capture = capture.map(|(capture_store, provider)| {
+        let provider = CountingProvider::new(provider, Arc::clone(&capture_metrics));
+        let (hooks, payments) = (config.events.hooks(), config.payments.clone());
+        let stopped = stopped.clone();
+        tokio::spawn(async move {
+            if let Err(error) = run_workers(
+                capture_store,
+                provider,
+                hooks,
+                &payments,
+                Some(capture_metrics),
+                stopped,
+            )
+            .await
+            {
+                tracing::error!(error = %format!("{error:#}"), "capture workers ended; captures stay pending");
+            }
+        })
+    });
+
+    let server = server.run();
+    tokio::spawn(stop_on_signal(server.handle()));
+    let result = server.await.context("HTTP server failed");
+    let _ = stop_purge.send(true);
+    for task in [purge, relay, capture].into_iter().flatten() {
+        let _ = task.await;
+    }
+    tracing::info!("shut down");
+    result
+}
+
+/// Waits for SIGTERM or Ctrl-C, then stops accepting and lets in-flight requests finish.
+async fn stop_on_signal(server: actix_web::dev::ServerHandle) {
+    shutdown_signal().await;
+    tracing::info!("shutdown signal received; finishing in-flight requests");
+    server.stop(true).await;
+}

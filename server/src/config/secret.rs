@@ -1,0 +1,89 @@
+//! The token signing secret: `AUTH_JWT_SECRET`, or with the embedded store a development
+//! secret kept beside its data (created on first use, readable only by its owner).
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use adapters::http::{MIN_SECRET_BYTES, TokenKeys};
+
+use crate::config::database::DatabaseConfig;
+use crate::config::{ConfigError, Lookup, invalid, text};
+
+/// The development secret's file name, in the embedded store's directory.
+pub(crate) const DEVELOPMENT_SECRET_FILE: &str = "dev-jwt-secret";
+
+/// Where the keys came from.
+#[derive(Debug)]
+pub(crate) enum Secret {
+    /// `AUTH_JWT_SECRET`.
+    Configured(TokenKeys),
+    /// The embedded store's development secret.
+    Development(TokenKeys),
+}
+
+/// The keys to sign and verify tokens with.
+pub(crate) fn token_keys(
+    lookup: Lookup<'_>,
+    database: &DatabaseConfig,
+) -> Result<Secret, ConfigError> {
+    if let Some(secret) = text(lookup, "AUTH_JWT_SECRET")? {
+        return TokenKeys::hs256(secret.as_bytes())
+            .map(Secret::Configured)
+            .map_err(|_| {
+                invalid(
+                    "AUTH_JWT_SECRET",
+                    format!("must be at least {MIN_SECRET_BYTES} bytes"),
+                )
+            });
+    }
+    let Some(dir) = database.sqlite_dir() else {
+        return Err(invalid(
+            "AUTH_JWT_SECRET",
+            "required with MySQL, the HS256 signing secret",
+        ));
+    };
+    let secret = development_secret(&dir.join(DEVELOPMENT_SECRET_FILE)).map_err(|e| {
+        invalid(
+            "AUTH_JWT_SECRET",
+            format!("unset, and the development secret beside the data cannot be kept: {e}"),
+        )
+    })?;
+    TokenKeys::hs256(secret.as_bytes())
+        .map(Secret::Development)
+        .map_err(|_| invalid("AUTH_JWT_SECRET", "the development secret file is damaged"))
+}
+
+/// Reads the secret at `path`, creating it from two random UUIDs (244 random bits) when
+/// missing.
+fn development_secret(path: &Path) -> std::io::Result<String> {
+    match std::fs::read_to_string(path) {
+        Ok(secret) => return Ok(secret.trim().to_owned()),
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => return Err(error),
+        Err(_) => {}
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let secret = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path);
+    match created {
+        Ok(mut file) => {
+            file.write_all(secret.as_bytes())?;
+            Ok(secret)
+        }
+        // Another process created it first: use theirs.
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            Ok(std::fs::read_to_string(path)?.trim().to_owned())
+        }
+        Err(error) => Err(error),
+    }
+}

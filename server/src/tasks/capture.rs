@@ -1,0 +1,200 @@
+//! The capture workers (contract §7): in every `serve` process when
+//! `PAYMENT_PROVIDER_URL` is set, or alone as `server worker`. `WORKER_CONCURRENCY` tasks
+//! each read the due operations and work them one at a time with
+//! [`application::payments::work_once`], until stopped.
+//!
+//! Stopping drops an operation in flight: its worker gives the lease back by letting it
+//! expire, without writing. The provider call it may have made is safe to repeat, since
+//! the next owner asks again under the same downstream key.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use adapters::SystemClock;
+use adapters::metrics::Metrics;
+use application::payments::{Worked, WorkerPorts, WorkerSettings, work_once};
+use application::ports::{Clock, FlowHooks, OperationStore, PaymentProvider};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tracing::Instrument;
+use uuid::Uuid;
+
+use crate::config::payments::PaymentsConfig;
+use crate::tasks::capture_report::report;
+use crate::tasks::capture_spread::{Place, failure_wait, owner_id, spread_seed};
+
+/// Due operations read per pass.
+const DUE_BATCH: usize = 16;
+
+/// Runs `config.concurrency` workers on `store` and `provider` until `stop` turns true,
+/// and returns once every one of them has stopped.
+///
+/// # Errors
+/// When a worker's owner id cannot be made (it always can: the format is fixed).
+pub(crate) async fn run_workers<S, P, H>(
+    store: S,
+    provider: P,
+    hooks: H,
+    config: &PaymentsConfig,
+    metrics: Option<Arc<Metrics>>,
+    stop: watch::Receiver<bool>,
+) -> anyhow::Result<()>
+where
+    S: OperationStore + Clone + 'static,
+    P: PaymentProvider + Clone + 'static,
+    H: FlowHooks + Clone + 'static,
+{
+    let seed = spread_seed(Uuid::new_v4());
+    let mut workers = JoinSet::new();
+    for task in 0..config.concurrency {
+        let owner = owner_id(std::process::id(), task, Uuid::new_v4())?;
+        let span = tracing::info_span!("capture_worker", owner = owner.as_str());
+        let worker = Worker {
+            store: store.clone(),
+            provider: provider.clone(),
+            hooks: hooks.clone(),
+            settings: config.worker_settings(owner),
+            poll: config.poll,
+            metrics: metrics.clone(),
+            place: Place {
+                task,
+                tasks: config.concurrency,
+                seed,
+            },
+        };
+        workers.spawn(worker.run(stop.clone()).instrument(span));
+    }
+    tracing::info!(
+        workers = config.concurrency,
+        lease_secs = config.lease.as_secs(),
+        max_attempts = config.max_attempts,
+        "capture workers started"
+    );
+    while let Some(joined) = workers.join_next().await {
+        if let Err(error) = joined {
+            tracing::error!(%error, "a capture worker ended abnormally");
+        }
+    }
+    tracing::info!("capture workers stopped");
+    Ok(())
+}
+
+/// One worker task and what it works with.
+#[derive(Debug)]
+struct Worker<S, P, H> {
+    store: S,
+    provider: P,
+    hooks: H,
+    settings: WorkerSettings,
+    poll: Duration,
+    metrics: Option<Arc<Metrics>>,
+    place: Place,
+}
+
+/// What one pass came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// This worker won at least one claim: there may be more due at once.
+    Worked,
+    /// Nothing due, or every claim went to another worker.
+    Idle,
+    /// The database failed; logged.
+    Failed,
+    /// Stop turned true.
+    Stopped,
+}
+
+impl<S, P, H> Worker<S, P, H>
+where
+    S: OperationStore,
+    P: PaymentProvider,
+    H: FlowHooks,
+{
+    /// Passes until `stop` turns true: at once after a pass that worked, after the poll
+    /// when nothing was due, after a growing backoff while the database fails.
+    async fn run(self, mut stop: watch::Receiver<bool>) {
+        let mut failures_in_a_row = 0;
+        loop {
+            let wait = match self.pass(&mut stop).await {
+                Pass::Stopped => break,
+                Pass::Worked => {
+                    failures_in_a_row = 0;
+                    continue;
+                }
+                Pass::Idle => {
+                    failures_in_a_row = 0;
+                    self.poll
+                }
+                Pass::Failed => {
+                    failures_in_a_row += 1;
+                    failure_wait(self.poll, failures_in_a_row)
+                }
+            };
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = stopped(&mut stop) => break,
+            }
+        }
+        tracing::debug!("capture worker stopped");
+    }
+
+    /// Reads the due operations and works them, starting at this worker's place in the
+    /// batch so that the workers do not all contend for its first row.
+    async fn pass(&self, stop: &mut watch::Receiver<bool>) -> Pass {
+        let due = tokio::select! {
+            biased;
+            () = stopped(stop) => return Pass::Stopped,
+            due = self.store.due(DUE_BATCH, SystemClock.now()) => due,
+        };
+        let mut due = match due {
+            Ok(due) => due,
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the due operations; backing off");
+                return Pass::Failed;
+            }
+        };
+        let start = self.place.start(due.len());
+        due.rotate_left(start);
+        let ports = WorkerPorts {
+            store: &self.store,
+            provider: &self.provider,
+            clock: &SystemClock,
+            hooks: &self.hooks,
+        };
+        let mut pass = Pass::Idle;
+        for operation in &due {
+            // Dropping `work_once` here writes nothing more; the lease runs out.
+            let worked = tokio::select! {
+                biased;
+                () = stopped(stop) => return Pass::Stopped,
+                worked = work_once(ports, &self.settings, operation) => worked,
+            };
+            match worked {
+                Ok(worked) => {
+                    if report(operation, &worked, self.metrics.as_deref()) {
+                        pass = Pass::Worked;
+                    }
+                    // The database failed under a won claim: back off as for any failure.
+                    if matches!(worked, Worked::Abandoned { .. }) {
+                        return Pass::Failed;
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(
+                        operation_id = %operation.id,
+                        %error,
+                        "claiming an operation failed; it stays pending"
+                    );
+                    return Pass::Failed;
+                }
+            }
+        }
+        pass
+    }
+}
+
+/// Resolves once `stop` is true, or its sender is gone (nobody can stop us any more
+/// then, which means the process is ending).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|stop| *stop).await;
+}

@@ -1,0 +1,144 @@
+//! What a capture worker says about each operation it touched: a log line (never the
+//! downstream key; `needs_review` at `warn`, for a person) and the metrics.
+
+use adapters::metrics::Metrics;
+use application::ErrorChain;
+use application::payments::Worked;
+use application::ports::{DueOperation, Ending};
+
+/// The operation type the workers carry out, as the metrics label it.
+const CAPTURE: &str = "payments.capture.v1";
+
+/// Logs and counts what working `operation` came to; `true` when this worker won its
+/// claim.
+pub(crate) fn report(operation: &DueOperation, worked: &Worked, metrics: Option<&Metrics>) -> bool {
+    let operation_id = operation.id;
+    let won = !matches!(worked, Worked::NotClaimed);
+    match worked {
+        Worked::NotClaimed => {
+            tracing::debug!(%operation_id, "another worker claimed the operation");
+        }
+        Worked::Ended(ending) => {
+            let state = ending.state().as_api();
+            if *ending == Ending::NeedsReview {
+                tracing::warn!(
+                    %operation_id,
+                    state,
+                    attempts = operation.attempts.saturating_add(1),
+                    "operation needs review: no definite answer from the provider within the \
+                     attempts; for a person to look at"
+                );
+            } else {
+                tracing::info!(%operation_id, state, "operation ended");
+            }
+        }
+        Worked::RetryAt(next_attempt_at) => {
+            tracing::info!(
+                %operation_id,
+                %next_attempt_at,
+                "no definite answer from the provider; the operation is retried later"
+            );
+        }
+        Worked::LeaseLost => {
+            tracing::warn!(
+                %operation_id,
+                "lease lost to another worker; this worker wrote nothing more"
+            );
+        }
+        Worked::Abandoned { step, error } => {
+            tracing::warn!(
+                %operation_id,
+                step = step.as_str(),
+                error = %ErrorChain(error),
+                "a database write failed; this worker wrote nothing more and the lease \
+                 runs out for the next owner"
+            );
+        }
+    }
+    if let Some(metrics) = metrics {
+        metrics.count_operation_claim(won);
+        match worked {
+            Worked::NotClaimed => {}
+            Worked::Ended(ending) => metrics.count_operation_ended(CAPTURE, ending.state()),
+            Worked::RetryAt(_) => metrics.count_operation_retry(),
+            Worked::LeaseLost => metrics.count_operation_lease_loss(),
+            Worked::Abandoned { .. } => metrics.count_operation_abandoned(),
+        }
+    }
+    won
+}
+
+#[cfg(test)]
+mod tests {
+    use domain::{Amount, Currency, Generation, LeaseView, OrderId, PaymentCapture, TenantId};
+
+    use adapters::SystemClock;
+    use application::ports::Clock;
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn due() -> DueOperation {
+        DueOperation {
+            id: Uuid::new_v4(),
+            tenant: TenantId::parse(1).unwrap(),
+            input: PaymentCapture {
+                order: OrderId::new(42),
+                amount: Amount::parse(1500).unwrap(),
+                currency: Currency::parse("JPY").unwrap(),
+            },
+            downstream_key: "downstream-secret".to_owned(),
+            attempts: 7,
+            accepted_at: chrono::Utc::now(),
+            lease: LeaseView {
+                generation: Generation::UNCLAIMED,
+                holder: None,
+            },
+        }
+    }
+
+    #[test]
+    fn each_result_is_counted_once_and_only_a_lost_claim_is_not_won() {
+        let metrics = Metrics::new();
+        let operation = due();
+        let results = [
+            (Worked::NotClaimed, false),
+            (Worked::Ended(Ending::NeedsReview), true),
+            (
+                Worked::Ended(Ending::Succeeded {
+                    charge_id: "ch_1".to_owned(),
+                }),
+                true,
+            ),
+            (Worked::RetryAt(SystemClock.now()), true),
+            (Worked::LeaseLost, true),
+            (
+                Worked::Abandoned {
+                    step: application::payments::Step::Completion,
+                    error: application::ports::StoreError::Deadlock,
+                },
+                true,
+            ),
+        ];
+        for (worked, won) in results {
+            assert_eq!(
+                report(&operation, &worked, Some(&metrics)),
+                won,
+                "{worked:?}"
+            );
+        }
+        assert!(report(&operation, &Worked::Ended(Ending::Declined), None));
+        let text = metrics.render();
+        for line in [
+            r#"operation_claims_total{result="won"} 5"#,
+            r#"operation_claims_total{result="lost"} 1"#,
+            r#"operations_ended_total{type="payments.capture.v1",state="needs_review"} 1"#,
+            r#"operations_ended_total{type="payments.capture.v1",state="succeeded"} 1"#,
+            "operation_retries_total 1",
+            "operation_lease_losses_total 1",
+            "operations_abandoned_total 1",
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! `server consume shipments`: the shipped inbox consumer (contract §6), a durable
+//! JetStream pull consumer `shipments` on `orders.created.v1.>`.
+
+use adapters::nats::{
+    ConsumerSpec, ORDERS_SUBJECTS, StreamSpec, connect, consume, ensure_stream, pull_consumer,
+};
+use application::ports::{InboxTx, ShipmentRepository, UnitOfWork};
+use application::{RequestShipments, SHIPMENTS_CONSUMER};
+use tokio::sync::watch;
+
+use crate::config::events::EventsConfig;
+
+/// Messages per fetch.
+const FETCH_BATCH: usize = 64;
+
+/// Consumes shipments until `stop` turns true.
+pub(crate) async fn consume_shipments<S>(
+    store: S,
+    events: &EventsConfig,
+    stop: watch::Receiver<bool>,
+) -> anyhow::Result<()>
+where
+    S: UnitOfWork<Tx: InboxTx + ShipmentRepository>,
+{
+    let js = connect(events.required_url()?).await?;
+    let spec = StreamSpec::orders(events.duplicate_window);
+    ensure_stream(&js, &spec).await?;
+    let consumer = pull_consumer(
+        &js,
+        &ConsumerSpec {
+            stream: spec.name.clone(),
+            durable_name: SHIPMENTS_CONSUMER.to_owned(),
+            filter_subject: ORDERS_SUBJECTS.to_owned(),
+            ack_wait: events.consumer_ack_wait,
+            max_deliver: None,
+        },
+    )
+    .await?;
+    let hooks = events.hooks();
+    tracing::info!(consumer = SHIPMENTS_CONSUMER, "consumer started");
+    let stats = consume(
+        &consumer,
+        &store,
+        &RequestShipments,
+        &hooks,
+        FETCH_BATCH,
+        stop,
+    )
+    .await;
+    tracing::info!(
+        applied = stats.applied,
+        duplicates = stats.duplicates,
+        terminated = stats.terminated,
+        retried = stats.retried,
+        "consumer stopped"
+    );
+    Ok(())
+}

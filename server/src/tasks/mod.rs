@@ -1,0 +1,9 @@
+//! The long-running loops a process runs beside HTTP, or alone: the purge timer, the
+//! outbox relay, the shipments consumer and the capture workers.
+
+pub(crate) mod capture;
+mod capture_report;
+mod capture_spread;
+pub(crate) mod consume;
+pub(crate) mod purge;
+pub(crate) mod relay;
