@@ -7,7 +7,6 @@ use std::time::Duration;
 use application::ports::Clock;
 use chrono::{DateTime, SubsecRound, Utc};
 
-/// The system clock.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 

@@ -1,7 +1,5 @@
-//! Adapters: the application's ports made real, and the HTTP edge.
-//!
-//! Error types: driver errors (`diesel::result::Error`, pool errors) never leave this
-//! crate as types; each is sorted here into the port's own variant (see
+//! Adapters: the application's ports made real, and the HTTP edge. Driver errors never
+//! leave this crate as types: each is sorted into the port's own variant (see
 //! [`mysql::classify`]) and kept as its cause.
 
 mod clock;

@@ -1,11 +1,6 @@
-//! Flow hooks a black-box test drives through files, to hold a server process inside its
-//! transaction (for a crash or a graceful-shutdown test).
-//!
-//! Inert unless the server was started with a pause directory, and then only for keys
-//! that start with [`PAUSE_KEY_PREFIX`]. For such a key the hook writes
-//! `<dir>/<key>.inserted` once the `PROCESSING` record is inserted, then waits for
-//! `<dir>/<key>.release`: the word `abort` rolls back, anything else goes on. Both files
-//! are removed before the request goes on, so a retry pauses again.
+//! Flow hooks a black-box test drives through files. Inert without a pause directory; for
+//! keys starting with [`PAUSE_KEY_PREFIX`] the hook writes `<key>.inserted` after the record
+//! insert, waits for `<key>.release` (the word `abort` rolls back), then removes both.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,14 +8,11 @@ use std::time::Duration;
 use application::ports::{FlowHooks, HookVerdict, PausePoint};
 use domain::{IdempotencyKey, Scope};
 
-/// Only keys with this prefix are paused.
 pub const PAUSE_KEY_PREFIX: &str = "pause-";
 
-/// How often the hook looks for the release file.
 const POLL: Duration = Duration::from_millis(5);
 
-/// A paused request goes on by itself after this long, so a lost test cannot hold a
-/// transaction for ever.
+/// A paused request goes on by itself, so a lost test cannot hold a transaction for ever.
 const GIVE_UP: Duration = Duration::from_secs(60);
 
 /// File-driven pause points; [`PauseFileHooks::disabled`] in production.
@@ -30,25 +22,21 @@ pub struct PauseFileHooks {
 }
 
 impl PauseFileHooks {
-    /// Hooks that never pause.
     #[must_use]
     pub fn disabled() -> Self {
         Self::default()
     }
 
-    /// Hooks that pause keys with [`PAUSE_KEY_PREFIX`], signalling through `dir`.
     #[must_use]
     pub fn in_dir(dir: PathBuf) -> Self {
         Self { dir: Some(dir) }
     }
 
-    /// The file that says a key's record was inserted.
     #[must_use]
     pub fn inserted_marker(dir: &Path, key: &str) -> PathBuf {
         dir.join(format!("{key}.inserted"))
     }
 
-    /// The file that releases a paused key.
     #[must_use]
     pub fn release_marker(dir: &Path, key: &str) -> PathBuf {
         dir.join(format!("{key}.release"))

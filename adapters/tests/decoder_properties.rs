@@ -1,5 +1,6 @@
 //! Properties of the HTTP edge's decoders, for any input: the `Idempotency-Key` header
-//! parser and the strict `POST /api/orders` body decoder (contract §2).
+//! parser and the strict `POST /api/orders` body decoder
+//! (`docs/http-api.md#the-idempotency-key-header`, `docs/http-api.md#request-bodies`).
 //!
 //! Generators aim at the interesting space rather than only at random bytes: the key and
 //! text alphabets at the length bounds (1, 64, 128 and just beyond), optional whitespace
@@ -279,7 +280,8 @@ fn assert_round_trip(order: &NewOrder) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// What a refusal must satisfy: at least one violation, at most 16 (contract §2).
+/// What a refusal must satisfy: at least one violation, at most 16
+/// (`docs/http-api.md#request-bodies`).
 fn assert_refusal_is_listed(errors: &[adapters::http::FieldError]) -> Result<(), TestCaseError> {
     prop_assert!(!errors.is_empty());
     prop_assert!(errors.len() <= 16, "{} violations", errors.len());

@@ -7,15 +7,12 @@ use domain::{ActorId, TenantId};
 /// Who is calling, from a verified token only: never from the body or another header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
-    /// The token's `tid`.
     pub tenant: TenantId,
-    /// The token's `sub`.
     pub actor: ActorId,
     permissions: BTreeSet<String>,
 }
 
 impl Caller {
-    /// A caller with the permissions of a space-separated `scope` claim.
     #[must_use]
     pub fn new(tenant: TenantId, actor: ActorId, scope: &str) -> Self {
         Self {
@@ -25,7 +22,6 @@ impl Caller {
         }
     }
 
-    /// Whether the token grants `permission` exactly.
     #[must_use]
     pub fn has_permission(&self, permission: &str) -> bool {
         self.permissions.contains(permission)

@@ -19,8 +19,6 @@ impl fmt::Display for ErrorChain<'_> {
     }
 }
 
-/// Whether two errors say the same, causes included: for values that carry an error and
-/// are compared in tests.
 pub(crate) fn same_error(a: &dyn Error, b: &dyn Error) -> bool {
     ErrorChain(a).to_string() == ErrorChain(b).to_string()
 }

@@ -1,10 +1,5 @@
-//! The application layer: ports, the idempotent coordinator, and the features built on
-//! them (orders, payments, events). Runtime-free: nothing here knows SQL, HTTP or an
-//! async runtime.
-//!
-//! Error types: each port has its own `thiserror` enum whose variants adapters MUST map
-//! to (see [`ports`]); the coordinator turns them into an [`Outcome`], which is the only
-//! thing the edge needs.
+//! Ports, the idempotent coordinator, and the features built on them. Runtime-free: nothing
+//! here knows SQL, HTTP or an async runtime.
 
 mod caller;
 mod error_chain;

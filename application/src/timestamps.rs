@@ -1,5 +1,4 @@
-//! How every document writes a time: RFC 3339, UTC, microseconds (`DATETIME(6)` keeps no
-//! more), so stored bytes and rows agree.
+//! RFC 3339, UTC, microseconds: `DATETIME(6)` keeps no more, so stored bytes and rows agree.
 
 use chrono::{DateTime, SecondsFormat, Utc};
 

@@ -4,30 +4,23 @@ use sha2::{Digest, Sha256};
 
 use crate::{NewOrder, Operation};
 
-/// The version of a fingerprint rule. Bump it when the canonical fields of an operation
-/// change, so stored hashes are never compared with hashes of another rule.
+/// Bumped when canonical fields change, so hashes of two rules are never compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FingerprintVersion(pub u16);
 
-/// The SHA-256 of a request's canonical bytes, with the rule version that produced it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fingerprint {
     version: FingerprintVersion,
     hash: [u8; 32],
 }
 
-/// A validated input that knows its canonical fingerprint fields.
-///
-/// Implementing this (plus a business step in `application`) is what adding an operation
-/// takes. Every field must be free of `\n`: validated token types guarantee it.
+/// Every field must be free of `\n`; validated token types guarantee it.
 pub trait Fingerprinted {
-    /// The rule version of [`Fingerprinted::fingerprint_fields`].
     const RULE_VERSION: FingerprintVersion;
 
-    /// The validated values in their fixed order, each in its canonical text form.
+    /// In a fixed order, each in its canonical text form.
     fn fingerprint_fields(&self) -> Vec<String>;
 
-    /// The fingerprint of this input under `operation`.
     fn fingerprint(&self, operation: &Operation) -> Fingerprint {
         let fields = self.fingerprint_fields();
         Fingerprint::compute(operation, Self::RULE_VERSION, &fields)
@@ -35,7 +28,6 @@ pub trait Fingerprinted {
 }
 
 impl Fingerprint {
-    /// Hashes the canonical bytes of `fields` under `operation` and `version`.
     #[must_use]
     pub fn compute<S: AsRef<str>>(
         operation: &Operation,
@@ -46,26 +38,23 @@ impl Fingerprint {
         Self { version, hash }
     }
 
-    /// Rebuilds a fingerprint read back from storage.
     #[must_use]
     pub fn from_parts(version: FingerprintVersion, hash: [u8; 32]) -> Self {
         Self { version, hash }
     }
 
-    /// The rule version that produced the hash.
     #[must_use]
     pub fn version(&self) -> FingerprintVersion {
         self.version
     }
 
-    /// The 32 hash bytes, as stored in `request_hash BINARY(32)`.
     #[must_use]
     pub fn hash(&self) -> &[u8; 32] {
         &self.hash
     }
 }
 
-/// `operation \n version \n field... \n`: every value followed by one newline.
+/// `operation\nversion\nfield...\n` (`docs/http-api.md#request-fingerprints`).
 #[must_use]
 pub fn canonical_bytes<S: AsRef<str>>(
     operation: &Operation,

@@ -2,49 +2,32 @@
 
 use crate::token_chars::{TokenTextError, check_token_text};
 
-/// The longest key the contract accepts, in characters (and bytes: keys are ASCII).
 const MAX_KEY_LEN: usize = 128;
 
-/// A client-chosen key that names one logical operation within a [`crate::Scope`].
-///
-/// Holds 1..=128 characters of `A-Z a-z 0-9 - _`, exactly as the client sent them: nothing
-/// is trimmed, case-folded or truncated, so two keys are equal only when their bytes are.
+/// Exactly as sent: never trimmed, case-folded or truncated; equal only byte for byte.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IdempotencyKey(String);
 
-/// Why an `Idempotency-Key` was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
-    /// Occurs when the request carries no key at all.
     #[error("the Idempotency-Key header is required")]
     Missing,
-    /// Occurs when the key (or its quoted form) is empty.
     #[error("the Idempotency-Key must not be empty")]
     Empty,
-    /// Occurs when the key is longer than 128 characters.
     #[error("the Idempotency-Key must be at most {MAX_KEY_LEN} characters")]
     TooLong,
-    /// Occurs when the key has a character outside `A-Z a-z 0-9 - _`, which also refuses
-    /// comma lists and malformed quoting.
+    /// Also what a comma list or malformed quoting gets.
     #[error("the Idempotency-Key may contain only A-Z, a-z, 0-9, '-' and '_'")]
     BadCharacter,
 }
 
 impl IdempotencyKey {
-    /// Parses a header value that may be absent.
-    ///
-    /// # Errors
-    /// [`KeyError::Missing`] for `None`, otherwise as [`IdempotencyKey::parse`].
     pub fn parse_optional(raw: Option<&str>) -> Result<Self, KeyError> {
         raw.map_or(Err(KeyError::Missing), Self::parse)
     }
 
-    /// Parses a key, accepting the RFC 8941 string form (`"abc"`) as the same key as `abc`.
-    ///
-    /// The caller strips only what HTTP itself strips (surrounding optional whitespace).
-    ///
-    /// # Errors
-    /// [`KeyError::Empty`], [`KeyError::TooLong`] or [`KeyError::BadCharacter`].
+    /// Accepts the RFC 8941 string form (`"abc"`) as the same key as `abc`. The caller strips
+    /// only what HTTP itself strips (surrounding whitespace).
     pub fn parse(raw: &str) -> Result<Self, KeyError> {
         let bare = unquote(raw);
         check_token_text(bare, MAX_KEY_LEN).map_err(|e| match e {
@@ -55,15 +38,13 @@ impl IdempotencyKey {
         Ok(Self(bare.to_owned()))
     }
 
-    /// The key as the client wrote it (without RFC 8941 quotes).
     #[must_use]
     pub fn as_str(&self) -> &str {
         &self.0
     }
 }
 
-/// Removes one pair of surrounding double quotes. An escape inside (`\"`, `\\`) is left in
-/// place: neither `\` nor `"` is a key character, so such a value is refused afterwards.
+/// Escapes stay in place and are refused afterwards: neither `\` nor `"` is a key character.
 fn unquote(raw: &str) -> &str {
     raw.strip_prefix('"')
         .and_then(|s| s.strip_suffix('"'))

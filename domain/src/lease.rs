@@ -1,53 +1,40 @@
-//! The lease under which one worker at a time carries out a pending operation, and the
-//! fence that keeps a worker whose lease was taken over from changing anything.
-//!
-//! These are the rules the store's conditional `UPDATE`s apply (their row counts decide);
-//! here they are pure, so every branch is unit-tested and the worker can reason about its
-//! lease without a database.
+//! One worker at a time per pending operation, and the fence that stops a superseded one.
+//! Pure, so every branch is tested without a database; the store's `UPDATE`s do the same.
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-/// Counts the owners an operation has had: each claim makes the next generation. Every
-/// write a worker makes carries the generation it claimed, and is refused unless that is
-/// still the operation's current one.
+/// Each claim makes the next generation. Every write carries the generation it claimed and
+/// is refused unless that is still the operation's current one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Generation(u64);
 
 impl Generation {
-    /// The generation of an operation nobody has claimed yet.
     pub const UNCLAIMED: Self = Self(0);
 
-    /// Wraps a stored generation.
     #[must_use]
     pub fn new(raw: u64) -> Self {
         Self(raw)
     }
 
-    /// The number.
     #[must_use]
     pub fn get(self) -> u64 {
         self.0
     }
 
-    /// The generation a claim of this one makes.
     #[must_use]
     pub fn next(self) -> Self {
         Self(self.0.saturating_add(1))
     }
 }
 
-/// Who holds a lease: a worker's name, for the record and the logs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct OwnerId(String);
 
-/// An owner name that cannot be stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("an owner is 1 to 64 printable ASCII characters")]
 pub struct OwnerIdError;
 
 impl OwnerId {
-    /// # Errors
-    /// [`OwnerIdError`] unless 1 to 64 printable ASCII characters.
     pub fn parse(raw: &str) -> Result<Self, OwnerIdError> {
         if (1..=64).contains(&raw.len()) && raw.bytes().all(|b| b.is_ascii_graphic()) {
             Ok(Self(raw.to_owned()))
@@ -56,47 +43,38 @@ impl OwnerId {
         }
     }
 
-    /// The name.
     #[must_use]
     pub fn as_str(&self) -> &str {
         &self.0
     }
 }
 
-/// What an operation's row says about its lease.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeaseView {
-    /// The current generation.
     pub generation: Generation,
-    /// The holder and when its lease runs out; `None` before the first claim or after a
-    /// holder gave the lease back.
+    /// `None` before the first claim or after the holder gave the lease back.
     pub holder: Option<(OwnerId, DateTime<Utc>)>,
 }
 
-/// Why a claim is refused: someone holds an unexpired lease.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the operation is leased to another worker")]
 pub struct Leased;
 
-/// Why a lease cannot be extended: another worker claimed the operation since.
+/// Another worker claimed the operation since: stop, write nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the lease was lost")]
 pub struct LeaseLost;
 
-/// A worker's lease on one operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
-    /// Who holds it.
     pub owner: OwnerId,
-    /// When it runs out unless extended.
     pub expires_at: DateTime<Utc>,
     /// The generation it was claimed as: the fence of every write under it.
     pub generation: Generation,
 }
 
 impl LeaseView {
-    /// Whether a worker may claim it at `now`: nobody holds it, or the holder's lease has
-    /// run out (`expires_at <= now`).
+    /// Nobody holds it, or the holder's lease has run out (`expires_at <= now`).
     #[must_use]
     pub fn claimable(&self, now: DateTime<Utc>) -> bool {
         self.holder
@@ -104,10 +82,6 @@ impl LeaseView {
             .is_none_or(|(_, expires_at)| *expires_at <= now)
     }
 
-    /// `owner`'s lease from `now` for `duration`, as the next generation.
-    ///
-    /// # Errors
-    /// [`Leased`] while another worker's lease runs.
     pub fn claim(
         &self,
         owner: OwnerId,
@@ -126,12 +100,7 @@ impl LeaseView {
 }
 
 impl Lease {
-    /// The lease extended to `now + duration`, if it is still this worker's: the
-    /// generation has not moved on. (A lease that ran out with nobody claiming meanwhile
-    /// is still the worker's; the store's conditional update sees the same.)
-    ///
-    /// # Errors
-    /// [`LeaseLost`] when another worker claimed the operation since: stop, write nothing.
+    /// A lease that ran out with nobody claiming meanwhile is still this worker's.
     pub fn extend(
         &self,
         current: &LeaseView,
@@ -144,8 +113,6 @@ impl Lease {
         Ok(self.until(now + duration))
     }
 
-    /// The same lease, running until `expires_at`: what an extension asks the store to
-    /// write (the store's fence decides whether it may).
     #[must_use]
     pub fn until(&self, expires_at: DateTime<Utc>) -> Self {
         Self {
@@ -154,8 +121,6 @@ impl Lease {
         }
     }
 
-    /// Whether a write under this lease may happen when the operation's generation is
-    /// `current`: only if nobody claimed it since.
     #[must_use]
     pub fn fences(&self, current: Generation) -> bool {
         current == self.generation

@@ -1,9 +1,5 @@
-//! The pure core of idempotent execution.
-//!
-//! Everything here is a value with its rules: an [`IdempotencyKey`] is parsed, never merely
-//! validated; a [`Scope`] binds the key to the verified caller and the operation; a
-//! [`Fingerprint`] pins what the request meant; [`decide`] says what an existing record
-//! means for an incoming request. No I/O, no clock, no async: callers pass time in.
+//! The pure core of idempotent execution: keys, scopes, fingerprints, the record state
+//! machine and [`decide`]. No I/O, no clock, no async: callers pass time in.
 
 mod fingerprint;
 mod key;

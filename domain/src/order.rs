@@ -14,15 +14,10 @@ macro_rules! token_text {
         pub struct $name(String);
 
         impl $name {
-            /// Accepts 1..=64 characters of `A-Z a-z 0-9 - _`, unchanged.
-            ///
-            /// # Errors
-            /// One [`TokenTextError`] per violated rule.
             pub fn parse(raw: &str) -> Result<Self, TokenTextError> {
                 check_token_text(raw, MAX_TEXT_LEN).map(|()| Self(raw.to_owned()))
             }
 
-            /// The value exactly as the client sent it.
             #[must_use]
             pub fn as_str(&self) -> &str {
                 &self.0
@@ -32,38 +27,24 @@ macro_rules! token_text {
 }
 
 token_text!(
-    /// The client's own reference for an order, unique per tenant (case-sensitive).
-    ///
-    /// Outlives the idempotency record: after a purge it still stops a second order.
+    /// Unique per tenant, case-sensitive; after a purge it still stops a second order.
     ClientOrderRef
 );
-token_text!(
-    /// The stock keeping unit ordered.
-    Sku
-);
+token_text!(Sku);
 
-/// How many units are ordered: an integer in `1..=100`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Quantity(u8);
 
-/// Why a quantity was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum QuantityError {
-    /// Occurs when the number is outside `1..=100`.
     #[error("must be an integer from 1 to 100")]
     OutOfRange,
 }
 
 impl Quantity {
-    /// The smallest quantity accepted.
     pub const MIN: u8 = 1;
-    /// The largest quantity accepted.
     pub const MAX: u8 = 100;
 
-    /// Accepts `1..=100`.
-    ///
-    /// # Errors
-    /// [`QuantityError::OutOfRange`] otherwise.
     pub fn parse(raw: i64) -> Result<Self, QuantityError> {
         u8::try_from(raw)
             .ok()
@@ -72,36 +53,28 @@ impl Quantity {
             .ok_or(QuantityError::OutOfRange)
     }
 
-    /// The quantity as a number.
     #[must_use]
     pub fn get(self) -> u8 {
         self.0
     }
 }
 
-/// A request to create one order, every field already validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewOrder {
-    /// The client's reference, unique per tenant.
     pub client_order_ref: ClientOrderRef,
-    /// What is ordered.
     pub sku: Sku,
-    /// How many.
     pub quantity: Quantity,
 }
 
-/// The database id of a created order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OrderId(u64);
 
 impl OrderId {
-    /// Wraps an id the database assigned.
     #[must_use]
     pub fn new(raw: u64) -> Self {
         Self(raw)
     }
 
-    /// The id as a number.
     #[must_use]
     pub fn get(self) -> u64 {
         self.0

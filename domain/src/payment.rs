@@ -1,30 +1,24 @@
-//! `payments.capture.v1` (contract §7): the validated input, its fingerprint fields, and
-//! the states of the long-running operation that carries it out.
+//! `payments.capture.v1`: the validated input, its fingerprint fields, and the states of
+//! the long-running operation that carries it out (`docs/long-running-operations.md`).
 
 use crate::fingerprint::{FingerprintVersion, Fingerprinted};
 use crate::order::OrderId;
 
-/// An amount in minor units, `1..=10_000_000`.
+/// In minor units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Amount(u32);
 
-/// The most one capture may take, in minor units.
 pub const MAX_AMOUNT: u32 = 10_000_000;
 
-/// Why an amount or a currency is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum PaymentInputError {
-    /// Occurs when the amount is not an integer from 1 to [`MAX_AMOUNT`].
     #[error("amount must be an integer from 1 to {MAX_AMOUNT}")]
     Amount,
-    /// Occurs when the currency is not three letters `A-Z`.
     #[error("currency must be three letters A-Z")]
     Currency,
 }
 
 impl Amount {
-    /// # Errors
-    /// [`PaymentInputError::Amount`] outside `1..=10_000_000`.
     pub fn parse(raw: i64) -> Result<Self, PaymentInputError> {
         u32::try_from(raw)
             .ok()
@@ -33,21 +27,17 @@ impl Amount {
             .ok_or(PaymentInputError::Amount)
     }
 
-    /// The amount in minor units.
     #[must_use]
     pub fn get(self) -> u32 {
         self.0
     }
 }
 
-/// An ISO-4217-shaped currency code: exactly three letters `A-Z` (which codes exist is the
-/// provider's business).
+/// Three letters `A-Z`, ISO 4217 in shape only: which codes exist is the provider's business.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Currency([u8; 3]);
 
 impl Currency {
-    /// # Errors
-    /// [`PaymentInputError::Currency`] unless exactly three letters `A-Z`.
     pub fn parse(raw: &str) -> Result<Self, PaymentInputError> {
         match raw.as_bytes() {
             &[a, b, c] if [a, b, c].iter().all(u8::is_ascii_uppercase) => Ok(Self([a, b, c])),
@@ -55,7 +45,6 @@ impl Currency {
         }
     }
 
-    /// The code.
     #[must_use]
     pub fn as_str(&self) -> &str {
         // Three ASCII letters, checked at parse: always UTF-8.
@@ -63,21 +52,17 @@ impl Currency {
     }
 }
 
-/// A validated capture request for an order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentCapture {
-    /// The order paid for (from the path).
     pub order: OrderId,
-    /// How much.
     pub amount: Amount,
-    /// In which currency.
     pub currency: Currency,
 }
 
 impl Fingerprinted for PaymentCapture {
     const RULE_VERSION: FingerprintVersion = FingerprintVersion(1);
 
-    /// `<orderId>`, `<amount>`, `<currency>`: the contract's fields, in its order.
+    /// Order, amount, currency, in that order (`docs/http-api.md#request-fingerprints`).
     fn fingerprint_fields(&self) -> Vec<String> {
         vec![
             self.order.get().to_string(),
@@ -87,28 +72,21 @@ impl Fingerprinted for PaymentCapture {
     }
 }
 
-/// Where a long-running operation stands. `Pending` is the only state it leaves; the
-/// three others are final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OperationState {
-    /// Accepted; a worker will (or does) carry it out.
     Pending,
     /// Done: the provider charged, and the payment row exists.
     Succeeded,
-    /// The provider definitely declined.
     Declined,
-    /// Attempts ran out, or the outcome cannot be known: a person decides. Never retried
-    /// blindly.
+    /// Attempts ran out or the outcome cannot be known: a person decides, never a blind retry.
     NeedsReview,
 }
 
-/// A stored state the domain does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown operation state")]
 pub struct UnknownState;
 
 impl OperationState {
-    /// As stored (`PENDING`, ...).
     #[must_use]
     pub const fn as_stored(self) -> &'static str {
         match self {
@@ -119,7 +97,6 @@ impl OperationState {
         }
     }
 
-    /// As the API shows it (`pending`, ...).
     #[must_use]
     pub fn as_api(self) -> &'static str {
         match self {
@@ -130,8 +107,6 @@ impl OperationState {
         }
     }
 
-    /// # Errors
-    /// [`UnknownState`] for anything [`OperationState::as_stored`] never writes.
     pub fn from_stored(raw: &str) -> Result<Self, UnknownState> {
         [
             Self::Pending,
@@ -144,22 +119,18 @@ impl OperationState {
         .ok_or(UnknownState)
     }
 
-    /// Whether nothing more happens to it.
     #[must_use]
     pub fn is_final(self) -> bool {
         self != Self::Pending
     }
 
-    /// Whether an operation in this state may end in `to`: only a pending one, and only
-    /// in a final state.
     #[must_use]
     pub fn may_end_in(self, to: Self) -> bool {
         self == Self::Pending && to.is_final()
     }
 
-    /// Whether a capture in this state keeps a second capture of the same order out
-    /// (`409 payment_exists`): a pending or a succeeded one does; a declined or a
-    /// reviewed one leaves room for another try.
+    /// Pending or succeeded keeps a second capture of the order out (`409 payment_exists`);
+    /// declined or reviewed leaves room for another try.
     #[must_use]
     pub fn blocks_another_capture(self) -> bool {
         matches!(self, Self::Pending | Self::Succeeded)

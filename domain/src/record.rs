@@ -1,18 +1,13 @@
-//! The idempotency record's life: `Processing` -> `Completed`, and what a record found
-//! under a key means for a request that arrives with the same key.
+//! The idempotency record's life, and what a record found under a key means for a request.
 
 use chrono::{DateTime, Utc};
 
 use crate::{Fingerprint, RetentionError, RetentionPolicy};
 
-/// The database id of an idempotency record, useful in logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RecordId(pub u64);
 
-/// The exact response the first execution produced; every replay returns these bytes.
-///
-/// Only an allow-list of headers is kept (`Content-Type`, `Location`): nothing tied to one
-/// connection, such as cookies or trace ids, belongs in a replay.
+/// Replayed byte for byte; only `Content-Type` and `Location` are kept, nothing per connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredResponse {
     status: u16,
@@ -21,35 +16,25 @@ pub struct StoredResponse {
     body: Vec<u8>,
 }
 
-/// Why a response cannot be stored as it is (the columns would cut it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum StoredResponseError {
-    /// Occurs when the status is not a valid HTTP status code.
     #[error("status must be 100..=599")]
     Status,
-    /// Occurs when the content type is empty or longer than 128 bytes.
     #[error("content type must have 1..=128 bytes")]
     ContentType,
-    /// Occurs when the location is longer than 512 bytes.
     #[error("location must have at most 512 bytes")]
     Location,
-    /// Occurs when the body is 16 MiB or larger.
     #[error("body must be smaller than 16 MiB")]
     Body,
 }
 
 impl StoredResponse {
-    /// Largest `response_content_type` the column holds.
     pub const MAX_CONTENT_TYPE: usize = 128;
-    /// Largest `response_location` the column holds.
     pub const MAX_LOCATION: usize = 512;
     /// `MEDIUMBLOB` holds less than 16 MiB.
     pub const MAX_BODY: usize = (1 << 24) - 1;
 
-    /// Checks each part against what its column can hold, so nothing is ever truncated.
-    ///
-    /// # Errors
-    /// The first [`StoredResponseError`] met.
+    /// Checks each part against its column, so nothing is ever truncated.
     pub fn new(
         status: u16,
         content_type: String,
@@ -79,44 +64,32 @@ impl StoredResponse {
         })
     }
 
-    /// The HTTP status.
     #[must_use]
     pub fn status(&self) -> u16 {
         self.status
     }
-    /// The `Content-Type` header value.
     #[must_use]
     pub fn content_type(&self) -> &str {
         &self.content_type
     }
-    /// The `Location` header value, if the response had one.
     #[must_use]
     pub fn location(&self) -> Option<&str> {
         self.location.as_deref()
     }
-    /// The body bytes.
     #[must_use]
     pub fn body(&self) -> &[u8] {
         &self.body
     }
 }
 
-/// What completing a record stores: the response and the retention window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Completion {
-    /// What every replay returns.
     pub response: StoredResponse,
-    /// When the operation completed.
     pub completed_at: DateTime<Utc>,
-    /// From when a purge may delete the record.
     pub expires_at: DateTime<Utc>,
 }
 
 impl Completion {
-    /// A completion at `completed_at`, expiring as `policy` says.
-    ///
-    /// # Errors
-    /// [`RetentionError::OutOfRange`] if the expiry overflows.
     pub fn new(
         response: StoredResponse,
         completed_at: DateTime<Utc>,
@@ -130,7 +103,6 @@ impl Completion {
     }
 }
 
-/// Where a record is in its life.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecordState {
     /// Inserted by a transaction that has not finished (or, read back, one that is running).
@@ -139,19 +111,13 @@ pub enum RecordState {
     Completed(Completion),
 }
 
-/// Why a state change was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum TransitionError {
-    /// Occurs when a record that is already completed would be completed again.
     #[error("the record is already completed")]
     AlreadyCompleted,
 }
 
 impl RecordState {
-    /// `Processing` -> `Completed`, the only transition there is.
-    ///
-    /// # Errors
-    /// [`TransitionError::AlreadyCompleted`] from `Completed`.
     pub fn complete(self, completion: Completion) -> Result<Self, TransitionError> {
         match self {
             Self::Processing => Ok(Self::Completed(completion)),
@@ -160,18 +126,13 @@ impl RecordState {
     }
 }
 
-/// A record found under the incoming request's scope and key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExistingRecord {
-    /// The record's id.
     pub id: RecordId,
-    /// The fingerprint of the request that created it.
     pub fingerprint: Fingerprint,
-    /// Where it is in its life.
     pub state: RecordState,
 }
 
-/// What an existing record means for an incoming request with the same scope and key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     /// Same request, completed: return the stored response unchanged.
@@ -182,11 +143,8 @@ pub enum Decision {
     InProgress,
 }
 
-/// Maps an existing record and the incoming fingerprint to a [`Decision`].
-///
-/// The fingerprint is compared first, so a different request under a used key is always
-/// refused, whatever state the record is in. A fingerprint of another rule version cannot
-/// be shown to mean the same request and counts as another request.
+/// The fingerprint is compared first, so a different request under a used key is refused
+/// in any state. Another rule version cannot be shown to mean the same request.
 #[must_use]
 pub fn decide(existing: &ExistingRecord, incoming: &Fingerprint) -> Decision {
     if existing.fingerprint != *incoming {

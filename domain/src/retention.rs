@@ -2,25 +2,21 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 
-/// Keep a completed record at least this long after completion, then a purge may delete it.
-///
-/// Retention is the window in which a retry is recognised as the same operation. After it,
-/// the orders table's own `(tenant, clientOrderRef)` uniqueness still stops a second order.
+/// The window in which a retry is recognised as the same operation. After it, the orders
+/// table's own `(tenant, clientOrderRef)` uniqueness still stops a second order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetentionPolicy {
     retain: TimeDelta,
 }
 
-/// Why a retention setting or computation was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum RetentionError {
-    /// Occurs when the retention is zero or too large for date arithmetic.
     #[error("retention must be 1 second or more and fit date arithmetic")]
     OutOfRange,
 }
 
 impl Default for RetentionPolicy {
-    /// One day, the contract's default.
+    /// One day (`docs/http-api.md#retention-and-purge`).
     fn default() -> Self {
         Self {
             retain: TimeDelta::seconds(86_400),
@@ -29,10 +25,7 @@ impl Default for RetentionPolicy {
 }
 
 impl RetentionPolicy {
-    /// A policy keeping records `secs` seconds after completion.
-    ///
-    /// # Errors
-    /// [`RetentionError::OutOfRange`] for zero or more than 100 years.
+    /// Capped at 100 years so that date arithmetic cannot overflow.
     pub fn from_secs(secs: u64) -> Result<Self, RetentionError> {
         const HUNDRED_YEARS: u64 = 100 * 366 * 86_400;
         if secs == 0 || secs > HUNDRED_YEARS {
@@ -45,23 +38,18 @@ impl RetentionPolicy {
             .ok_or(RetentionError::OutOfRange)
     }
 
-    /// How long things are kept.
     #[must_use]
     pub fn period(self) -> TimeDelta {
         self.retain
     }
 
-    /// When a record completed at `completed_at` expires.
-    ///
-    /// # Errors
-    /// [`RetentionError::OutOfRange`] if the date overflows.
     pub fn expires_at(self, completed_at: DateTime<Utc>) -> Result<DateTime<Utc>, RetentionError> {
         completed_at
             .checked_add_signed(self.retain)
             .ok_or(RetentionError::OutOfRange)
     }
 
-    /// Whether a record with this expiry may be purged at `now` (expired at or before now).
+    /// Expired at `now` itself, not only after it.
     #[must_use]
     pub fn is_expired(expires_at: DateTime<Utc>, now: DateTime<Utc>) -> bool {
         expires_at <= now

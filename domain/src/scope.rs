@@ -6,13 +6,10 @@ use std::fmt;
 /// The largest id the database columns (`BIGINT`) can hold.
 const MAX_ID: u64 = i64::MAX as u64;
 
-/// Why a tenant or actor id was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {
-    /// Occurs when the id is zero.
     #[error("must be a positive integer")]
     NotPositive,
-    /// Occurs when the id does not fit a signed 64-bit column.
     #[error("must be at most {MAX_ID}")]
     TooLarge,
 }
@@ -32,15 +29,10 @@ macro_rules! positive_id {
         pub struct $name(u64);
 
         impl $name {
-            /// Accepts `1..=i64::MAX`, the range the `BIGINT` columns hold.
-            ///
-            /// # Errors
-            /// [`IdError::NotPositive`] for zero, [`IdError::TooLarge`] above `i64::MAX`.
             pub fn parse(raw: u64) -> Result<Self, IdError> {
                 check_id(raw).map(Self)
             }
 
-            /// The id as a number.
             #[must_use]
             pub fn get(self) -> u64 {
                 self.0
@@ -67,29 +59,19 @@ positive_id!(
 /// The longest operation name the `operation VARBINARY(64)` column holds.
 const MAX_OPERATION_LEN: usize = 64;
 
-/// A versioned operation name such as `orders.create.v1`, fixed by the server route.
-///
-/// Dot-separated segments of `a-z 0-9 _`, at most 64 bytes. The version belongs in the
-/// name: a new request meaning is a new operation, so old keys never match new meanings.
+/// Versioned, as in `orders.create.v1`: a new meaning is a new name, which old keys never match.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Operation(Cow<'static, str>);
 
-/// Why an operation name was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum OperationError {
-    /// Occurs when the name is empty or longer than 64 bytes.
     #[error("an operation name has 1..={MAX_OPERATION_LEN} bytes")]
     BadLength,
-    /// Occurs when a segment is empty or has a character outside `a-z 0-9 _`.
     #[error("an operation name is dot-separated segments of a-z, 0-9 and '_'")]
     BadSegment,
 }
 
 impl Operation {
-    /// Parses an operation name.
-    ///
-    /// # Errors
-    /// [`OperationError::BadLength`] or [`OperationError::BadSegment`].
     pub fn parse(raw: &str) -> Result<Self, OperationError> {
         match check_operation(raw.as_bytes()) {
             Ok(()) => Ok(Self(Cow::Owned(raw.to_owned()))),
@@ -97,11 +79,7 @@ impl Operation {
         }
     }
 
-    /// The operation a route names with a literal. Meant for constants, where an invalid
-    /// name stops the build instead of failing at run time.
-    ///
-    /// # Panics
-    /// When `name` is not a valid operation name (at compile time in a `const`).
+    /// For route constants: an invalid name panics, which in a `const` stops the build.
     #[must_use]
     pub const fn named(name: &'static str) -> Self {
         match check_operation(name.as_bytes()) {
@@ -110,15 +88,12 @@ impl Operation {
         }
     }
 
-    /// The name as stored and fingerprinted.
     #[must_use]
     pub fn as_str(&self) -> &str {
         &self.0
     }
 }
 
-/// Dot-separated segments of `a-z 0-9 _`, 1 to 64 bytes in all; `const` so that
-/// [`Operation::named`] can run at compile time.
 const fn check_operation(name: &[u8]) -> Result<(), OperationError> {
     if name.is_empty() || name.len() > MAX_OPERATION_LEN {
         return Err(OperationError::BadLength);
@@ -151,15 +126,11 @@ impl fmt::Display for Operation {
     }
 }
 
-/// The space a key is unique in: the same key means the same operation only for the same
-/// tenant, actor and operation. Mirrors the `uq_api_idempotency_scope_key` columns.
+/// The space a key is unique in; mirrors the `uq_api_idempotency_scope_key` columns.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Scope {
-    /// From the verified token's `tid`.
     pub tenant: TenantId,
-    /// From the verified token's `sub`.
     pub actor: ActorId,
-    /// From the server route.
     pub operation: Operation,
 }
 

@@ -1,24 +1,15 @@
 //! The one character rule shared by keys, order references and SKUs.
 
-/// Why a piece of token text (`A-Z a-z 0-9 - _`, bounded length) was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum TokenTextError {
-    /// Occurs when the text has no characters at all.
     #[error("must not be empty")]
     Empty,
-    /// Occurs when the text has more characters than the field allows.
     #[error("must be at most {max} characters")]
-    TooLong {
-        /// The largest length the field accepts.
-        max: usize,
-    },
-    /// Occurs when a character outside `A-Z a-z 0-9 - _` appears.
+    TooLong { max: usize },
     #[error("may contain only A-Z, a-z, 0-9, '-' and '_'")]
     BadCharacter,
 }
 
-/// Checks `text` against `A-Z a-z 0-9 - _` and `1..=max` characters.
-///
 /// Nothing is trimmed or case-folded: the caller's bytes are the value.
 pub(crate) fn check_token_text(text: &str, max: usize) -> Result<(), TokenTextError> {
     if text.is_empty() {

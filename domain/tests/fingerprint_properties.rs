@@ -1,7 +1,7 @@
-//! Properties of the request fingerprint (contract §2), for any validated input: it is the
-//! SHA-256 of the canonical lines, and any change to a validated value (the operation,
-//! `clientOrderRef`, `sku`, `quantity`, the rule version) changes it, including a shift of
-//! characters from one field into the next.
+//! Properties of the request fingerprint (`docs/http-api.md#request-fingerprints`), for any
+//! validated input: it is the SHA-256 of the canonical lines, and any change to a validated
+//! value (the operation, `clientOrderRef`, `sku`, `quantity`, the rule version) changes it,
+//! including a shift of characters from one field into the next.
 //!
 //! Member order and whitespace cannot reach it (it is computed from validated values); that
 //! half, from bodies to fingerprints, is proven in `adapters/tests/decoder_properties.rs`.

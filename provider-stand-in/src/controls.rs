@@ -5,24 +5,22 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// `PUT /control` replaces all of it; a field left out is off (so `{}` resets). Counts are
-/// "the next N charge calls" and go down as calls take them; `GET /control` shows what is
-/// left.
+/// `PUT /control` replaces all of it, so `{}` resets. Counts mean "the next N charge calls"
+/// and go down as calls take them; `GET /control` shows what is left.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub(crate) struct Controls {
-    /// Wait this long before handling each charge (before charging).
+    /// On every charge call, before it charges.
     pub(crate) delay_ms: u64,
     /// Answer `503` before charging, for the next N charge calls.
     pub(crate) fail5xx: u32,
-    /// Answer `503` to every charge and every lookup: the provider is down.
+    /// `503` to every charge and every lookup: the provider is down.
     pub(crate) fail_always: bool,
-    /// Charge, then close the connection without answering, for the next N charge calls.
+    /// Charge, then close the connection without answering (the next N charge calls).
     pub(crate) drop_after_charge: u32,
     /// New charges are declined (a key already charged keeps its answer).
     pub(crate) decline: bool,
-    /// Charge, then hold the answer until `POST /control/release` (or a `PUT` that turns
-    /// `hold` off).
+    /// Charge, then hold the answer until `POST /control/release` or `hold` turns off.
     pub(crate) hold: bool,
 }
 
@@ -37,8 +35,7 @@ pub(crate) struct Plan {
 }
 
 impl Controls {
-    /// The plan of the charge call arriving now; takes one from each count it uses. A call
-    /// that fails does not take a drop (it charges nothing to drop after).
+    /// Takes one from each count it uses; a failing call takes no drop: it charges nothing.
     pub(crate) fn take_plan(&mut self) -> Plan {
         let fail = self.fail_always || take_one(&mut self.fail5xx);
         let drop_after_charge = !fail && take_one(&mut self.drop_after_charge);

@@ -1,7 +1,6 @@
-//! The charges, one per idempotency key, in memory and optionally in a JSON file.
-//!
-//! The ledger sits behind one async mutex held across the look-up and the insert (and the
-//! file write), so two calls with the same key, however they overlap, make one charge.
+//! The charges, one per idempotency key, in memory and optionally in a JSON file. One
+//! async mutex is held across the look-up, the insert and the file write, so calls with the
+//! same key make one charge however they overlap.
 
 use std::collections::HashMap;
 use std::io;
@@ -9,7 +8,6 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-/// The body of `POST /v1/charges`, validated.
 #[derive(Debug, Clone, Deserialize)]
 pub(crate) struct ChargeRequest {
     pub(crate) amount: u64,
@@ -27,7 +25,6 @@ impl ChargeRequest {
     }
 }
 
-/// A charge as made (and as kept in the state file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct StoredCharge {
     pub(crate) id: String,
@@ -38,7 +35,6 @@ pub(crate) struct StoredCharge {
 }
 
 impl StoredCharge {
-    /// The provider's JSON for it: `{"id","status","amount","currency"}`.
     pub(crate) fn answer(&self) -> serde_json::Value {
         serde_json::json!({
             "id": self.id,
@@ -49,10 +45,8 @@ impl StoredCharge {
     }
 }
 
-/// What a charge call under a key came to.
 #[derive(Debug)]
 pub(crate) enum Outcome {
-    /// The charge made now.
     New(StoredCharge),
     /// The key was charged before with the same amount and currency: that charge.
     Existing(StoredCharge),
@@ -60,7 +54,6 @@ pub(crate) enum Outcome {
     Conflict,
 }
 
-/// The charges by idempotency key.
 #[derive(Debug)]
 pub(crate) struct Ledger {
     charges: HashMap<String, StoredCharge>,
@@ -81,21 +74,16 @@ impl Ledger {
         Ok(Self { charges, file })
     }
 
-    /// The charge made under `key`, if any.
     pub(crate) fn get(&self, key: &str) -> Option<&StoredCharge> {
         self.charges.get(key)
     }
 
-    /// How many keys were charged.
     pub(crate) fn len(&self) -> usize {
         self.charges.len()
     }
 
-    /// Charges under `key` unless it was charged already (declined when `decline`).
-    ///
-    /// # Errors
-    /// The state file could not be written; the charge is made all the same (as a
-    /// provider whose answer got lost).
+    /// Charges under `key` unless it was charged already. An error means the state file was
+    /// not written, yet the charge stands, as with a provider whose answer got lost.
     pub(crate) async fn charge(
         &mut self,
         key: &str,

@@ -1,10 +1,6 @@
-//! A payment provider for the tests (contract §7): `POST /v1/charges` and
-//! `GET /v1/charges?idempotency_key=K` for real, charges kept per idempotency key, and
-//! faults a test turns on over `/control` (delay, `503`, charge-then-hang-up, decline,
-//! hold). `GET /counters` tells what happened.
-//!
-//! Prints exactly one line, `listening on http://ADDR`, to stdout once bound, so a test
-//! that started it on port 0 can read the port. Logs go to stderr.
+//! A payment provider for the tests: one charge per idempotency key, and faults a test
+//! turns on over `/control` (`docs/long-running-operations.md#the-payment-provider`).
+//! Prints one line, `listening on http://ADDR`, to stdout once bound, so a test can use port 0.
 
 mod controls;
 mod ledger;
@@ -25,7 +21,6 @@ use tokio::net::TcpListener;
 use crate::ledger::Ledger;
 use crate::state::State;
 
-/// The command line.
 #[derive(Debug, Parser)]
 #[command(version, about = "A payment provider stand-in for tests")]
 struct Args {

@@ -13,7 +13,6 @@ use crate::controls::Controls;
 use crate::ledger::{ChargeRequest, Outcome};
 use crate::state::State;
 
-/// The largest request body read.
 const MAX_BODY: usize = 64 * 1024;
 
 type Answer = Response<Full<Bytes>>;
@@ -31,10 +30,7 @@ impl std::fmt::Display for HungUp {
 
 impl std::error::Error for HungUp {}
 
-/// Routes one request.
-///
-/// # Errors
-/// [`HungUp`] when the charge call was told to drop the connection.
+/// Fails only with [`HungUp`], when the charge call was told to drop the connection.
 pub(crate) async fn handle(
     state: Arc<State>,
     request: Request<Incoming>,
@@ -70,9 +66,8 @@ pub(crate) async fn handle(
     })
 }
 
-/// `POST /v1/charges`: validated here, then carried out in a task of its own, so that a
-/// client that hangs up (a timeout) does not stop a charge that is under way: a real
-/// provider goes on too.
+/// Validated here, then carried out in a task of its own: a client that hangs up (a
+/// timeout) does not stop a charge under way, as with a real provider.
 async fn charge(state: Arc<State>, request: Request<Incoming>) -> Result<Answer, HungUp> {
     state.count_charge_call();
     let key = request
@@ -106,8 +101,7 @@ async fn charge(state: Arc<State>, request: Request<Incoming>) -> Result<Answer,
     })
 }
 
-/// The charge itself, under the plan taken as it starts: delay, `503`, charge (once per
-/// key), hold, hang up or answer.
+/// Under the plan taken as it starts: delay, `503`, charge (once per key), hold, hang up.
 async fn carry_out(state: &State, key: &str, input: &ChargeRequest) -> Result<Answer, HungUp> {
     let _in_flight = state.in_flight();
     let (plan, release) = state.take_plan();
@@ -153,7 +147,6 @@ async fn carry_out(state: &State, key: &str, input: &ChargeRequest) -> Result<An
     Ok(json(StatusCode::CREATED, &charge.answer()))
 }
 
-/// `GET /v1/charges?idempotency_key=K`: the charge, or `404`.
 async fn lookup(state: &State, query: Option<&str>) -> Answer {
     state.lookup_call();
     if state.down() {

@@ -10,13 +10,11 @@ use tokio::sync::watch;
 use crate::controls::{Controls, Plan};
 use crate::ledger::Ledger;
 
-/// Everything the handlers share.
 #[derive(Debug)]
 pub(crate) struct State {
     pub(crate) ledger: tokio::sync::Mutex<Ledger>,
     controls: Mutex<Controls>,
-    /// Bumped by every release; a held answer waits for the next bump after its call
-    /// arrived.
+    /// Bumped by every release; a held answer waits for the first bump after its call.
     release: watch::Sender<u64>,
     charge_calls: AtomicU64,
     lookup_calls: AtomicU64,
@@ -30,13 +28,10 @@ pub(crate) struct State {
 pub(crate) struct Counters {
     /// `POST /v1/charges` calls, valid or not.
     charge_calls: u64,
-    /// `GET /v1/charges` calls.
     lookup_calls: u64,
-    /// Keys charged: distinct charges made.
+    /// Distinct charges made: keys charged.
     charges: u64,
-    /// Charge calls being handled now (delayed, held, ...).
     in_flight: u64,
-    /// Charge calls whose answer is held now.
     held: u64,
 }
 
@@ -53,12 +48,10 @@ impl State {
         }
     }
 
-    /// Counts a charge call as it arrives, valid or not.
     pub(crate) fn count_charge_call(&self) {
         self.charge_calls.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// A charge being carried out, until the guard is dropped.
     pub(crate) fn in_flight(&self) -> InFlight<'_> {
         InFlight::new(&self.in_flight)
     }
@@ -72,12 +65,11 @@ impl State {
         self.controls.lock().map(|c| c.clone()).unwrap_or_default()
     }
 
-    /// Whether the provider is down for every call.
     pub(crate) fn down(&self) -> bool {
         self.controls().fail_always
     }
 
-    /// Replaces the controls; turning `hold` off releases the held answers.
+    /// Turning `hold` off releases the held answers.
     pub(crate) fn set_controls(&self, controls: Controls) {
         let hold = controls.hold;
         if let Ok(mut current) = self.controls.lock() {

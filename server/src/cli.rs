@@ -1,5 +1,4 @@
-//! The command line: `serve` (the default), `migrate`, `purge`, `relay`, `consume`,
-//! `worker` and `token`.
+//! The command line. The doc comments of commands and arguments are the `--help` text.
 
 use clap::{Parser, Subcommand};
 
@@ -37,7 +36,6 @@ pub(crate) enum Command {
     Token(TokenArgs),
 }
 
-/// The shipped consumers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum ConsumerName {
     /// One `REQUESTED` shipment per created order (table `shipments`).

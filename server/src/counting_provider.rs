@@ -44,7 +44,6 @@ fn charge_result(answer: &ProviderAnswer) -> &'static str {
     }
 }
 
-/// The `result` label of a lookup.
 fn lookup_result(found: &Result<Option<Charge>, NoAnswer>) -> &'static str {
     match found {
         Ok(Some(_)) => "found",

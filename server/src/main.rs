@@ -1,5 +1,4 @@
 //! The order service binary: reads the environment, wires the adapters, runs a command.
-//!
 //! `anyhow` is used only here, at the edge, to report why a command could not run.
 
 mod cli;
@@ -105,8 +104,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs a command of the events (`relay`, `consume`): reads the database and events
-/// configuration, migrates, then hands the store over.
+/// `relay` and `consume`: both refuse without `NATS_URL` before touching the database.
 fn events_command<F, Fut>(lookup: config::Lookup<'_>, command: F) -> anyhow::Result<()>
 where
     F: FnOnce(AnyStore, config::events::EventsConfig) -> Fut,
@@ -121,7 +119,6 @@ where
     })
 }
 
-/// The runtime that owns the database pool and runs every idempotent execution.
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()

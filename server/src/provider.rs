@@ -7,15 +7,12 @@ use anyhow::Context;
 use crate::config::invalid;
 use crate::config::payments::PaymentsConfig;
 
-/// The provider client the workers use.
 pub(crate) type Provider = HttpPaymentProvider;
 
-/// The provider at the configured URL; `None` when none is configured (captures are then
-/// accepted and stay pending).
+/// `None` without a URL: captures are then accepted and stay pending.
 ///
 /// # Errors
-/// When the client cannot be built from the configuration (not an `http`/`https` URL, no
-/// trust store for `https`); the message names the variable, never the URL.
+/// A bad URL or no trust store for `https`; the message names the variable, never the URL.
 pub(crate) fn provider(config: &PaymentsConfig) -> anyhow::Result<Option<Provider>> {
     config
         .provider_url
@@ -25,10 +22,7 @@ pub(crate) fn provider(config: &PaymentsConfig) -> anyhow::Result<Option<Provide
         .context("PAYMENT_PROVIDER_URL: cannot build the payment provider's client")
 }
 
-/// [`provider`], for the command that cannot run without one.
-///
-/// # Errors
-/// When `PAYMENT_PROVIDER_URL` is unset, or as [`provider`].
+/// For `server worker`, which cannot run without one: fails when unset, or as [`provider`].
 pub(crate) fn required_provider(config: &PaymentsConfig) -> anyhow::Result<Provider> {
     provider(config)?
         .ok_or_else(|| invalid("PAYMENT_PROVIDER_URL", "is required by this command").into())

@@ -1,6 +1,5 @@
 //! The stop signal every long-running command obeys: SIGTERM or Ctrl-C.
 
-/// Resolves on SIGTERM or Ctrl-C.
 pub(crate) async fn shutdown_signal() {
     let terminate = async {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {

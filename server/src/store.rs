@@ -15,14 +15,12 @@ use crate::config::DatabaseConfig;
 /// through each worker's own store.
 const ADMIN_CONNECTIONS: usize = 3;
 
-/// One of the stores; every command works with either.
 #[derive(Debug, Clone)]
 pub(crate) enum AnyStore {
     Mysql(MysqlStore),
     Sqlite(SqliteStore),
 }
 
-/// Opens the store and applies pending migrations.
 pub(crate) async fn open_and_migrate(config: &DatabaseConfig) -> anyhow::Result<AnyStore> {
     let store = open(config).await?;
     let applied = match &store {
@@ -36,7 +34,6 @@ pub(crate) async fn open_and_migrate(config: &DatabaseConfig) -> anyhow::Result<
     Ok(store)
 }
 
-/// Opens the administrative store and logs which one runs.
 pub(crate) async fn open(config: &DatabaseConfig) -> anyhow::Result<AnyStore> {
     match config {
         DatabaseConfig::Mysql(mysql) => {
@@ -70,8 +67,8 @@ pub(crate) async fn open(config: &DatabaseConfig) -> anyhow::Result<AnyStore> {
     }
 }
 
-/// The capture workers' own store on the database, with one connection per worker task
-/// (each uses one at a time), apart from the administrative store's few.
+/// One connection per capture worker task (each uses one at a time), apart from the
+/// administrative store's few.
 pub(crate) async fn open_for_capture(
     config: &DatabaseConfig,
     workers: usize,
@@ -86,25 +83,20 @@ pub(crate) async fn open_for_capture(
     })
 }
 
-/// A store each HTTP worker, and the capture workers, open for themselves on the same
-/// database.
+/// A store each HTTP worker, and the capture workers, open for themselves.
 pub(crate) trait WorkerStore:
     ServiceStore + RecordPurger + OutboxRelayStore + OperationStore + Sized
 {
-    /// What opening needs.
     type Config: Clone + Send + 'static;
 
     /// Opens the store (no migrations) without needing the database to answer now.
     fn open_worker(config: &Self::Config) -> impl Future<Output = anyhow::Result<Self>>;
 
-    /// `config` with a connection limit of `max_connections`.
     fn with_connections(config: &Self::Config, max_connections: usize) -> Self::Config;
 
-    /// The process's whole connection budget in `config`.
     fn connection_budget(config: &Self::Config) -> usize;
 
-    /// A store of its own for `users` that each use one connection at a time (the
-    /// capture workers).
+    /// For `users` that each use one connection at a time (the capture workers).
     fn open_for(config: &Self::Config, users: usize) -> impl Future<Output = anyhow::Result<Self>> {
         let config = Self::with_connections(config, users);
         async move { Self::open_worker(&config).await }

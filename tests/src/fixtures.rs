@@ -41,7 +41,7 @@ pub fn new_order(client_order_ref: &str, quantity: i64) -> NewOrder {
 /// The `orderId` inside a stored order body.
 ///
 /// # Panics
-/// When the body is not the contract's JSON.
+/// When the body is not an order's JSON (`docs/http-api.md#post-apiorders`).
 #[must_use]
 pub fn order_id_in(body: &[u8]) -> u64 {
     let value: serde_json::Value = serde_json::from_slice(body).expect("order JSON");

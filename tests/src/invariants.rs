@@ -1,6 +1,6 @@
-//! The outbox invariant of the contract (§6), checked when every test's database is
-//! removed, on every store: orders = events, per tenant and in all. A replay, a rejection
-//! or a rolled-back attempt writes no event; a committed order always has one.
+//! The outbox invariant (`docs/events.md#the-outbox`), checked when every test's database
+//! is removed, on every store: orders = events, per tenant and in all. A replay, a
+//! rejection or a rolled-back attempt writes no event; a committed order always has one.
 
 use diesel::QueryableByName;
 use diesel::sql_types::BigInt;

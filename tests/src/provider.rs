@@ -1,5 +1,6 @@
-//! The payment provider stand-in (`provider-stand-in`, contract §7) as a child process of
-//! a test, with its controls and counters.
+//! The payment provider stand-in (`provider-stand-in`,
+//! `docs/long-running-operations.md#the-payment-provider`) as a child process of a test,
+//! with its controls and counters.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;

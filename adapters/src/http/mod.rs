@@ -16,7 +16,5 @@ pub use edge::respond::IDEMPOTENT_REPLAYED;
 pub use openapi::{ApiDoc, openapi_document};
 pub use routes::{AppState, OperationsTx, ServiceStore, routes};
 
-/// The body limit: 16 KiB.
 pub use edge::admit::BODY_LIMIT_BYTES;
-/// The header that names the idempotency key.
 pub use edge::admit::IDEMPOTENCY_KEY;

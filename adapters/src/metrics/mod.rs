@@ -1,6 +1,5 @@
-//! Prometheus metrics (`docs/http-api.md#metrics`): idempotent outcomes by operation,
-//! request latency by route, the outbox relay's state, and the capture workers' (in
-//! `operations`).
+//! Prometheus metrics (`docs/http-api.md#metrics`): idempotent outcomes, request latency,
+//! the outbox relay, and the capture workers (in `operations`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,11 +17,9 @@ mod operations;
 
 use self::operations::OperationMetrics;
 
-/// The media type of [`Metrics::render`].
 pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// An atomic the metrics and the coordinators share: the coordinators count deadlocked
-/// transactions into it, the exposition reads it.
+/// Shared with the coordinators, which count deadlocked transactions into it.
 #[derive(Debug, Default)]
 struct SharedCount(Arc<AtomicU64>);
 
@@ -66,7 +63,6 @@ pub struct Metrics {
     transaction_retries: Counter<u64, SharedCount>,
 }
 
-/// The relay's figures: what waits, how old the oldest is, what went out, what failed.
 #[derive(Debug, Default)]
 struct OutboxMetrics {
     pending: Gauge,
@@ -82,8 +78,6 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    /// Registers `idempotent_outcomes`, `http_request_duration_seconds`, and the outbox's
-    /// and the capture workers' figures.
     #[must_use]
     pub fn new() -> Self {
         let mut registry = Registry::default();
@@ -140,20 +134,17 @@ impl Metrics {
         }
     }
 
-    /// The counter the coordinators count deadlocked transactions into
-    /// ([`application::Coordinator::with_deadlock_counter`]).
+    /// For [`application::Coordinator::with_deadlock_counter`].
     #[must_use]
     pub fn transaction_retries(&self) -> Arc<AtomicU64> {
         Arc::clone(&self.transaction_retries.inner().0)
     }
 
-    /// Counts one relay pass's published and failed events.
     pub fn count_relay_pass(&self, published: usize, failed: usize) {
         self.outbox.published.inc_by(published as u64);
         self.outbox.publish_failures.inc_by(failed as u64);
     }
 
-    /// Sets what waits in the outbox.
     pub fn set_outbox_pending(&self, count: u64, oldest_age_seconds: f64) {
         self.outbox
             .pending
@@ -163,8 +154,7 @@ impl Metrics {
             .set(oldest_age_seconds);
     }
 
-    /// Counts one idempotent outcome. Operation names are constants (`Op::NAME`), so the
-    /// labels cost no allocation on the request path.
+    /// Operation names are constants (`Op::NAME`): the labels cost no allocation.
     pub fn count_outcome<R>(&self, operation: &'static str, outcome: &Outcome<R>) {
         self.outcomes
             .get_or_create(&OutcomeLabels {
@@ -174,7 +164,6 @@ impl Metrics {
             .inc();
     }
 
-    /// Records one request's latency.
     pub fn observe_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
         self.latency
             .get_or_create(&RouteLabels {
@@ -185,7 +174,6 @@ impl Metrics {
             .observe(seconds);
     }
 
-    /// The text exposition.
     #[must_use]
     pub fn render(&self) -> String {
         let mut text = String::new();
@@ -195,7 +183,7 @@ impl Metrics {
     }
 }
 
-/// The documented outcome names (plus `forbidden` for a replay refused by permission).
+/// The `outcome` label values of `docs/http-api.md#metrics`.
 #[must_use]
 pub fn outcome_label<R>(outcome: &Outcome<R>) -> &'static str {
     match outcome {

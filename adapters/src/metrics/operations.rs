@@ -1,5 +1,4 @@
-//! The capture workers' metrics (contract §7): how operations ended, claims won and lost,
-//! leases lost, provider calls by answer, attempts put off for a retry.
+//! The capture workers' metrics (`docs/http-api.md#metrics`).
 
 use domain::OperationState;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -26,8 +25,6 @@ struct ProviderCallLabels {
     result: &'static str,
 }
 
-/// The capture workers' figures: how operations ended, claims won and lost, leases lost,
-/// provider calls by answer, attempts put off for a retry.
 #[derive(Debug, Default)]
 pub(super) struct OperationMetrics {
     ended: Family<EndedLabels, Counter>,
@@ -78,7 +75,6 @@ impl OperationMetrics {
 }
 
 impl Metrics {
-    /// Counts an operation of `operation_type` (`payments.capture.v1`) ended in `state`.
     pub fn count_operation_ended(&self, operation_type: &'static str, state: OperationState) {
         self.operations
             .ended
@@ -89,7 +85,6 @@ impl Metrics {
             .inc();
     }
 
-    /// Counts one claim of a due operation, `won` or lost to another worker.
     pub fn count_operation_claim(&self, won: bool) {
         self.operations
             .claims
@@ -99,17 +94,14 @@ impl Metrics {
             .inc();
     }
 
-    /// Counts one lease lost while working.
     pub fn count_operation_lease_loss(&self) {
         self.operations.lease_losses.inc();
     }
 
-    /// Counts one won operation given up after a failed database write.
     pub fn count_operation_abandoned(&self) {
         self.operations.abandoned.inc();
     }
 
-    /// Counts one attempt put off for a later retry.
     pub fn count_operation_retry(&self) {
         self.operations.retries.inc();
     }

@@ -1,10 +1,6 @@
-//! Sorting MySQL errors into the ports' variants: what MySQL's texts say. Which unique
-//! constraint means which answer is decided once for both stores (`crate::sql::classify`).
-//!
-//! diesel-async hands over only the server's message text (the error number and SQLSTATE
-//! are lost), so classification reads the text. For duplicate keys the index name is read
-//! from the END of the message: the duplicate value comes first and is caller-controlled,
-//! so it may itself contain `for key '...'`.
+//! What MySQL's error texts mean (`docs/storage.md#errors-and-how-they-are-classified`).
+//! diesel-async keeps only the message, not the error number. A duplicate's index is read
+//! from the END: the caller-controlled value comes first and may contain `for key '...'`.
 
 use application::ports::{CommitError, StoreError};
 use diesel::mysql::Mysql;
@@ -13,7 +9,6 @@ use diesel::result::{DatabaseErrorKind, Error};
 use crate::sql::classify::{Classify, Unique};
 
 impl Classify for Mysql {
-    /// The index named in a duplicate-entry message is the constraint's name.
     fn violates(error: &Error, unique: Unique) -> bool {
         matches!(
             error,
@@ -27,8 +22,8 @@ impl Classify for Mysql {
     }
 }
 
-/// The index named at the end of a duplicate-entry message, without a `table.` prefix
-/// (MySQL 8.0.19+ writes `'table.index'`, MariaDB and older MySQL `'index'`).
+/// Without a `table.` prefix: MySQL 8.0.19+ writes `'table.index'`, MariaDB and older
+/// MySQL `'index'`.
 #[must_use]
 pub fn duplicate_key_index(message: &str) -> Option<&str> {
     const MARKER: &str = " for key '";
@@ -38,8 +33,8 @@ pub fn duplicate_key_index(message: &str) -> Option<&str> {
     Some(name.rsplit_once('.').map_or(name, |(_, index)| index))
 }
 
-/// Classifies any other error. Messages kept in `Other` are the server's own texts about
-/// our statements; a duplicate-entry text, which would echo request values, is dropped.
+/// `Other` keeps the server's texts about our statements, except a duplicate-entry text,
+/// which would echo request values.
 #[must_use]
 pub fn store_error(error: Error) -> StoreError {
     match error {
@@ -60,17 +55,14 @@ pub fn store_error(error: Error) -> StoreError {
     }
 }
 
-/// A duplicate on an index that means nothing to the caller: only the index is kept, since
-/// the server's text quotes the duplicate values.
+/// Only the index is kept: the server's text quotes the duplicate values.
 #[derive(Debug, thiserror::Error)]
 #[error("unexpected duplicate on index {0}")]
 struct UnexpectedDuplicate(String);
 
-/// Classifies a failed COMMIT. A deadlock there (1213; a Galera certification failure,
-/// never plain InnoDB) means the server rolled the transaction back: nothing committed,
-/// and it may run again. Anything else (the connection broke, the answer was lost) leaves
-/// the outcome unknown. diesel reports a failed commit whose rollback failed too as
-/// `RollbackErrorOnCommit`: the commit's own error decides.
+/// A deadlock at COMMIT (1213: Galera certification, never plain InnoDB) means nothing
+/// committed and the unit may run again; anything else leaves the outcome unknown. In
+/// `RollbackErrorOnCommit` the commit's own error decides.
 #[must_use]
 pub fn commit_error(error: Error) -> CommitError {
     let error = match error {
@@ -83,7 +75,6 @@ pub fn commit_error(error: Error) -> CommitError {
     }
 }
 
-/// The texts of lock waits, deadlocks and broken connections; `None` for any other.
 fn classify_message(message: &str) -> Option<StoreError> {
     const CONNECTION_LOST: [&str; 7] = [
         "Input/output error",
@@ -92,8 +83,8 @@ fn classify_message(message: &str) -> Option<StoreError> {
         "Connection was killed",
         "Server shutdown in progress",
         "Lost connection",
-        // 1047: a Galera node that is joining or has left the primary component. The
-        // connection is useless there: discarded, so the next one goes to another node.
+        // 1047: a Galera node joining or outside the primary component. Discarded, so the
+        // next connection goes to another node.
         "WSREP has not yet prepared node for application use",
     ];
     if message.starts_with("Lock wait timeout exceeded") {

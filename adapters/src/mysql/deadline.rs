@@ -1,15 +1,13 @@
-//! Deadlines on database calls (contract §4): a database that stops answering, without a
-//! reset or a reply, holds no call longer than `DATABASE_TIMEOUT_SECS`. A call past its
-//! deadline leaves its connection in an unknown state: the caller discards it.
+//! Deadlines on database calls (`docs/http-api.md#deadlines`): a silent database holds no
+//! call past `DATABASE_TIMEOUT_SECS`.
 
 use std::future::Future;
 
 use application::ports::StoreError;
 use tokio::time::{Instant, timeout_at};
 
-/// Runs `work` until `deadline`. Past it, logs which statement ran out of time (inside
-/// the request's span, so with its request id; never a value) and fails with
-/// [`StoreError::Timeout`]. The caller must discard the connection `work` used.
+/// Past `deadline`, logs the statement (in the request's span; never a value) and fails
+/// with [`StoreError::Timeout`]. The caller must discard the connection `work` used.
 pub(super) async fn bounded<T, E: From<StoreError>>(
     deadline: Instant,
     statement: &'static str,
@@ -21,7 +19,7 @@ pub(super) async fn bounded<T, E: From<StoreError>>(
     }
 }
 
-/// The error of a call whose deadline passed, logged once.
+/// The error of a call past its deadline, logged here once.
 pub(super) fn timed_out(statement: &'static str) -> StoreError {
     tracing::warn!(
         statement,

@@ -1,6 +1,5 @@
-//! How an insert learns the id it made: in the same round trip where the server can say
-//! it (`INSERT ... RETURNING`, MariaDB 10.5+), else with `SELECT LAST_INSERT_ID()` on the
-//! same connection (MySQL, which has no `RETURNING`).
+//! How an insert learns its id: `RETURNING` in the same round trip (MariaDB 10.5+), else
+//! `SELECT LAST_INSERT_ID()` on the same connection.
 
 use diesel::QueryResult;
 use diesel::mysql::Mysql;
@@ -10,13 +9,12 @@ use diesel_async::{AsyncMysqlConnection, RunQueryDsl};
 use crate::sql::connection::SqlConnection;
 use crate::sql::returning_id::{ReturningId, to_u64};
 
-/// Which way this server gives insert ids back; learnt once per store, at its first
-/// connection, from the server's version string.
+/// Learnt once per store, at its first connection, from the server's version string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InsertIds {
-    /// `INSERT ... RETURNING id`: one round trip per insert.
+    /// One round trip per insert.
     Returning,
-    /// The insert, then `SELECT LAST_INSERT_ID()`: two.
+    /// Two round trips per insert.
     LastInsertId,
 }
 
@@ -59,7 +57,6 @@ impl SqlConnection for AsyncMysqlConnection {
 
 mod sql {
     diesel::define_sql_function! {
-        /// MySQL's `LAST_INSERT_ID()`: the id the last insert on this connection made.
         fn last_insert_id() -> Unsigned<BigInt>;
     }
 }

@@ -9,46 +9,30 @@ use super::store::{MysqlStore, PooledConnection};
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/mysql");
 
-/// Waits up to 60 s for this database's migration lock (one name per database).
+/// Waits up to 60 s for this database's lock (one name per database).
 const TAKE_MIGRATION_LOCK: &str = "DO GET_LOCK(CONCAT('migrations.', DATABASE()), 60)";
 
-/// How often a migration run that failed is tried again. On a Galera cluster the named
-/// lock is per node, so processes on different nodes can migrate at once: each DDL is
-/// applied cluster-wide in one order, one of them wins, and the other's same statement
-/// fails ("already exists"). Its next run finds what the winner recorded and carries on.
+/// On Galera the named lock is per node: a run that lost a DDL race to another node fails,
+/// and its next run finds what the winner recorded.
 const RUNS: u32 = 8;
 
-/// Why migrating failed.
 #[derive(Debug, thiserror::Error)]
 pub enum MigrateError {
-    /// Occurs when no connection could be had.
     #[error("cannot connect to run migrations")]
     Connect,
-    /// Occurs when a migration failed.
     #[error("migration failed: {0}")]
     Failed(String),
-    /// Occurs when the migrations did not finish within `MIGRATION_TIMEOUT_SECS`; their
-    /// connection is abandoned (the server rolls back what it can when it closes).
+    /// The run's connection is abandoned; the server rolls back what it can when it
+    /// closes.
     #[error("migrations did not finish within MIGRATION_TIMEOUT_SECS")]
     TimedOut,
 }
 
 impl MysqlStore {
-    /// Runs the pending migrations; with none pending it changes nothing.
-    ///
-    /// The migration harness is synchronous, so it runs on a blocking thread with a
-    /// connection taken out of the pool for good. Several processes starting at once on
-    /// one database take turns through a named server lock (`GET_LOCK`), so only the
-    /// first applies a migration and the others find nothing pending. On a Galera cluster
-    /// that lock holds only among processes on one node: a run that lost a race to another
-    /// node is tried again (up to 8 runs, pausing a little longer each time) and then finds
-    /// the winner's migrations applied.
-    ///
-    /// The checkout has the deadline of any database call; the run itself has the long
-    /// one of migrations.
-    ///
-    /// # Errors
-    /// [`MigrateError`].
+    /// Runs the pending migrations; none pending changes nothing. The harness is
+    /// synchronous: it runs on a blocking thread, on a connection taken out of the pool,
+    /// after `GET_LOCK` so processes starting at once take turns. The checkout has a
+    /// call's deadline, the run the migration one.
     pub async fn migrate(&self) -> Result<Vec<String>, MigrateError> {
         let conn: AsyncMysqlConnection = PooledConnection::take(
             self.connection(self.deadline())

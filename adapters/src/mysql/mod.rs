@@ -1,8 +1,6 @@
-//! MySQL / MariaDB (InnoDB) through diesel-async on a deadpool pool.
-//!
-//! The SQL itself is shared with SQLite (`crate::sql`); what is MySQL's own is here: the
-//! pool and session setup, deadlines, how inserts learn their ids, error texts,
-//! transactions and migrations. The rest of the workspace sees only the ports.
+//! MySQL / MariaDB (InnoDB) through diesel-async on a deadpool pool. The SQL is shared with
+//! SQLite (`crate::sql`); here is what is MySQL's own: session setup, deadlines, insert
+//! ids, error texts, transactions and migrations.
 
 mod causal;
 pub mod classify;

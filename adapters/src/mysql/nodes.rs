@@ -1,17 +1,13 @@
-//! Several database nodes behind one `DATABASE_URL`: `mysql://user:pass@host1:port1,
-//! host2:port2,host3:port3/db?options`. A new connection goes to the first node that
-//! accepts it and answers, in the order given, so a process prefers its own node (list it
-//! first) and moves to the next while that one is dead or not ready, then comes back to
-//! it once it answers again; connections that broke are discarded as before, so no
-//! restart is needed. Also here: whether a node is a Galera node at all.
+//! Several nodes in one `DATABASE_URL`: a new connection goes to the first that answers,
+//! in order, so a process prefers its own node and returns to it without a restart
+//! (`docs/storage.md#several-database-nodes-galera`). Also: whether a node is Galera.
 
 use diesel::sql_types::Text;
 use diesel::{QueryResult, QueryableByName};
 use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 
-/// The single-node URLs of `url`, in its order: one per comma-separated `host:port` of
-/// its authority, each with the same credentials, database and options. A URL naming
-/// one host gives just itself.
+/// One URL per comma-separated `host:port`, in order, each with the same credentials,
+/// database and options. A URL naming one host gives just itself.
 #[must_use]
 pub fn node_urls(url: &str) -> Vec<String> {
     let scheme_end = url.find("://").map_or(0, |i| i + 3);
@@ -29,7 +25,6 @@ pub fn node_urls(url: &str) -> Vec<String> {
         .collect()
 }
 
-/// A row of `SHOW GLOBAL VARIABLES`.
 #[derive(QueryableByName)]
 struct Variable {
     #[diesel(sql_type = Text)]
@@ -37,8 +32,8 @@ struct Variable {
     value: String,
 }
 
-/// A connection to the first of `nodes` that accepts one and answers its session setup
-/// (a Galera node still joining refuses statements with 1047: the next one is tried).
+/// The first of `nodes` that also answers its session setup: a joining Galera node
+/// refuses statements with 1047.
 pub(super) async fn first_answering_node(
     nodes: &[String],
     lock_wait: u32,
@@ -59,8 +54,7 @@ pub(super) async fn first_answering_node(
     Err(last_error)
 }
 
-/// Whether the server is a Galera node: `wsrep_on` is `ON` (MariaDB always has the
-/// variable; MySQL has none, which reads as no).
+/// MariaDB always has `wsrep_on`; MySQL has none, which reads as no.
 pub(super) async fn is_galera_node(conn: &mut AsyncMysqlConnection) -> QueryResult<bool> {
     let rows: Vec<Variable> = diesel::sql_query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")
         .load(conn)

@@ -24,8 +24,7 @@ impl RecordPurger for MysqlStore {
     }
 }
 
-/// Runs one bounded `DELETE` whose two parameters are a time and a row limit; returns
-/// how many rows it deleted.
+/// `sql` binds a time, then a row limit.
 pub(super) async fn delete_batch(
     store: &MysqlStore,
     sql: &'static str,

@@ -1,6 +1,5 @@
-//! The relay's side of the outbox on MySQL: claims with `FOR UPDATE SKIP LOCKED`, so
-//! relays in several processes take disjoint batches, and a relay that dies releases its
-//! batch with its connection (the server rolls the claim back).
+//! The relay's side of the outbox: `FOR UPDATE SKIP LOCKED` gives relays disjoint
+//! batches, and a relay that dies releases its batch with its connection.
 
 use application::ports::{OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, StoreError};
 use chrono::{DateTime, Utc};
@@ -18,7 +17,7 @@ use crate::sql::outbox::{self, PendingRow};
 /// inserting its event next to them never waits for a relay's publish.
 const CLAIM_ISOLATION: &str = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
 
-/// A claimed batch: the transaction holding the row locks, and the events read.
+/// The transaction holding the row locks, and the events read.
 #[derive(Debug)]
 pub struct MysqlClaim {
     tx: MysqlTx,
@@ -55,8 +54,7 @@ impl OutboxRelayStore for MysqlStore {
         .await
     }
 
-    /// Walks the `(published_at, id)` index from the oldest publication; pending rows
-    /// (`published_at` NULL) never match.
+    /// Walks the `(published_at, id)` index from the oldest publication.
     async fn purge_published_batch(
         &self,
         cutoff: DateTime<Utc>,
@@ -89,8 +87,8 @@ impl OutboxClaim for MysqlClaim {
                 outbox::settle(conn, published, failed, now.naive_utc()).await
             })
             .await?;
-        // A commit whose answer is lost leaves the marks unknown: the events are sent
-        // again at worst, which the broker's dedup and the inbox absorb.
+        // A lost commit answer leaves the marks unknown: at worst the events go again,
+        // which the broker's dedup and the inbox absorb.
         self.tx
             .commit_transaction()
             .await

@@ -25,7 +25,6 @@ use super::insert_id::InsertIds;
 use super::nodes::{first_answering_node, is_galera_node, node_urls};
 use crate::sql::tx_connection::Detach;
 
-/// A pooled connection.
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
 
 impl Detach for PooledConnection {
@@ -34,31 +33,27 @@ impl Detach for PooledConnection {
     }
 }
 
-/// How to reach MySQL.
 #[derive(Debug, Clone)]
 pub struct MysqlConfig {
-    /// `mysql://user:pass@host:port/db?opts`; driver options pass through unchanged.
+    /// `mysql://user:pass@host:port/db?opts`, several `host:port` allowed (see
+    /// [`node_urls`]); driver options pass through unchanged.
     pub url: String,
-    /// `innodb_lock_wait_timeout` for every connection: how long a follower waits on a
-    /// same-key insert held by an open transaction before it hears "in progress".
+    /// `innodb_lock_wait_timeout`: how long a same-key insert waits on an open
+    /// transaction before it is answered "in progress".
     pub lock_wait_timeout_secs: u32,
-    /// The most connections the pool opens.
     pub max_connections: usize,
-    /// The deadline of every database call (checkout and connect included, then each
-    /// statement, `BEGIN`, `COMMIT` and `ROLLBACK`): past it the connection is discarded
-    /// and the call fails with [`StoreError::Timeout`]. Must exceed the lock wait.
+    /// Bounds every call, checkout and connect included; past it the connection is
+    /// discarded ([`StoreError::Timeout`]). Must exceed the lock wait.
     pub database_timeout: Duration,
-    /// The deadline of a whole migration run, which may legitimately take minutes.
+    /// Bounds a whole migration run, which may take minutes.
     pub migration_timeout: Duration,
 }
 
-/// Why the store could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
-    /// Occurs when the pool cannot be built from the configuration.
     #[error("invalid pool configuration: {0}")]
     Pool(String),
-    /// Occurs when no connection can be opened (the URL's password is never printed).
+    /// The URL's password is never printed.
     #[error("cannot connect to MySQL: {0}")]
     Unreachable(String),
 }
@@ -72,20 +67,15 @@ struct Version {
 /// What the tests record about the server they ran against.
 #[derive(Debug, Clone, QueryableByName)]
 pub struct ServerInfo {
-    /// `VERSION()`.
     #[diesel(sql_type = Text)]
     pub version: String,
-    /// The session's transaction isolation level.
     #[diesel(sql_type = Text)]
     pub isolation: String,
-    /// The session's `innodb_lock_wait_timeout` in seconds.
     #[diesel(sql_type = BigInt)]
     pub lock_wait_timeout_secs: i64,
 }
 
-/// MySQL behind every port: unit of work, fresh reads, order reads, purge.
-///
-/// Cloning is cheap (the pool is shared).
+/// MySQL behind every port. Cloning shares the pool.
 #[derive(Clone)]
 pub struct MysqlStore {
     pool: Pool<AsyncMysqlConnection>,
@@ -105,9 +95,6 @@ impl std::fmt::Debug for MysqlStore {
 
 impl MysqlStore {
     /// Builds the pool and opens one connection to prove the configuration.
-    ///
-    /// # Errors
-    /// [`ConnectError`] when the pool cannot be built or the server cannot be reached.
     pub async fn connect(config: &MysqlConfig) -> Result<Self, ConnectError> {
         let store = Self::lazy(config)?;
         match tokio::time::timeout(store.database_timeout, store.pool.get()).await {
@@ -122,11 +109,8 @@ impl MysqlStore {
         Ok(store)
     }
 
-    /// Builds the pool without connecting: connections open on first use, so a database
-    /// that is down right now only fails the requests that need it.
-    ///
-    /// # Errors
-    /// [`ConnectError::Pool`] when the pool cannot be built from the configuration.
+    /// Connections open on first use, so a database that is down right now fails only
+    /// the requests that need it.
     pub fn lazy(config: &MysqlConfig) -> Result<Self, ConnectError> {
         let lock_wait = config.lock_wait_timeout_secs;
         let insert_ids = Arc::new(OnceLock::new());
@@ -134,8 +118,8 @@ impl MysqlStore {
         let galera = Arc::new(OnceLock::new());
         let learn_galera = Arc::clone(&galera);
         let mut manager_config = ManagerConfig::<AsyncMysqlConnection>::default();
-        // Connections come back to the pool only outside a transaction (the manager checks
-        // the transaction state); a test query on every checkout would cost a round trip.
+        // The manager pools a connection only outside a transaction; a test query on every
+        // checkout would cost a round trip.
         manager_config.recycling_method = RecyclingMethod::Fast;
         let nodes = Arc::new(node_urls(&config.url));
         manager_config.custom_setup = Box::new(move |_url| {
@@ -177,8 +161,7 @@ impl MysqlStore {
         })
     }
 
-    /// How this server gives insert ids back, learnt at the pool's first connection (a
-    /// transaction always begins on a connection, so it is known by then).
+    /// Learnt at the pool's first connection, so known before any transaction begins.
     pub fn insert_ids(&self) -> InsertIds {
         self.insert_ids
             .get()
@@ -186,38 +169,33 @@ impl MysqlStore {
             .unwrap_or(InsertIds::LastInsertId)
     }
 
-    /// Whether reads that must see every committed write wait for causality: true on a
-    /// Galera node (learnt at the pool's first connection), where a read right after
-    /// another node's commit can miss it otherwise.
+    /// True on a Galera node (learnt at the first connection), where a read right after
+    /// another node's commit can miss it unless it waits for causality.
     pub fn causal_reads(&self) -> bool {
         self.galera.get().copied().unwrap_or(false)
     }
 
-    /// This store with insert ids obtained as `ids` says, whatever the server's version
-    /// (for tests of the other way, and for a server whose version string misleads).
+    /// Overrides the version's choice: for tests of the other way, or a misleading version.
     #[must_use]
     pub fn with_insert_ids(mut self, ids: InsertIds) -> Self {
         self.insert_ids = Arc::new(OnceLock::from(ids));
         self
     }
 
-    /// When a database call starting now must be done.
     pub(super) fn deadline(&self) -> Instant {
         Instant::now() + self.database_timeout
     }
 
-    /// How long one database call may take.
     pub(super) fn database_timeout(&self) -> Duration {
         self.database_timeout
     }
 
-    /// How long a whole migration run may take.
     pub(super) fn migration_timeout(&self) -> Duration {
         self.migration_timeout
     }
 
-    /// A connection from the pool by `deadline`: waiting for a free one and opening a new
-    /// one (connect, handshake, session setup) count against the call's deadline.
+    /// Waiting for a free connection and opening one (connect, handshake, session setup)
+    /// count against `deadline`.
     pub(super) async fn connection(
         &self,
         deadline: Instant,
@@ -228,9 +206,8 @@ impl MysqlStore {
         }
     }
 
-    /// Runs `work` on a connection checked out under one deadline (`statement` names it in
-    /// the log), then gives the connection back, or discards it when its state is unknown
-    /// (the deadline passed, or it broke).
+    /// One deadline for checkout and `work` (`statement` names it in the log); a
+    /// connection whose state is then unknown is discarded.
     pub(crate) async fn with_connection<T>(
         &self,
         statement: &'static str,
@@ -243,9 +220,8 @@ impl MysqlStore {
         result
     }
 
-    /// The row `query` finds, converted by `convert`; on a Galera node the read first
-    /// waits for every write set committed in the cluster, so a row committed through
-    /// another node a moment ago is found.
+    /// On a Galera node the read first waits for every write set committed in the
+    /// cluster, so a row committed through another node a moment ago is found.
     pub(crate) async fn find_one<Q, Row, V, ST>(
         &self,
         statement: &'static str,
@@ -273,10 +249,7 @@ impl MysqlStore {
         .await
     }
 
-    /// Version, isolation level and lock wait setting, as a connection of this pool sees them.
-    ///
-    /// # Errors
-    /// Any [`StoreError`].
+    /// Version, isolation level and lock wait, as a connection of this pool sees them.
     pub async fn server_info(&self) -> Result<ServerInfo, StoreError> {
         let ask = |variable: &str| {
             diesel::sql_query(format!(
@@ -298,7 +271,6 @@ impl MysqlStore {
         .await
     }
 
-    /// Whether the database answers a trivial query (for readiness).
     pub async fn ping(&self) -> bool {
         self.with_connection("readiness probe", async |conn| {
             conn.batch_execute("SELECT 1").await.map_err(store_error)
@@ -308,10 +280,8 @@ impl MysqlStore {
     }
 }
 
-/// Keeps a connection that lost its server, or whose call ran out of time, out of the
-/// pool, so the next checkout opens a fresh one instead of failing on the same dead socket
-/// (fast recycling does not test idle connections) or reading a late answer meant for
-/// another statement.
+/// Drops a connection that lost its server or ran out of time: fast recycling does not
+/// test idle connections, and a late answer must never meet the next statement.
 fn release<T>(conn: PooledConnection, result: &Result<T, StoreError>) {
     if matches!(
         result,
@@ -321,7 +291,7 @@ fn release<T>(conn: PooledConnection, result: &Result<T, StoreError>) {
     }
 }
 
-/// A pool that cannot hand out a connection means the database is unavailable.
+/// No connection to be had means the database is unavailable.
 fn pool_error(_error: PoolError) -> StoreError {
     StoreError::ConnectionLost
 }

@@ -16,9 +16,8 @@ use crate::sql::tx_connection::{Detach, TxConnection};
 
 type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
 
-/// An open transaction on a connection of its own ([`TxConnection`]: closed unless it
-/// ends cleanly). A statement past its deadline ends the transaction the same way at
-/// once: nothing more is sent on it.
+/// Closed unless it ends cleanly ([`TxConnection`]); a statement past its deadline closes
+/// it at once, so nothing more is sent on it.
 #[derive(Debug)]
 pub struct MysqlTx {
     conn: TxConnection<PooledConnection>,
@@ -27,9 +26,8 @@ pub struct MysqlTx {
 }
 
 impl MysqlTx {
-    /// Runs one statement of the transaction under its own deadline (`statement` names it
-    /// in the log). Past the deadline the connection is discarded at once, so the
-    /// rollback that follows sends nothing on it.
+    /// One statement under its own deadline (`statement` names it in the log); past it
+    /// the connection goes at once, so the rollback that follows sends nothing.
     pub(crate) async fn run<T, E: From<StoreError>>(
         &mut self,
         statement: &'static str,
@@ -57,8 +55,7 @@ impl UnitOfWork for MysqlStore {
 }
 
 impl MysqlStore {
-    /// Begins a transaction, first running `setup` (for example `SET TRANSACTION
-    /// ISOLATION LEVEL ...`, which applies to the next transaction only) when given.
+    /// `setup` runs first: `SET TRANSACTION ...` applies to the next transaction only.
     pub(super) async fn begin_with(&self, setup: Option<&str>) -> Result<MysqlTx, StoreError> {
         let deadline = self.deadline();
         let mut conn = self.connection(deadline).await?;
@@ -85,7 +82,7 @@ impl MysqlStore {
 }
 
 impl MysqlTx {
-    /// Commits; after any failure the connection is discarded.
+    /// Any failure discards the connection.
     pub(crate) async fn commit_transaction(mut self) -> Result<(), CommitError> {
         let Some(mut conn) = self.conn.take() else {
             return Err(CommitError::CommitOutcomeUnknown);
@@ -94,8 +91,8 @@ impl MysqlTx {
         match timeout_at(deadline, Manager::commit_transaction(&mut *conn)).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(error)) => {
-                // After a 1213 the session is outside any transaction (a COMMIT sent
-                // anyway would answer OK and commit nothing); the connection goes.
+                // After a 1213 the session is outside any transaction: a COMMIT sent anyway
+                // would answer OK and commit nothing.
                 conn.detach();
                 Err(commit_error(error))
             }
@@ -107,7 +104,7 @@ impl MysqlTx {
         }
     }
 
-    /// Rolls back; after a failure the connection is discarded.
+    /// A failure discards the connection.
     pub(crate) async fn rollback_transaction(mut self) -> Result<(), StoreError> {
         let Some(mut conn) = self.conn.take() else {
             return Ok(());

@@ -7,26 +7,17 @@ use async_nats::jetstream::{Context, ContextBuilder};
 
 use super::NatsError;
 
-/// How long one attempt to open the TCP connection and finish the handshake may take.
 const CONNECTION_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The bound of every JetStream API request (stream and consumer look-ups, double acks)
-/// and the default wait for a publish's ack. Publishing sets its own, see
-/// [`super::publish_batch`].
+/// Bounds every JetStream API request (look-ups, double acks); publishing sets its own.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The longest pause between reconnect attempts. The client's own default grows to 4 s;
-/// capped lower, events go out within about a second of the broker coming back, and a
-/// retry a second against a local broker costs nothing.
+/// The client's default grows to 4 s; at 1 s, events go out within about a second of the
+/// broker coming back, and a retry a second costs nothing.
 const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(1);
 
-/// Connects to `url` (e.g. `nats://127.0.0.1:4222`; credentials in the URL are used)
-/// and returns a JetStream context over the connection.
-///
-/// A broker that is down is not an error, at start or later: the client connects (and
-/// reconnects) in the background for ever, so a relay started during an outage keeps
-/// its events in the outbox and publishes them once the broker is back, instead of
-/// failing the process. Meanwhile requests and publishes fail at their own timeouts.
+/// A broker that is down is not an error, at start or later: the client reconnects in the
+/// background for ever, and calls fail at their own timeouts meanwhile.
 ///
 /// # Errors
 /// [`NatsError::Connect`] when `url` is not a NATS URL.
@@ -43,8 +34,7 @@ pub async fn connect(url: &str) -> Result<Context, NatsError> {
     Ok(ContextBuilder::new().timeout(REQUEST_TIMEOUT).build(client))
 }
 
-/// The pause before reconnect attempt `attempts` (1 for the first): none for the first,
-/// then 100 ms more per attempt up to [`MAX_RECONNECT_DELAY`].
+/// None before the first attempt, then 100 ms more per attempt up to the cap.
 fn reconnect_delay(attempts: usize) -> Duration {
     let steps = u32::try_from(attempts.saturating_sub(1)).unwrap_or(u32::MAX);
     Duration::from_millis(100)

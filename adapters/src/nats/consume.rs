@@ -1,7 +1,5 @@
-//! A consumer's loop over a durable pull consumer: each message is handled through the
-//! inbox and settled after that: acked once its transaction committed (or it was a
-//! duplicate), terminated when it can never be applied, naked when the database failed
-//! (JetStream delivers it again).
+//! A consumer's loop over a durable pull consumer: each message goes through the inbox,
+//! then is settled (`docs/events.md#consumers-and-the-inbox`).
 
 use std::time::Duration;
 
@@ -11,27 +9,20 @@ use tokio::sync::watch;
 
 use super::{Delivery, NatsError, PullConsumer, fetch};
 
-/// What a consumer did so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ConsumeStats {
-    /// Events applied.
     pub applied: u64,
-    /// Deliveries of events already applied.
     pub duplicates: u64,
-    /// Poison messages terminated.
     pub terminated: u64,
-    /// Deliveries left to be redelivered after a database failure.
+    /// Naked after a database failure.
     pub retried: u64,
 }
 
-/// How long one fetch waits for messages before the loop looks at its stop signal.
+/// How long one fetch waits for messages, and the pause after a failed fetch.
 const FETCH_WAIT: Duration = Duration::from_secs(1);
 
-/// Consumes until `stop` turns true: fetch up to `batch`, handle each, settle each.
-///
-/// # Errors
-/// Never for one message (each is settled or left to its ack wait); a fetch that fails
-/// is logged and tried again after a pause, so a broker outage only pauses the loop.
+/// Consumes until `stop` turns true. A failed fetch is logged and retried after a pause,
+/// so a broker outage only pauses the loop.
 pub async fn consume<U, C, H>(
     consumer: &PullConsumer,
     store: &U,
@@ -66,7 +57,6 @@ where
     stats
 }
 
-/// Handles one delivery and settles it.
 async fn settle<U, C, H>(
     delivery: &Delivery,
     store: &U,

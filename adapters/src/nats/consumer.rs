@@ -10,35 +10,28 @@ use futures_util::StreamExt;
 
 use super::NatsError;
 
-/// Which durable consumer to have.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConsumerSpec {
-    /// The stream it reads, e.g. [`super::ORDERS_STREAM`].
     pub stream: String,
-    /// The durable name (e.g. `shipments`): JetStream remembers what it acked across
-    /// restarts, and processes sharing the name share the work.
+    /// Acks are remembered under this name across restarts; processes sharing it share
+    /// the work.
     pub durable_name: String,
-    /// The subjects it takes, e.g. [`super::ORDERS_SUBJECTS`].
     pub filter_subject: String,
-    /// How long a delivered message may stay unsettled before JetStream delivers it
-    /// again (the consumer died, or its database was slow).
+    /// Unsettled this long (the consumer died, its database was slow), a message comes again.
     pub ack_wait: Duration,
-    /// How many deliveries a message gets at the most; `None`: no limit.
+    /// `None`: no limit.
     pub max_deliver: Option<u32>,
 }
 
-/// A durable pull consumer with explicit acks.
 #[derive(Debug, Clone)]
 pub struct PullConsumer {
     inner: consumer::PullConsumer,
 }
 
-/// Creates the durable consumer unless it exists; an existing one is used as it is (its
-/// configuration is not compared or changed).
+/// An existing consumer is used as it is: its configuration is neither compared nor changed.
 ///
 /// # Errors
-/// [`NatsError::Stream`] when the stream is missing or unreachable,
-/// [`NatsError::Consumer`] when the consumer cannot be created.
+/// [`NatsError::Stream`]: stream missing or unreachable; [`NatsError::Consumer`]: not created.
 pub async fn pull_consumer(js: &Context, spec: &ConsumerSpec) -> Result<PullConsumer, NatsError> {
     let stream = js
         .get_stream_no_info(&spec.stream)
@@ -67,14 +60,11 @@ pub async fn pull_consumer(js: &Context, spec: &ConsumerSpec) -> Result<PullCons
     Ok(PullConsumer { inner })
 }
 
-/// Fetches up to `max_messages` messages, waiting at most `expires` for them to come:
-/// fewer (or none) when fewer are available by then.
-///
-/// A failure after some messages arrived returns those (they are delivered and must be
-/// settled, or they wait out their ack wait), and is logged.
+/// Waits at most `expires`. A failure after some messages arrived is logged and returns
+/// those: they are delivered and must be settled.
 ///
 /// # Errors
-/// [`NatsError::Fetch`] when the pull request fails before any message arrived.
+/// [`NatsError::Fetch`] when the pull fails before any message arrived.
 pub async fn fetch(
     consumer: &PullConsumer,
     max_messages: usize,
@@ -102,9 +92,7 @@ pub async fn fetch(
     Ok(deliveries)
 }
 
-/// One delivered message, to be settled with exactly one of [`Delivery::ack`],
-/// [`Delivery::nak`] or [`Delivery::term`] (or left to be delivered again after the ack
-/// wait).
+/// Settle with exactly one of `ack`, `nak` or `term`, or it comes again after the ack wait.
 pub struct Delivery {
     message: Message,
     delivered: Option<u64>,
@@ -130,13 +118,12 @@ impl Delivery {
         Self { message, delivered }
     }
 
-    /// The body as published.
     #[must_use]
     pub fn payload(&self) -> &[u8] {
         &self.message.payload
     }
 
-    /// The publisher's `Nats-Msg-Id`, if it set one (the relay sets the event id).
+    /// The relay sets it to the event id.
     #[must_use]
     pub fn msg_id(&self) -> Option<&str> {
         Some(
@@ -148,17 +135,14 @@ impl Delivery {
         )
     }
 
-    /// How many times this message has been delivered, this time included (1 the first
-    /// time). `None` only for a message without JetStream metadata, which a pull
-    /// consumer never hands out.
+    /// 1 the first time; `None` only without JetStream metadata (never from a pull consumer).
     #[must_use]
     pub fn delivered(&self) -> Option<u64> {
         self.delivered
     }
 
-    /// Settles the message as done, and waits for the server to confirm: an ack sent
-    /// after the consumer's commit is known to have arrived (when it is not, the message
-    /// comes again and the consumer's inbox recognises it).
+    /// Waits for the server's confirmation, so an ack after the consumer's commit is known
+    /// to have arrived; unconfirmed, the message comes again and the inbox recognises it.
     ///
     /// # Errors
     /// [`NatsError::Ack`] when the server did not confirm in time.
@@ -166,27 +150,17 @@ impl Delivery {
         self.settle(AckKind::Ack).await
     }
 
-    /// Asks for the message again now (e.g. the consumer's database was unavailable),
-    /// rather than after the ack wait.
-    ///
-    /// # Errors
-    /// [`NatsError::Ack`] when the server did not confirm in time.
+    /// Redelivery now rather than after the ack wait. Errors as [`Delivery::ack`].
     pub async fn nak(&self) -> Result<(), NatsError> {
         self.settle(AckKind::Nak(None)).await
     }
 
-    /// Stops all further deliveries of the message without it being done: for a message
-    /// that can never be handled (it does not parse), which would otherwise come back
-    /// for ever.
-    ///
-    /// # Errors
-    /// [`NatsError::Ack`] when the server did not confirm in time.
+    /// For a message that would otherwise come back for ever. Errors as [`Delivery::ack`].
     pub async fn term(&self) -> Result<(), NatsError> {
         self.settle(AckKind::Term).await
     }
 
-    /// Sends `kind` and waits for the server's reply (JetStream's "double ack"), within
-    /// the context's request timeout.
+    /// JetStream's "double ack", bounded by the context's request timeout.
     async fn settle(&self, kind: AckKind) -> Result<(), NatsError> {
         self.message
             .double_ack_with(kind)

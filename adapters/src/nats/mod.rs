@@ -1,11 +1,6 @@
-//! NATS JetStream transport for the events of the transactional outbox (contract §6).
-//!
-//! The transport (connecting, making sure the stream exists, publishing a batch with
-//! JetStream's deduplication id, a durable pull consumer), the relay's publisher port on
-//! it, and the consumers' loop, which settles each message after the inbox handled it.
-//!
-//! Checked against Debian's nats-server 2.9.10: async-nats is built without its
-//! server-2.10+ features, so no request carries a field that server does not know.
+//! NATS JetStream transport for the outbox's events (`docs/events.md`): the relay's
+//! publisher and the consumers' loop. Checked against Debian's nats-server 2.9.10:
+//! async-nats is built without server-2.10+ features, so no request has a field it lacks.
 
 mod connect;
 mod consume;

@@ -11,51 +11,35 @@ use tokio::time::{Instant, timeout_at};
 
 use super::NatsError;
 
-/// One message to publish.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutgoingMessage {
-    /// E.g. `orders.created.v1.<tenantId>`.
     pub subject: String,
-    /// Sent as `Nats-Msg-Id`: JetStream stores a second publish of the same id within
-    /// the stream's duplicate window only once, and acks it as a duplicate.
+    /// Sent as `Nats-Msg-Id`: a second publish within the duplicate window is stored once.
     pub msg_id: String,
-    /// The body.
     pub payload: Vec<u8>,
 }
 
 /// JetStream's acknowledgement: the message is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PublishAck {
-    /// The id was seen within the duplicate window: nothing new was stored, and
-    /// `sequence` is that of the copy stored before (a relay retrying after a lost ack
-    /// lands here, and may mark the event published all the same).
+    /// Nothing new was stored and `sequence` is the earlier copy's; the event still counts
+    /// as published.
     pub duplicate: bool,
-    /// The stream sequence of the stored message.
     pub sequence: u64,
 }
 
-/// Publishes every message, then awaits all their acks together: a batch costs about
-/// one round trip, not one per message.
-///
-/// The whole batch is bounded by `ack_timeout`, counted from the call: when the broker
-/// is down, every result is an error by then, never a hang. Messages not yet handed to
-/// the connection at the deadline are not sent. A message that fails may still have
-/// been stored (the ack was lost, or the client sent it after reconnecting): publishing
-/// it again with the same id is safe within the duplicate window.
-///
-/// Returns one result per message, in the order given.
-///
-/// A batch is meant to be an outbox batch (hundreds): the client holds at most 5,000
-/// unacknowledged publishes, so the messages of a larger batch beyond that wait for acks
-/// this function only awaits after sending, and time out.
+/// Sends every message, then awaits all acks together (one round trip per batch), all
+/// within `ack_timeout` of the call: a dead broker gives errors, never a hang. A failed
+/// message may still be stored; resending its id is safe within the duplicate window.
+/// One result per message, in order. Past 5,000 unacknowledged publishes (the client's
+/// limit) the excess times out: meant for an outbox batch of hundreds.
 pub async fn publish_batch(
     js: &Context,
     messages: &[OutgoingMessage],
     ack_timeout: Duration,
 ) -> Vec<Result<PublishAck, NatsError>> {
     let deadline = Instant::now() + ack_timeout;
-    // The context's own timeout bounds each send and each ack too; with it at
-    // `ack_timeout`, the deadline below is the one that decides.
+    // At `ack_timeout`, the context's own timeout never fires before the deadline.
     let mut js = js.clone();
     js.set_timeout(ack_timeout);
     let mut pending = Vec::with_capacity(messages.len());
@@ -67,8 +51,7 @@ pub async fn publish_batch(
         let publish = PublishMessage::build()
             .payload(message.payload.clone().into())
             .message_id(&message.msg_id);
-        // The send waits only when the client's outgoing buffer is full (the broker is
-        // gone and messages pile up), hence the same deadline.
+        // The send blocks while the outgoing buffer is full (the broker is gone).
         let sent = timeout_at(deadline, js.send_publish(message.subject.clone(), publish)).await;
         pending.push(match sent {
             Ok(Ok(ack)) => Ok(ack),

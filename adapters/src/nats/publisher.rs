@@ -7,7 +7,6 @@ use application::ports::{EventPublisher, PendingEvent, PublishError};
 
 use super::{Context, OutgoingMessage, publish_batch};
 
-/// Publishes outbox events to JetStream.
 #[derive(Debug, Clone)]
 pub struct NatsPublisher {
     js: Context,
@@ -15,7 +14,7 @@ pub struct NatsPublisher {
 }
 
 impl NatsPublisher {
-    /// A publisher on `js` that gives a batch's acks `ack_timeout` in all.
+    /// `ack_timeout` bounds a whole batch's acks.
     #[must_use]
     pub fn new(js: Context, ack_timeout: Duration) -> Self {
         Self { js, ack_timeout }

@@ -7,27 +7,21 @@ use async_nats::jetstream::stream::{Config, StorageType, Stream};
 
 use super::NatsError;
 
-/// The stream of `orders.created.v1` events (contract §6).
+/// The stream of `orders.created.v1` events (`docs/events.md#the-event`).
 pub const ORDERS_STREAM: &str = "ORDERS";
 
-/// Its subjects: `orders.created.v1.<tenantId>`.
 pub const ORDERS_SUBJECTS: &str = "orders.created.v1.>";
 
-/// What stream to have.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamSpec {
-    /// The stream's name, e.g. [`ORDERS_STREAM`].
     pub name: String,
-    /// The subjects it stores, e.g. [`ORDERS_SUBJECTS`].
     pub subjects: Vec<String>,
-    /// How long JetStream remembers a `Nats-Msg-Id` to drop a second publish of it: the
-    /// window in which a relay's retry after a lost ack is deduplicated by the broker
-    /// (after it, the consumers' inbox deduplicates).
+    /// How long a `Nats-Msg-Id` is remembered to drop a second publish; past it, the
+    /// consumers' inbox deduplicates.
     pub duplicate_window: Duration,
 }
 
 impl StreamSpec {
-    /// The `ORDERS` stream on `orders.created.v1.>`.
     #[must_use]
     pub fn orders(duplicate_window: Duration) -> Self {
         Self {
@@ -38,9 +32,8 @@ impl StreamSpec {
     }
 }
 
-/// Creates the stream, on file storage, unless it exists; an existing stream is used as
-/// it is (its configuration is not compared or changed: that is an operator's decision).
-/// Several processes may call this at once: JetStream creates the stream once.
+/// An existing stream is used as it is: its configuration is an operator's decision.
+/// Several processes may call this at once; JetStream creates the stream once.
 ///
 /// # Errors
 /// [`NatsError::Stream`] when the broker is unreachable or refuses the configuration.

@@ -1,5 +1,4 @@
-//! `GET /api/orders/{orderId}` over HTTP: how the path names an order, and the route's
-//! description.
+//! `GET /api/orders/{orderId}`: how the path names an order, and the route's description.
 
 use actix_web::dev::{Path, Url};
 use application::ReadOrder;
@@ -31,7 +30,6 @@ impl GetRoute for ReadOrder {
     }
 }
 
-/// The order id in a path, as the document names it.
 pub(crate) const ORDER_ID: PathParameter = PathParameter {
     name: "orderId",
     description: "The `orderId` of the create's answer (the end of its `Location`).",

@@ -25,7 +25,6 @@ pub(crate) fn order_columns() -> _ {
     )
 }
 
-/// A stored order, in the column order of [`order_columns`].
 #[derive(Queryable)]
 pub(crate) struct OrderRow {
     id: i64,
@@ -60,7 +59,6 @@ impl OrderRow {
     }
 }
 
-/// The order with `id` in `tenant`, as [`OrderRow`].
 #[dsl::auto_type]
 pub(crate) fn by_tenant_id(tenant: i64, id: i64) -> _ {
     orders::table
@@ -69,7 +67,7 @@ pub(crate) fn by_tenant_id(tenant: i64, id: i64) -> _ {
         .select(order_columns())
 }
 
-/// The read of one order of a tenant; another tenant's order is simply not found.
+/// Another tenant's order is simply not found.
 ///
 /// # Errors
 /// [`StoreError::Other`] for an id out of range.

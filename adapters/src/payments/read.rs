@@ -1,5 +1,5 @@
-//! `GET /api/operations/{operationId}` over HTTP: how the path names an operation, and
-//! the route's description.
+//! `GET /api/operations/{operationId}`: how the path names an operation, and the route's
+//! description.
 
 use actix_web::dev::{Path, Url};
 use application::payments::ReadOperation;

@@ -13,7 +13,6 @@ use crate::sql::both_stores::for_both_stores;
 use crate::sql::rows::to_i64;
 use crate::sql::schema::{operations, payments};
 
-/// An operation and its payment's columns, as read.
 #[derive(Queryable)]
 pub(crate) struct OperationRow {
     id: Vec<u8>,
@@ -25,7 +24,7 @@ pub(crate) struct OperationRow {
 }
 
 impl OperationRow {
-    /// The port's view; a row that breaks the domain's rules is corrupt and says so.
+    /// A row that breaks the domain's rules is corrupt and says so.
     pub(crate) fn into_view(self) -> Result<OperationView, StoreError> {
         let corrupt = |column| bad_row("operations", column);
         let payment = self
@@ -75,7 +74,6 @@ pub(crate) fn view_columns() -> _ {
     )
 }
 
-/// The operation `id` of `tenant`, with its payment.
 #[dsl::auto_type]
 pub(crate) fn by_tenant_id(tenant: i64, id: Vec<u8>) -> _ {
     operations::table
@@ -85,7 +83,7 @@ pub(crate) fn by_tenant_id(tenant: i64, id: Vec<u8>) -> _ {
         .select(view_columns())
 }
 
-/// The read of one operation of a tenant; another tenant's is simply not found.
+/// Another tenant's operation is simply not found.
 ///
 /// # Errors
 /// [`StoreError::Other`] for a tenant out of range.

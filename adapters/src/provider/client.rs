@@ -13,16 +13,14 @@ use super::outcome::{Exchange, Failure, charge_answer, lookup_answer, transport_
 use super::tls::client_config;
 use super::wire::ChargeRequest;
 
-/// The longest a connection may take to open: a provider that cannot be reached in this
-/// time will not be reached later in the call, and giving up early leaves the worker's
-/// lease for the retry.
+/// A provider unreachable this long will not be reached later in the call; giving up
+/// early leaves the worker's lease for the retry.
 const MAX_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The largest answer read: a charge is a few hundred bytes; more is not a charge.
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The payment provider over HTTP/1.1 (see the [module docs](super)). Cloning is cheap:
-/// the clones share one connection pool.
+/// Clones share one connection pool.
 #[derive(Clone)]
 pub struct HttpPaymentProvider {
     client: Client,
@@ -42,16 +40,12 @@ impl std::fmt::Debug for HttpPaymentProvider {
 }
 
 impl HttpPaymentProvider {
-    /// A client of the provider at `base_url` (`http` or `https`; the endpoint is
-    /// `<base path>/v1/charges`), every call bounded by `timeout` as a whole, connecting
-    /// included.
-    ///
-    /// Redirects are not followed: a charge is never re-sent anywhere the configuration
-    /// did not name.
+    /// `timeout` bounds each call as a whole, connecting included. Redirects are not
+    /// followed: a charge is never re-sent anywhere the configuration did not name.
     ///
     /// # Errors
-    /// [`ProviderConfigError`] for a URL that is not `http`/`https`, a zero timeout, or
-    /// (for `https`) a missing trust store.
+    /// [`ProviderConfigError`] for a bad URL, a zero timeout, or (for `https`) a missing
+    /// trust store.
     pub fn new(base_url: &str, timeout: Duration) -> Result<Self, ProviderConfigError> {
         let charges = charges_url(base_url)?;
         let timeout = checked_timeout(timeout)?;
@@ -61,8 +55,7 @@ impl HttpPaymentProvider {
             .timeout(timeout)
             .connect_timeout(timeout.min(MAX_CONNECT_TIMEOUT))
             .redirect(redirect::Policy::none())
-            // Only the configured URL: no `HTTP_PROXY` and the like from the environment
-            // silently routing payments elsewhere.
+            // No `HTTP_PROXY` from the environment silently routing payments elsewhere.
             .no_proxy()
             .build()
             .map_err(|e| ProviderConfigError::Client(e.to_string()))?;
@@ -72,7 +65,6 @@ impl HttpPaymentProvider {
         })
     }
 
-    /// `POST /v1/charges` under `key`.
     pub(super) async fn post_charge(
         &self,
         key: &str,
@@ -101,7 +93,6 @@ impl HttpPaymentProvider {
         }
     }
 
-    /// `GET /v1/charges?idempotency_key=key`.
     pub(super) async fn get_charge(&self, key: &str) -> Result<Option<Charge>, NoAnswer> {
         let mut url = self.charges.as_ref().clone();
         url.query_pairs_mut().append_pair("idempotency_key", key);
@@ -110,8 +101,7 @@ impl HttpPaymentProvider {
     }
 }
 
-/// The status of `sent`, with the body read when the status is one of `read_for` (other
-/// bodies are never looked at, so they cannot end up in a log).
+/// Only the body of a `read_for` status is read, so no other can end up in a log.
 async fn exchange(
     sent: Result<Response, reqwest::Error>,
     read_for: &[StatusCode],

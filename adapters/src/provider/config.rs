@@ -5,35 +5,26 @@ use std::time::Duration;
 
 use reqwest::Url;
 
-/// Why a provider client could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderConfigError {
-    /// Occurs when the base URL does not parse.
     #[error("payment provider URL is not a URL: {0}")]
     Url(String),
-    /// Occurs when the base URL is not `http` or `https`.
     #[error("payment provider URL must be http or https, not {0:?}")]
     Scheme(String),
-    /// Occurs when the base URL carries a query or fragment, which the endpoints' paths
-    /// would silently drop.
+    /// Occurs for a query or fragment, which the endpoints' paths would silently drop.
     #[error("payment provider URL must not have a query or fragment")]
     QueryOrFragment,
     /// Occurs when the timeout is zero: every call would be `Unknown`.
     #[error("payment provider timeout must be more than zero")]
     ZeroTimeout,
-    /// Occurs when an `https` URL is given and no trust store can be loaded.
+    /// Occurs only for `https`.
     #[error("payment provider TLS: {0}")]
     Tls(String),
-    /// Occurs when the HTTP client cannot be built.
     #[error("payment provider client: {0}")]
     Client(String),
 }
 
-/// `base` checked, with the charges endpoint (`<base path>/v1/charges`) made from it.
-///
-/// # Errors
-/// [`ProviderConfigError::Url`], [`ProviderConfigError::Scheme`] or
-/// [`ProviderConfigError::QueryOrFragment`].
+/// `<base path>/v1/charges`, or why `base` cannot be the provider's URL.
 pub(super) fn charges_url(base: &str) -> Result<Url, ProviderConfigError> {
     // The parser's message names what is wrong, never the URL (which may hold a secret).
     let mut url = Url::parse(base).map_err(|e| ProviderConfigError::Url(e.to_string()))?;
@@ -55,10 +46,6 @@ fn base_scheme(base: &str) -> String {
     base.split(':').next().unwrap_or_default().to_owned()
 }
 
-/// `timeout`, refused when zero.
-///
-/// # Errors
-/// [`ProviderConfigError::ZeroTimeout`].
 pub(super) fn checked_timeout(timeout: Duration) -> Result<Duration, ProviderConfigError> {
     if timeout.is_zero() {
         return Err(ProviderConfigError::ZeroTimeout);

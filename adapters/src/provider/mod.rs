@@ -1,12 +1,6 @@
-//! The payment provider over HTTP: `POST /v1/charges` under an
-//! `Idempotency-Key`, and `GET /v1/charges?idempotency_key=K` to resolve an attempt whose
-//! outcome is unknown.
-//!
-//! The one rule everything here follows: only a parseable `200`/`201` is a definite
-//! answer. Anything else (a timeout, a reset, a `5xx`, a `409`/`429`, even another `4xx`)
-//! may hide a charge that was made, so it is [`ProviderAnswer::Unknown`] and the worker
-//! resolves it with the same key; this client never turns a failure into a decline.
-//! Reasons are for logs and never hold the key or a body.
+//! The payment provider over HTTP (`docs/long-running-operations.md#the-payment-provider`).
+//! Only a parseable `200`/`201` is definite: anything else may hide a charge, so it is
+//! [`ProviderAnswer::Unknown`], never a decline. Reasons never hold the key or a body.
 
 mod client;
 mod config;

@@ -1,52 +1,37 @@
 //! How an HTTP exchange with the provider becomes an answer
 //! (`docs/long-running-operations.md#the-payment-provider`).
-//!
-//! Only a parseable `200`/`201` is definite. Reasons name the status or the transport
-//! failure and never the key, the URL (its query holds the key) or a body.
 
 use application::ports::{Charge, NoAnswer, ProviderAnswer};
 use reqwest::StatusCode;
 
 use super::wire::parse_charge;
 
-/// What came back: a status, with the body when it was read (only for success codes).
+/// `body` is read only for success codes.
 #[derive(Debug)]
 pub(super) struct Exchange {
     pub(super) status: StatusCode,
     pub(super) body: Option<Vec<u8>>,
 }
 
-/// Why the provider gave no definite answer. It names the status or the transport
-/// failure, never the key, the URL (its query holds the key) or a body.
+/// Never holds the key, the URL (its query holds the key) or a body.
 #[derive(Debug, thiserror::Error)]
 pub(super) enum Failure {
-    /// A status that is no answer.
     #[error("provider answered {0}")]
     Status(StatusCode),
-    /// A success whose body is not a charge.
     #[error("provider answered {0} with a body that is not a charge")]
     NotACharge(StatusCode),
-    /// A success whose body is too large to be a charge.
     #[error("provider answered {status} with a body over {limit} bytes")]
-    TooLarge {
-        /// The status.
-        status: StatusCode,
-        /// The largest body read.
-        limit: usize,
-    },
-    /// Our request was refused: a bug or a configuration error on our side, not a decline.
+    TooLarge { status: StatusCode, limit: usize },
+    /// A bug or a configuration error on our side, not a decline.
     #[error("provider refused the request: {0}")]
     Refused(StatusCode),
-    /// No HTTP answer: `kind` says how (timeout, connect failed, ...).
     #[error("{kind}")]
     Transport {
-        /// Timeout, connect, reading the answer, ...
         kind: &'static str,
-        /// reqwest's error, with the URL removed.
+        /// With the URL removed.
         #[source]
         source: reqwest::Error,
     },
-    /// The request could not be written.
     #[error("request not encoded")]
     NotEncoded(#[source] serde_json::Error),
 }
@@ -57,7 +42,6 @@ impl From<Failure> for NoAnswer {
     }
 }
 
-/// The answer to `POST /v1/charges`.
 pub(super) fn charge_answer(exchange: &Exchange) -> ProviderAnswer {
     let status = exchange.status;
     let failure = match status {
@@ -79,8 +63,7 @@ pub(super) fn charge_answer(exchange: &Exchange) -> ProviderAnswer {
     ProviderAnswer::Unknown(failure.into())
 }
 
-/// The answer to `GET /v1/charges?idempotency_key=K`: `200` is the charge, `404` a definite
-/// "none", anything else no answer.
+/// `404` is a definite "none"; anything but `200` and `404` is no answer.
 pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Charge>, NoAnswer> {
     let status = exchange.status;
     match status {
@@ -100,9 +83,7 @@ pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Charge>, NoAns
     }
 }
 
-/// Why a call got no HTTP answer: the kind (timeout, connect, ...) and reqwest's error,
-/// whose causes say more (for example "connection closed before message completed"),
-/// without the URL.
+/// Keeps reqwest's error for its causes ("connection closed before message completed").
 pub(super) fn transport_failure(err: reqwest::Error) -> Failure {
     let kind = if err.is_timeout() {
         "timeout"

@@ -1,8 +1,5 @@
-//! The rustls configuration handed to reqwest (built with `rustls-no-provider`).
-//!
-//! reqwest would otherwise look for a process-wide crypto provider and panic at build
-//! time when none is installed; building the config here, on the ring provider async-nats
-//! already brings, needs no global state and cannot panic.
+//! The rustls config handed to reqwest (`rustls-no-provider`). Built on the ring provider
+//! async-nats already brings, it needs no process-wide provider, whose absence would panic.
 
 use std::sync::Arc;
 
@@ -12,11 +9,8 @@ use rustls_platform_verifier::BuilderVerifierExt;
 
 use super::ProviderConfigError;
 
-/// The config for `https` providers: the system's trust store (the same verifier reqwest
-/// uses by default), TLS 1.2 and 1.3, HTTP/1.1 by ALPN.
-///
-/// For an `http` provider no TLS is ever used (redirects are not followed), so an empty
-/// trust store stands in and a machine without CA certificates still runs.
+/// `https` verifies with the system's trust store, as reqwest does by default. `http` never
+/// uses TLS (redirects are not followed): an empty store lets a machine without CAs run.
 ///
 /// # Errors
 /// [`ProviderConfigError::Tls`] when `https` and the trust store cannot be loaded.

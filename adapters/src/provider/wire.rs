@@ -1,9 +1,8 @@
-//! The provider's JSON, as the contract gives it (§7).
+//! The provider's JSON (`docs/long-running-operations.md#the-payment-provider`).
 
 use application::ports::Charge;
 use serde::{Deserialize, Serialize};
 
-/// The body of `POST /v1/charges`.
 #[derive(Debug, Serialize)]
 pub(super) struct ChargeRequest<'a> {
     pub(super) amount: u32,
@@ -11,16 +10,14 @@ pub(super) struct ChargeRequest<'a> {
     pub(super) reference: &'a str,
 }
 
-/// What the provider answers about a charge; other fields (amount, currency) are
-/// ignored.
+/// Other fields (amount, currency) are ignored.
 #[derive(Debug, Deserialize)]
 struct ChargeBody {
     id: String,
     status: String,
 }
 
-/// The charge in a `200`/`201` body; `None` when the body is not a charge with an id and
-/// a status of `succeeded` or `declined` (any other status is not a definite answer).
+/// An empty id, or a status other than `succeeded` or `declined`, is no definite answer.
 pub(super) fn parse_charge(body: &[u8]) -> Option<Charge> {
     let body: ChargeBody = serde_json::from_slice(body).ok()?;
     let succeeded = match body.status.as_str() {

@@ -1,14 +1,13 @@
-//! Sorting errors into the ports' variants: the rules are the same for both stores, only
-//! the texts that say which error it was differ (each store's `classify` reads them).
+//! Error classification rules shared by both stores; only the texts differ, read by each
+//! store's `classify` (`docs/storage.md#errors-and-how-they-are-classified`).
 
 use application::ports::{InsertRecordError, StoreError};
 use application::{Refusal, StepError};
 use diesel::backend::Backend;
 use diesel::result::Error;
 
-/// A unique constraint whose violation is an answer to the caller, not a failure, as each
-/// store names it: MySQL by the index, SQLite by the message that lists its columns.
-/// Each operation defines its own beside its SQL.
+/// A unique constraint whose violation answers the caller rather than failing, named as
+/// each store reports it. Each operation defines its own beside its SQL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Unique {
     /// The index's name in `migrations/mysql`.
@@ -24,16 +23,13 @@ pub(crate) const SCOPE_KEY: Unique = Unique {
         api_idempotency.actor_id, api_idempotency.operation, api_idempotency.idempotency_key",
 };
 
-/// How a backend's errors read: implemented by each store for its diesel backend.
 pub(crate) trait Classify: Backend + 'static {
     /// Whether `error` is a violation of exactly `unique`, and of no other constraint.
     fn violates(error: &Error, unique: Unique) -> bool;
 
-    /// Classifies any error that is not an answer to the caller.
     fn store_error(error: Error) -> StoreError;
 }
 
-/// Classifies an error of the record insert.
 pub(crate) fn record_insert_error<B: Classify>(error: Error) -> InsertRecordError {
     if B::violates(&error, SCOPE_KEY) {
         InsertRecordError::KeyAlreadyRegistered

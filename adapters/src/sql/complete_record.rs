@@ -9,10 +9,10 @@ use diesel::sql_types::{BigInt, Binary, HasSqlType, Nullable, SmallInt, Text, Ti
 
 use super::rows::{COMPLETED, PROCESSING};
 
-/// `UPDATE ... SET state = 'COMPLETED', <response> WHERE id = ? AND state = 'PROCESSING'`,
-/// as a query type of its own: diesel marks every DSL `UPDATE` as not cacheable, which
-/// on MySQL would prepare and close this statement on every create. This one has a static
-/// query id, so each connection prepares it once.
+/// `UPDATE ... SET state = 'COMPLETED', <response> WHERE id = ? AND state = 'PROCESSING'`.
+/// Hand-written because diesel marks every DSL `UPDATE` uncacheable, which on MySQL would
+/// prepare and close it on every create; with a static query id each connection
+/// prepares it once.
 pub(crate) struct CompleteRecord<'a> {
     pub(crate) id: i64,
     pub(crate) status: i16,
@@ -23,7 +23,6 @@ pub(crate) struct CompleteRecord<'a> {
     pub(crate) expires_at: NaiveDateTime,
 }
 
-/// The static query id of [`CompleteRecord`].
 pub(crate) struct CompleteRecordQuery;
 
 impl QueryId for CompleteRecord<'_> {

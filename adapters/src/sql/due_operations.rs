@@ -1,5 +1,4 @@
-//! The due read of long-running operations: the row a worker reads, checked into the
-//! port's view, and the query that finds the operations a worker may claim now.
+//! The operations a worker may claim now, checked into the port's view.
 
 use application::ports::{DueOperation, StoreError};
 use chrono::NaiveDateTime;
@@ -18,7 +17,6 @@ use super::connection::SqlConnection;
 use super::operations::PENDING;
 use super::schema::operations;
 
-/// A due operation as read.
 #[derive(Queryable)]
 pub(crate) struct DueRow {
     id: Vec<u8>,
@@ -35,7 +33,6 @@ pub(crate) struct DueRow {
 }
 
 impl DueRow {
-    /// The port's view; a row that breaks the domain's rules is corrupt and says so.
     pub(crate) fn into_due(self) -> Result<DueOperation, StoreError> {
         let corrupt = |column| bad_row("operations", column);
         let holder = match (self.lease_owner, self.lease_expires_at) {
@@ -94,8 +91,6 @@ pub(crate) fn due_columns() -> _ {
     )
 }
 
-/// Pending operations whose next attempt is due and whose lease is free or ran out,
-/// oldest due first.
 #[dsl::auto_type]
 pub(crate) fn due_query(state: &'static str, now: NaiveDateTime, limit: i64) -> _ {
     operations::table
@@ -111,7 +106,6 @@ pub(crate) fn due_query(state: &'static str, now: NaiveDateTime, limit: i64) -> 
         .select(due_columns())
 }
 
-/// Up to `limit` due operations.
 pub(crate) async fn due<C>(
     conn: &mut C,
     limit: usize,

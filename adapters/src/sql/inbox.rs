@@ -14,7 +14,6 @@ use super::connection::SqlConnection;
 use super::rows::to_i64;
 use super::schema::{inbox, shipments};
 
-/// A delivery to record.
 #[derive(Insertable)]
 #[diesel(table_name = inbox)]
 #[diesel(treat_none_as_default_value = false)]
@@ -24,14 +23,12 @@ pub(crate) struct DeliveryRow<'a> {
     received_at: NaiveDateTime,
 }
 
-/// The statement [`record_delivery`] runs: `INSERT IGNORE` on MySQL, `INSERT OR IGNORE`
-/// on SQLite. A key already taken inserts nothing and reports no row, which is the answer
-/// (no error text to read); a key another open transaction is inserting makes this one
-/// wait for it, then insert nothing if it committed.
+/// `INSERT IGNORE` (MySQL) or `INSERT OR IGNORE` (SQLite): a taken key inserts no row,
+/// which is the answer, with no error text to read. A key another open transaction is
+/// inserting waits for it, then inserts nothing if it committed.
 pub(crate) type RecordDelivery<'a> =
     Values<dsl::insert_or_ignore_into<inbox::table>, DeliveryRow<'a>>;
 
-/// Records `(consumer, event)` in the caller's transaction.
 pub(crate) async fn record_delivery<'a, C>(
     conn: &mut C,
     consumer: &'a str,
@@ -58,10 +55,8 @@ where
     })
 }
 
-/// The state of a shipment just requested.
 const REQUESTED: &str = "REQUESTED";
 
-/// A shipment to insert.
 #[derive(Insertable)]
 #[diesel(table_name = shipments)]
 #[diesel(treat_none_as_default_value = false)]
@@ -75,10 +70,8 @@ pub(crate) struct ShipmentRow<'a> {
     created_at: NaiveDateTime,
 }
 
-/// The statement [`insert_shipment`] runs.
 pub(crate) type InsertShipment<'a> = Values<dsl::insert_into<shipments::table>, ShipmentRow<'a>>;
 
-/// Inserts a `REQUESTED` shipment in the caller's transaction.
 pub(crate) async fn insert_shipment<'a, C>(
     conn: &mut C,
     shipment: &'a NewShipment,

@@ -1,18 +1,7 @@
-//! The SQL both stores run, written once: the tables, the rows read back, every shared
-//! query, and the ports both stores implement alike (through [`both_stores`]).
-//!
-//! A query is an async function generic over the connection `C`. Its `where` clause names
-//! the statement it runs, `Statement: QueryFragment<C::Backend>`, and for a read also the
-//! rows it loads (`C::Backend: QueryMetadata<Sql>`, `Row: FromSqlRow<Sql, C::Backend>`);
-//! each store's call proves them for its backend. Never `LoadQuery` there: its `'query`
-//! lifetime ties the bound to the statement's borrows, and the compiler then cannot prove
-//! the port's future `Send` (rust-lang/rust#100013). Statements on the request path keep
-//! static query ids, so MySQL prepares each once per connection.
-//!
-//! What differs stays in the store: how an insert learns its id
-//! ([`connection::SqlConnection`]), which texts mean which error ([`classify::Classify`]),
-//! transactions, deadlines, purge, pools and migrations. An operation's own SQL is beside
-//! its route (`crate::orders`, `crate::payments`).
+//! The SQL both stores share; each store keeps what differs (`docs/storage.md#decisions`).
+//! Queries are async fns generic over the connection, bounded by `QueryFragment`,
+//! `QueryMetadata` and `FromSqlRow`, never `LoadQuery`: its `'query` lifetime keeps the
+//! compiler from proving the port's future `Send` (rust-lang/rust#100013).
 
 pub(crate) mod bad_value;
 pub(crate) mod both_stores;

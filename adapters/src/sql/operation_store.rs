@@ -1,6 +1,5 @@
-//! The worker's side of the operations table, for both stores: each read and conditional
-//! write on a pooled connection of its own; the end of an operation (and its payment row)
-//! in one transaction that commits only when the fence let it through.
+//! The worker's port, for both stores. An operation's end and its payment share one
+//! transaction, committed only when the fence let it through.
 
 use application::ports::{DueOperation, Ending, OperationStore, StoreError, UnitOfWork};
 use chrono::{DateTime, Utc};

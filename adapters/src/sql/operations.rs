@@ -1,6 +1,5 @@
-//! SQL of long-running operations (contract §7): the worker's conditional writes, each
-//! answering with its row count whether the fence let it through (the due read is in
-//! `due_operations`).
+//! The worker's conditional writes (`docs/long-running-operations.md#leases-and-fencing`):
+//! each answers by its row count whether the fence let it through.
 
 use application::ports::{Ending, StoreError};
 use chrono::NaiveDateTime;
@@ -19,7 +18,6 @@ use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::schema::operations;
 
-/// The state of an operation a worker may still work, as stored.
 pub(crate) const PENDING: &str = OperationState::Pending.as_stored();
 
 /// The claim: generation `seen` + 1 to `owner` until `expires`, if still pending at
@@ -55,8 +53,7 @@ fn claim_statement(
     ))
 }
 
-/// The rows a holder of generation `generation` may write: this pending operation at
-/// that generation, and only then.
+/// What a holder of `generation` may write: this operation, still pending at it.
 #[dsl::auto_type]
 fn fenced(id: Vec<u8>, state: &'static str, generation: i64) -> _ {
     operations::table.filter(
@@ -67,7 +64,6 @@ fn fenced(id: Vec<u8>, state: &'static str, generation: i64) -> _ {
     )
 }
 
-/// The extension: a new expiry, under the fence.
 #[dsl::auto_type]
 fn extend_statement(
     id: Vec<u8>,
@@ -82,8 +78,7 @@ fn extend_statement(
     .set(operations::lease_expires_at.eq(expires))
 }
 
-/// The retry: the attempt counted, the next one due, the lease given back (run out as of
-/// `now`, its last owner kept for the record), under the fence.
+/// Gives the lease back by running it out at `now`; its last owner stays for the record.
 #[dsl::auto_type]
 fn retry_statement(
     id: Vec<u8>,
@@ -105,8 +100,6 @@ fn retry_statement(
     ))
 }
 
-/// The end: the final state and the attempts it ends with, the lease given back, under
-/// the fence.
 #[dsl::auto_type]
 fn end_statement(
     id: Vec<u8>,
@@ -131,12 +124,11 @@ fn end_statement(
     ))
 }
 
-/// The payment row of a succeeded operation, copied from the operation's own row.
+/// A succeeded operation's payment, copied from the operation's own row.
 const INSERT_PAYMENT: &str = "INSERT INTO payments \
      (operation_id, tenant_id, order_id, provider_charge_id, amount, currency, created_at) \
      SELECT id, tenant_id, order_id, ?, amount, currency, ? FROM operations WHERE id = ?";
 
-/// A generation as stored (`BIGINT`).
 fn stored(generation: Generation) -> Result<i64, StoreError> {
     i64::try_from(generation.get()).map_err(|_| OutOfRange("generation").into())
 }
@@ -145,7 +137,6 @@ fn changed_one(rows: usize) -> bool {
     rows == 1
 }
 
-/// Claims `id` for `lease` if still at generation `seen` and free at `now`.
 pub(crate) async fn claim<C>(
     conn: &mut C,
     id: Uuid,
@@ -172,7 +163,6 @@ where
     .map_err(C::Backend::store_error)
 }
 
-/// Moves the lease's expiry on, under the fence.
 pub(crate) async fn extend<C>(conn: &mut C, id: Uuid, lease: &Lease) -> Result<bool, StoreError>
 where
     C: SqlConnection,
@@ -190,7 +180,6 @@ where
     .map_err(C::Backend::store_error)
 }
 
-/// Counts the attempt and schedules the next, under the fence.
 pub(crate) async fn retry_later<C>(
     conn: &mut C,
     id: Uuid,
@@ -217,8 +206,8 @@ where
     .map_err(C::Backend::store_error)
 }
 
-/// Ends the operation under the fence and, for a success, inserts its payment: run it
-/// inside a transaction, and commit only when it answers `true`.
+/// Ends the operation and, for a success, inserts its payment: run it inside a
+/// transaction, and commit only when it answers `true`.
 pub(crate) async fn complete<C>(
     conn: &mut C,
     id: Uuid,

@@ -1,4 +1,5 @@
-//! SQL of the outbox: the event written in the business step's transaction.
+//! SQL of the outbox: the event written in the business step's transaction, and the
+//! relay's reads and marks (`docs/events.md#the-outbox`).
 
 use application::ports::{NewEvent, OutboxWriter, PendingEvent, PendingSummary, StoreError};
 use chrono::NaiveDateTime;
@@ -18,8 +19,7 @@ use super::connection::SqlConnection;
 use super::rows::to_i64;
 use super::schema::outbox;
 
-/// The insert of a pending event (`published_at` NULL, `attempts` 0 by the columns'
-/// defaults).
+/// `published_at` NULL and `attempts` 0 come from the columns' defaults.
 #[derive(Insertable)]
 #[diesel(table_name = outbox)]
 // Plain values only, so MySQL caches the statement (see `records::NewRecordRow`).
@@ -33,10 +33,8 @@ pub(crate) struct NewEventRow<'a> {
     created_at: NaiveDateTime,
 }
 
-/// The statement [`insert_event`] runs.
 pub(crate) type InsertEvent<'a> = Values<dsl::insert_into<outbox::table>, NewEventRow<'a>>;
 
-/// Adds one pending event inside the caller's open transaction.
 pub(crate) async fn insert_event<'a, C>(conn: &mut C, event: &'a NewEvent) -> Result<(), StoreError>
 where
     C: SqlConnection,
@@ -58,7 +56,6 @@ where
     Ok(())
 }
 
-/// A pending event as the relay reads it.
 #[derive(Queryable)]
 pub(crate) struct PendingRow {
     event_id: Vec<u8>,
@@ -69,8 +66,8 @@ pub(crate) struct PendingRow {
 }
 
 impl PendingRow {
-    /// The port's view; a row that does not hold a 16-byte id or a UTF-8 subject is
-    /// corrupt, and says so rather than being published wrong.
+    /// A row without a 16-byte id or a UTF-8 subject is corrupt: an error, never
+    /// published wrong.
     pub(crate) fn into_event(self) -> Result<PendingEvent, StoreError> {
         let corrupt = |column| bad_row("outbox", column);
         Ok(PendingEvent {
@@ -83,7 +80,7 @@ impl PendingRow {
     }
 }
 
-/// The oldest `limit` pending events, as [`PendingRow`]s; each store adds its own locking.
+/// Each store adds its own locking.
 #[dsl::auto_type]
 pub(crate) fn pending_events(limit: i64) -> _ {
     outbox::table
@@ -99,7 +96,6 @@ pub(crate) fn pending_events(limit: i64) -> _ {
         ))
 }
 
-/// Marks events published at `now`.
 #[dsl::auto_type]
 fn mark_published(ids: Vec<Vec<u8>>, now: NaiveDateTime) -> _ {
     let target: dsl::Filter<outbox::table, dsl::EqAny<outbox::event_id, Vec<Vec<u8>>>> =
@@ -107,7 +103,6 @@ fn mark_published(ids: Vec<Vec<u8>>, now: NaiveDateTime) -> _ {
     dsl::update(target).set(outbox::published_at.eq(now))
 }
 
-/// Counts one more failed attempt on events.
 #[dsl::auto_type]
 fn count_failure(ids: Vec<Vec<u8>>) -> _ {
     let target: dsl::Filter<outbox::table, dsl::EqAny<outbox::event_id, Vec<Vec<u8>>>> =
@@ -115,8 +110,7 @@ fn count_failure(ids: Vec<Vec<u8>>) -> _ {
     dsl::update(target).set(outbox::attempts.eq(outbox::attempts + 1_i32))
 }
 
-/// Marks `published` published at `now` and counts a failed attempt on each of `failed`,
-/// inside the caller's transaction. Ids the outbox does not hold are ignored.
+/// Ids the outbox does not hold are ignored.
 pub(crate) async fn settle<C>(
     conn: &mut C,
     published: &[Uuid],
@@ -144,7 +138,6 @@ where
     Ok(())
 }
 
-/// How many events wait.
 #[dsl::auto_type]
 fn pending_count() -> _ {
     outbox::table
@@ -152,7 +145,7 @@ fn pending_count() -> _ {
         .select(dsl::count_star())
 }
 
-/// When the oldest pending event was written (ids grow with time).
+/// Ordered by id, which grows with time.
 #[dsl::auto_type]
 fn oldest_pending() -> _ {
     outbox::table
@@ -161,7 +154,7 @@ fn oldest_pending() -> _ {
         .select(outbox::created_at)
 }
 
-/// The outbox's pending count and the oldest pending event's time: two index reads.
+/// Two index reads.
 pub(crate) async fn pending_summary<C>(conn: &mut C) -> Result<PendingSummary, StoreError>
 where
     C: SqlConnection,

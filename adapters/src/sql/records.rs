@@ -20,13 +20,12 @@ use super::connection::SqlConnection;
 use super::rows::{PROCESSING, RecordRow, fingerprint_version, record_columns, to_i64};
 use super::schema::api_idempotency;
 
-/// The insert of a new `PROCESSING` record. Every value already fits its column: the
-/// domain types bound keys (128), operations (64) and the hash (exactly 32 bytes).
+/// Every value already fits its column: the domain bounds keys (128 bytes), operations
+/// (64) and the hash (exactly 32).
 #[derive(Insertable)]
 #[diesel(table_name = api_idempotency)]
-// Every field is a plain value: with diesel's default (`None` as `DEFAULT`) each becomes a
-// defaultable value, which makes MySQL statements uncacheable (prepared and closed on
-// every insert).
+// Plain values: diesel's default (`None` as `DEFAULT`) makes MySQL statements uncacheable
+// (prepared and closed on every insert).
 #[diesel(treat_none_as_default_value = false)]
 pub(crate) struct NewRecordRow<'a> {
     tenant_id: i64,
@@ -39,12 +38,11 @@ pub(crate) struct NewRecordRow<'a> {
     created_at: NaiveDateTime,
 }
 
-/// The statement [`insert_processing`] runs.
 pub(crate) type InsertRecord<'a> =
     Values<dsl::insert_into<api_idempotency::table>, NewRecordRow<'a>>;
 
-/// Inserts the record `PROCESSING` and returns its id; a record already holding the scope
-/// and key is [`InsertRecordError::KeyAlreadyRegistered`].
+/// A record already holding the scope and key is
+/// [`InsertRecordError::KeyAlreadyRegistered`].
 pub(crate) async fn insert_processing<'a, C>(
     conn: &mut C,
     ids: C::InsertIds,
@@ -72,8 +70,7 @@ where
     Ok(RecordId(id))
 }
 
-/// Stores the response of a `PROCESSING` record; returns how many rows changed (0 when
-/// the record is not, or no longer, `PROCESSING`).
+/// Returns how many rows changed: 0 when the record is not, or no longer, `PROCESSING`.
 pub(crate) async fn complete<'a, C>(
     conn: &mut C,
     id: RecordId,
@@ -100,7 +97,6 @@ where
     Ok(changed as u64)
 }
 
-/// The record of a scope and key, as [`RecordRow`].
 #[dsl::auto_type]
 pub(crate) fn by_scope_key<'a>(tenant: i64, actor: i64, operation: &'a [u8], key: &'a [u8]) -> _ {
     api_idempotency::table
@@ -112,9 +108,6 @@ pub(crate) fn by_scope_key<'a>(tenant: i64, actor: i64, operation: &'a [u8], key
 }
 
 /// The read of [`find`], for a store that wraps it (MySQL's causal read on Galera).
-///
-/// # Errors
-/// [`StoreError::Other`] for an id out of range.
 pub(crate) fn find_query<'a>(
     scope: &'a Scope,
     key: &'a IdempotencyKey,
@@ -128,9 +121,8 @@ pub(crate) fn find_query<'a>(
     .limit(1))
 }
 
-/// The committed record for a scope and key. Runs as one autocommit statement on the
-/// connection it is given, outside any write transaction: it sees the latest commit
-/// (MySQL: a transaction of its own; SQLite in WAL mode: never waiting for the writer).
+/// One autocommit statement outside any write transaction, so it sees the latest commit
+/// (`docs/storage.md#duplicates-and-the-fresh-read`).
 pub(crate) async fn find<'a, C>(
     conn: &mut C,
     scope: &'a Scope,
@@ -185,8 +177,8 @@ for_both_transactions! {
 
 for_both_stores! {
     impl RecordReader {
-        /// Never waits for causality, even on Galera: this is the fast path's read, where
-        /// a miss only costs the slow path (the insert, which the cluster certifies).
+        /// Never causal, even on Galera: a miss on the fast path only costs the slow path
+        /// (the insert, which the cluster certifies).
         async fn find(
             &self,
             scope: &Scope,

@@ -1,13 +1,12 @@
-//! `INSERT ... RETURNING id` for any insert, on every backend that has `RETURNING`
-//! (SQLite; MariaDB from 10.5 on): the id comes back in the insert's own round trip.
+//! `INSERT ... RETURNING id` (SQLite; MariaDB 10.5+): the id comes back in the insert's
+//! own round trip.
 
 use diesel::QueryResult;
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
 
-/// `<insert> RETURNING id`, cached like the insert it wraps (the same static query id,
-/// marked as its own): on MySQL the statement is prepared once per connection.
+/// Keeps the insert's static query id, so MySQL prepares it once per connection.
 pub(crate) struct ReturningId<I>(pub(crate) I);
 
 impl<I: QueryId> QueryId for ReturningId<I> {
@@ -27,7 +26,7 @@ impl<I> Query for ReturningId<I> {
     type SqlType = BigInt;
 }
 
-/// The id as the ports hold it; ids are positive, so a negative one reads as no row.
+/// Ids are positive, so a negative one reads as no row.
 pub(crate) fn to_u64(id: i64) -> QueryResult<u64> {
     u64::try_from(id).map_err(|_| diesel::result::Error::NotFound)
 }

@@ -1,5 +1,4 @@
-//! The idempotency record as both stores read it back, and its checked conversion into
-//! the domain's values.
+//! The idempotency record as read back, checked before it becomes the domain's.
 
 use application::ports::StoreError;
 use chrono::NaiveDateTime;
@@ -13,18 +12,14 @@ use domain::{
 use super::bad_value::{OutOfRange, bad_row};
 use super::schema::api_idempotency;
 
-/// The state of a record being executed.
 pub(crate) const PROCESSING: &str = "PROCESSING";
-/// The state of a record holding its response.
 pub(crate) const COMPLETED: &str = "COMPLETED";
 
-/// Ids are validated to `1..=i64::MAX` by the domain, so the conversion cannot fail; the
-/// error is kept for an id read back from a corrupted row.
+/// Cannot fail for ids the domain validated (`1..=i64::MAX`).
 pub(crate) fn to_i64(value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| OutOfRange("id").into())
 }
 
-/// The fingerprint rule version as stored (`SMALLINT`).
 pub(crate) fn fingerprint_version(version: FingerprintVersion) -> Result<i16, StoreError> {
     i16::try_from(version.0).map_err(|_| OutOfRange("fingerprint version").into())
 }
@@ -46,7 +41,6 @@ pub(crate) fn record_columns() -> _ {
     )
 }
 
-/// A stored record, in the column order of [`record_columns`].
 #[derive(Queryable)]
 pub(crate) struct RecordRow {
     pub(crate) id: i64,
@@ -66,8 +60,8 @@ fn corrupt(column: &'static str) -> StoreError {
 }
 
 impl RecordRow {
-    /// Checks what the DDL cannot say ("completed means a full response"), so a damaged
-    /// row is an error and never a replay of something half-stored.
+    /// Checks what the DDL cannot say (completed means a full response): a damaged row is
+    /// an error, never a replay of something half-stored.
     pub(crate) fn into_record(self) -> Result<ExistingRecord, StoreError> {
         let hash: [u8; 32] = self
             .request_hash

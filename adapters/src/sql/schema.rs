@@ -1,12 +1,7 @@
-//! Diesel's view of the tables, one definition for both stores (`migrations/mysql` and
-//! `migrations/sqlite` create them).
-//!
-//! Column types are the SQL types both backends implement: `Binary` (MySQL's VARBINARY,
-//! BINARY and BLOB are aliases of it in diesel), `Text` (VARCHAR likewise) and
-//! `Timestamp`. On MySQL a `Timestamp` column reads and writes the `DATETIME(6)` columns
-//! exactly as diesel's MySQL-only `Datetime` would: diesel's `Datetime` conversions of
-//! `NaiveDateTime` delegate to `Timestamp`'s, and diesel-async sends both as the same
-//! date value (no time zone conversion, microseconds kept).
+//! Diesel's view of the tables, one for both stores (created by `migrations/`). Only SQL
+//! types both backends implement: on MySQL, `Timestamp` reads and writes `DATETIME(6)`
+//! exactly as the MySQL-only `Datetime` would (diesel delegates one to the other; no time
+//! zone conversion, microseconds kept).
 
 diesel::table! {
     api_idempotency (id) {

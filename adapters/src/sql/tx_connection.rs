@@ -1,42 +1,37 @@
-//! The connection an open transaction holds, and what becomes of it when the transaction
-//! does not end cleanly.
+//! A transaction's connection, closed rather than pooled when the transaction does not
+//! end cleanly (`docs/storage.md#one-transaction-per-request`).
 
 use std::ops::DerefMut;
 
 use application::ports::StoreError;
 
-/// The cause of a statement sent after its transaction ended: a bug, never a race.
+/// A statement sent after its transaction ended: a bug, never a race.
 #[derive(Debug, thiserror::Error)]
 #[error("transaction already finished")]
 struct Finished;
 
-/// A pooled connection that can leave its pool for good.
 pub(crate) trait Detach: DerefMut + Sized {
-    /// Takes the connection out of the pool and closes it; closing ends any open
+    /// Takes the connection out of the pool for good and closes it, which ends any open
     /// transaction on the server's side.
     fn detach(self);
 }
 
-/// The connection of an open transaction. When the transaction ends without a clean
-/// COMMIT or ROLLBACK (dropped, or either statement failed), the connection is detached
-/// from the pool and closed, so the server rolls back and no later caller ever inherits
-/// a transaction in an unknown state.
+/// Without a clean COMMIT or ROLLBACK (dropped, or either failed) the connection is
+/// closed: the server rolls back, and no later caller inherits an unknown transaction.
 pub(crate) struct TxConnection<P: Detach>(Option<P>);
 
 impl<P: Detach> TxConnection<P> {
-    /// Holds `conn`, on which a transaction has just begun.
     pub(crate) fn new(conn: P) -> Self {
         Self(Some(conn))
     }
 
-    /// The connection, while the transaction is open.
     pub(crate) fn get(&mut self) -> Result<&mut P::Target, StoreError> {
         self.0
             .as_deref_mut()
             .ok_or_else(|| StoreError::Other(Box::new(Finished)))
     }
 
-    /// The connection, to end the transaction on it; `None` once it has ended.
+    /// `None` once the transaction has ended.
     pub(crate) fn take(&mut self) -> Option<P> {
         self.0.take()
     }

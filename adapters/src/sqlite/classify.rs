@@ -1,8 +1,5 @@
-//! Sorting SQLite errors into the ports' variants: what SQLite's texts say. Which unique
-//! constraint means which answer is decided once for both stores (`crate::sql::classify`).
-//!
-//! SQLite names the columns of a violated unique constraint, never the constraint, and
-//! never the values: the message is compared in full against each constraint's columns.
+//! What SQLite's error texts mean. A unique violation names its columns, never the
+//! constraint or the values, so the message is compared in full.
 
 use application::ports::StoreError;
 use diesel::result::{DatabaseErrorKind, Error};
@@ -11,7 +8,6 @@ use diesel::sqlite::Sqlite;
 use crate::sql::classify::{Classify, Unique};
 
 impl Classify for Sqlite {
-    /// The message names the constraint's columns: compared in full.
     fn violates(error: &Error, unique: Unique) -> bool {
         matches!(
             error,
@@ -25,8 +21,8 @@ impl Classify for Sqlite {
     }
 }
 
-/// Classifies any other error. `database is locked` after the busy timeout means another
-/// writer held the database all that time: "in progress", like MySQL's lock wait timeout.
+/// `database is locked` after the busy timeout means another writer held the database all
+/// that time: "in progress", like MySQL's lock wait timeout.
 #[must_use]
 pub fn store_error(error: Error) -> StoreError {
     match error {

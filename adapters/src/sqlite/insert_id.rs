@@ -1,5 +1,5 @@
-//! How an insert learns the id it made: SQLite always says it in the same statement
-//! (`RETURNING`, SQLite 3.35+; the bundled library is newer).
+//! SQLite returns an insert's id in the same statement (`RETURNING`, 3.35+; the bundled
+//! library is newer).
 
 use diesel::QueryResult;
 use diesel::query_builder::{QueryFragment, QueryId};
@@ -11,7 +11,6 @@ use crate::sql::connection::SqlConnection;
 use crate::sql::returning_id::{ReturningId, to_u64};
 
 impl SqlConnection for Connection {
-    /// Nothing to know: every insert can return its id.
     type InsertIds = ();
 
     async fn insert_returning_id<I>(&mut self, (): (), insert: I) -> QueryResult<u64>

@@ -11,20 +11,15 @@ const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite")
 /// Why the store could not be opened or migrated.
 #[derive(Debug, thiserror::Error)]
 pub enum MigrateError {
-    /// Occurs when the file or its directory cannot be opened or created.
     #[error("cannot open the database file: {0}")]
     Connect(String),
-    /// Occurs when a migration failed.
     #[error("migration failed: {0}")]
     Failed(String),
 }
 
 impl SqliteStore {
-    /// Runs the pending migrations; with none pending it changes nothing. SQLite's own
-    /// write lock makes concurrent runs take turns.
-    ///
-    /// # Errors
-    /// [`MigrateError`].
+    /// Runs the pending migrations; none pending changes nothing. SQLite's own write lock
+    /// makes concurrent runs take turns.
     pub async fn migrate(&self) -> Result<Vec<String>, MigrateError> {
         let path = self.path().to_owned();
         tokio::task::spawn_blocking(move || {

@@ -9,8 +9,8 @@ use super::classify::store_error;
 use super::store::SqliteStore;
 
 impl RecordPurger for SqliteStore {
-    /// SQLite has no `DELETE ... LIMIT` in its default build: the batch is chosen by a
-    /// subquery over the expiry index. Only `COMPLETED` rows have an expiry.
+    /// No `DELETE ... LIMIT` in SQLite's default build: a subquery over the expiry index
+    /// picks the batch.
     async fn purge_expired_batch(&self, now: DateTime<Utc>, limit: u32) -> Result<u64, StoreError> {
         delete_batch(
             self,
@@ -25,8 +25,7 @@ impl RecordPurger for SqliteStore {
     }
 }
 
-/// Runs one bounded `DELETE` whose two parameters are a time and a row limit; returns
-/// how many rows it deleted.
+/// `sql` binds a time, then a row limit.
 pub(super) async fn delete_batch(
     store: &SqliteStore,
     sql: &'static str,

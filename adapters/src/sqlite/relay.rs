@@ -1,7 +1,6 @@
-//! The relay's side of the outbox on SQLite: one process, one writer. A claim is a plain
-//! read (holding the write lock through a publish would stall every create), and the
-//! marks are one short `BEGIN IMMEDIATE` transaction afterwards. Two relays on one file
-//! could send a batch twice; the broker's dedup and the inbox absorb it.
+//! The relay's side of the outbox: a claim is a plain read (holding the write lock through
+//! a publish would stall every create), the marks one short transaction afterwards. Two
+//! relays on one file could send a batch twice; the broker's dedup and the inbox absorb it.
 
 use application::ports::{
     OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, StoreError, UnitOfWork,
@@ -52,8 +51,7 @@ impl OutboxRelayStore for SqliteStore {
         .await
     }
 
-    /// SQLite has no `DELETE ... LIMIT` in its default build: the batch is chosen by a
-    /// subquery; pending rows (`published_at` NULL) never match.
+    /// No `DELETE ... LIMIT` in SQLite's default build: a subquery picks the batch.
     async fn purge_published_batch(
         &self,
         cutoff: DateTime<Utc>,

@@ -32,10 +32,9 @@ impl Detach for PooledConnection {
     }
 }
 
-/// Where the database file is and how writers wait for each other.
 #[derive(Debug, Clone)]
 pub struct SqliteConfig {
-    /// The database file; its directory is created when missing.
+    /// Its directory is created when missing.
     pub path: PathBuf,
     /// How long a writer waits for another writer's transaction before "in progress".
     pub busy_timeout: Duration,
@@ -43,7 +42,7 @@ pub struct SqliteConfig {
     pub max_connections: usize,
 }
 
-/// The embedded store. Cloning shares the pool.
+/// Cloning shares the pool.
 #[derive(Clone)]
 pub struct SqliteStore {
     pool: Pool<Connection>,
@@ -61,11 +60,8 @@ impl std::fmt::Debug for SqliteStore {
 }
 
 impl SqliteStore {
-    /// Creates the file's directory, switches the file to WAL (once: it is a property of
-    /// the file), and builds the pool. Does not migrate: see [`SqliteStore::migrate`].
-    ///
-    /// # Errors
-    /// [`MigrateError::Connect`] when the directory or the file cannot be opened.
+    /// Switches the file to WAL once (a property of the file, not of a connection). Does
+    /// not migrate: see [`SqliteStore::migrate`].
     pub async fn open(config: &SqliteConfig) -> Result<Self, MigrateError> {
         if let Some(dir) = config.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             tokio::fs::create_dir_all(dir)
@@ -84,8 +80,8 @@ impl SqliteStore {
             let url = url.to_owned();
             Box::pin(async move {
                 let mut conn = Connection::establish(&url).await?;
-                // NORMAL is durable against process crashes in WAL mode; a power loss may
-                // drop the newest commits, record and order together, never one of them.
+                // NORMAL in WAL survives a process crash; a power loss may drop the newest
+                // commits, each whole, never half of one.
                 conn.batch_execute(&format!(
                     "PRAGMA busy_timeout = {busy_ms}; PRAGMA synchronous = NORMAL; \
                      PRAGMA foreign_keys = ON;"
@@ -116,14 +112,13 @@ impl SqliteStore {
         Ok(store)
     }
 
-    /// The database file.
     #[must_use]
     pub fn path(&self) -> &std::path::Path {
         &self.path
     }
 
-    /// How many write transactions are waiting to begin right now. Tests use it to know a
-    /// follower is queued behind a leader; it also shows write contention.
+    /// Write transactions waiting to begin: tests use it to know a follower is queued
+    /// behind a leader; it also shows write contention.
     #[must_use]
     pub fn writers_waiting(&self) -> usize {
         self.writers_waiting.load(Ordering::SeqCst)
@@ -138,8 +133,7 @@ impl SqliteStore {
         self.pool.get().await.map_err(pool_error)
     }
 
-    /// Runs `work` on a pooled connection (`statement` is for the same call on MySQL,
-    /// which bounds it by a deadline; here the busy timeout bounds every wait).
+    /// No deadline: `statement` only mirrors MySQL's call, which logs it.
     pub(crate) async fn with_connection<T>(
         &self,
         statement: &'static str,
@@ -150,8 +144,7 @@ impl SqliteStore {
         work(&mut conn).await
     }
 
-    /// The row `query` finds, converted by `convert` (every read sees the latest commit:
-    /// one file, one writer).
+    /// Never needs a causal wait: one file, one writer.
     pub(crate) async fn find_one<Q, Row, V, ST>(
         &self,
         statement: &'static str,
@@ -177,7 +170,6 @@ impl SqliteStore {
         .await
     }
 
-    /// Whether the file answers a trivial query.
     pub async fn ping(&self) -> bool {
         self.with_connection("readiness probe", async |conn| {
             conn.batch_execute("SELECT 1").await.map_err(store_error)

@@ -7,19 +7,16 @@ use super::classify::store_error;
 use super::store::{Connection, PooledConnection, SqliteStore};
 use crate::sql::tx_connection::{Detach, TxConnection};
 
-/// An open write transaction on a connection of its own ([`TxConnection`]: closed, which
-/// rolls it back, unless it ends cleanly).
-///
-/// `IMMEDIATE` takes the write lock at `BEGIN`: a second writer waits there (up to the
-/// busy timeout) instead of failing later when a read lock cannot be upgraded.
+/// Closed, so rolled back, unless it ends cleanly ([`TxConnection`]). `IMMEDIATE` takes
+/// the write lock at `BEGIN`: a second writer waits there (up to the busy timeout) instead
+/// of failing later when a read lock cannot be upgraded.
 #[derive(Debug)]
 pub struct SqliteTx {
     conn: TxConnection<PooledConnection>,
 }
 
 impl SqliteTx {
-    /// Runs one statement of the transaction; the busy timeout bounds its wait, so it
-    /// needs no deadline of its own (`statement` is for the same call on MySQL).
+    /// The busy timeout bounds its wait; `statement` only mirrors MySQL's call.
     pub(crate) async fn run<T, E: From<StoreError>>(
         &mut self,
         statement: &'static str,
@@ -29,7 +26,7 @@ impl SqliteTx {
         work(self.conn.get()?, ()).await
     }
 
-    /// Runs COMMIT or ROLLBACK; on failure the connection is discarded.
+    /// A failure discards the connection.
     async fn finish(&mut self, statement: &str) -> Result<(), StoreError> {
         let Some(mut conn) = self.conn.take() else {
             return Ok(());
@@ -62,14 +59,12 @@ impl UnitOfWork for SqliteStore {
 }
 
 impl SqliteTx {
-    /// Commits; after any failure the connection is discarded.
     pub(crate) async fn commit_transaction(mut self) -> Result<(), CommitError> {
         self.finish("COMMIT")
             .await
             .map_err(|_| CommitError::CommitOutcomeUnknown)
     }
 
-    /// Rolls back; after a failure the connection is discarded.
     pub(crate) async fn rollback_transaction(mut self) -> Result<(), StoreError> {
         self.finish("ROLLBACK").await
     }

@@ -1,5 +1,4 @@
-//! Events: written to the outbox in the transaction that makes them, relayed to the broker
-//! at least once, and applied once per consumer through the inbox (`docs/events.md`).
+//! Events through an outbox, relayed at least once, applied once per consumer (`docs/events.md`).
 
 mod inbox;
 mod inbox_store;

@@ -1,5 +1,4 @@
-//! `orders.created.v1`: the event an order's creation writes to the outbox
-//! (`docs/events.md#the-event`).
+//! `orders.created.v1`, written with the order (`docs/events.md#the-event`).
 
 use serde::Serialize;
 use uuid::Uuid;
@@ -8,10 +7,8 @@ use super::NewEvent;
 use crate::orders::{Order, OrderBody};
 use crate::timestamps::rfc3339_micros;
 
-/// The event type, also the first part of its subject.
 pub const ORDERS_CREATED: &str = "orders.created.v1";
 
-/// The event document: what every consumer receives.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Document<'a> {
@@ -23,9 +20,7 @@ struct Document<'a> {
     order: OrderBody<'a>,
 }
 
-/// The `orders.created.v1` event of `order`, with the id `id` (made once, when the order
-/// is made). Its subject is `orders.created.v1.<tenantId>`, so a consumer can take one
-/// tenant's events or all of them.
+/// `id` is made once, with the order; the tenant in the subject lets consumers filter.
 #[must_use]
 pub fn order_created(id: Uuid, order: &Order) -> NewEvent {
     let document = Document {

@@ -5,11 +5,7 @@ use domain::RetentionPolicy;
 use crate::idempotency::{PurgeSettings, in_batches};
 use crate::ports::{Clock, OutboxRelayStore, StoreError};
 
-/// Deletes events published more than the retention ago, batch by batch like
-/// [`purge_expired`]; pending events are never deleted. Returns how many went.
-///
-/// # Errors
-/// The first [`StoreError`]; batches already deleted stay deleted.
+/// Batches deleted before an error stay deleted.
 pub async fn purge_published_events<S: OutboxRelayStore>(
     store: &S,
     clock: &dyn Clock,

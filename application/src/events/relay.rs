@@ -1,37 +1,26 @@
-//! The relay: moves committed events from the outbox to the broker, at least once.
-//!
-//! One pass claims a batch, publishes it with every acknowledgement in flight together,
-//! and marks published only what the broker acknowledged. A failed publish leaves its
-//! event pending with one more attempt counted; a failure to mark leaves the whole batch
-//! pending, to be sent again (the broker drops a copy within its duplicate window, and a
-//! consumer's inbox drops any copy). Nothing is ever marked published without an ack.
+//! The relay: committed events from the outbox to the broker, at least once; nothing is
+//! marked published without an ack (`docs/events.md#the-relay`).
 
 use std::time::Duration;
 
 use super::relay_store::{EventPublisher, OutboxClaim, OutboxRelayStore};
 use crate::ports::{Clock, FlowHooks, PausePoint, StoreError};
 
-/// What one pass did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RelayPass {
-    /// Events claimed.
     pub claimed: usize,
-    /// Events the broker acknowledged and that are now marked published.
     pub published: usize,
-    /// Events whose publish failed; they stay pending, one attempt counted.
     pub failed: usize,
 }
 
 impl RelayPass {
-    /// Whether the relay should go on at once: a full batch of successes suggests more
-    /// are waiting.
+    /// A full batch of successes suggests more are waiting.
     #[must_use]
     pub fn full(&self, batch: usize) -> bool {
         self.failed == 0 && self.claimed >= batch
     }
 }
 
-/// The relay over a store, a broker and the flow hooks.
 #[derive(Debug, Clone)]
 pub struct Relay<S, P, H> {
     store: S,
@@ -41,7 +30,6 @@ pub struct Relay<S, P, H> {
 }
 
 impl<S: OutboxRelayStore, P: EventPublisher, H: FlowHooks> Relay<S, P, H> {
-    /// A relay claiming up to `batch` events per pass.
     pub fn new(store: S, publisher: P, hooks: H, batch: usize) -> Self {
         Self {
             store,
@@ -51,19 +39,15 @@ impl<S: OutboxRelayStore, P: EventPublisher, H: FlowHooks> Relay<S, P, H> {
         }
     }
 
-    /// Events per pass.
     #[must_use]
     pub fn batch(&self) -> usize {
         self.batch
     }
 
-    /// The store it relays from.
     pub fn store(&self) -> &S {
         &self.store
     }
 
-    /// One pass: claim, publish, mark.
-    ///
     /// # Errors
     /// A [`StoreError`] from the claim or the marking; the claimed events stay pending.
     pub async fn run_once(&self, clock: &dyn Clock) -> Result<RelayPass, StoreError> {
@@ -94,19 +78,15 @@ impl<S: OutboxRelayStore, P: EventPublisher, H: FlowHooks> Relay<S, P, H> {
     }
 }
 
-/// How long the relay waits before its next pass: at once after a full batch, the poll
-/// interval after a quiet one, and after failures a backoff that doubles per failed pass
-/// up to `max`, so a broker outage costs a few claims per second, not a busy loop.
+/// Failures double the wait per failed pass up to `max_backoff`: an outage is no busy loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RelayPacing {
-    /// The wait after a pass that found less than a batch.
     pub poll: Duration,
-    /// The longest wait after failures.
     pub max_backoff: Duration,
 }
 
 impl RelayPacing {
-    /// The wait after a pass, given how many passes in a row failed (this one included).
+    /// `failures_in_a_row` includes this pass.
     #[must_use]
     pub fn wait(
         &self,

@@ -1,5 +1,4 @@
-//! The shipped consumer: one `REQUESTED` shipment per created order
-//! (`docs/events.md#consumers-and-the-inbox`).
+//! The shipped consumer: one `REQUESTED` shipment per created order.
 
 use chrono::{DateTime, Utc};
 use domain::{OrderId, TenantId};
@@ -14,7 +13,6 @@ use crate::ports::StoreError;
 /// The consumer's name in the inbox, and the durable consumer's on the broker.
 pub const SHIPMENTS_CONSUMER: &str = "shipments";
 
-/// The members of an `orders.created.v1` document this consumer reads.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Document {
@@ -33,7 +31,6 @@ struct OrderMembers {
     quantity: u8,
 }
 
-/// What a shipment needs from the event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShipmentRequest {
     order: OrderId,
@@ -42,7 +39,6 @@ pub struct ShipmentRequest {
     quantity: u8,
 }
 
-/// Requests a shipment for every created order.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RequestShipments;
 
@@ -102,8 +98,7 @@ impl<Tx: ShipmentRepository + Send> InboxConsumer<Tx> for RequestShipments {
     }
 }
 
-/// What a document that serde_json refused is, by the error's category, which never
-/// quotes the input (its message may).
+/// By the error's category, which never quotes the input (its message may).
 fn not_a_document(error: &serde_json::Error) -> &'static str {
     match error.classify() {
         serde_json::error::Category::Io => "not an orders.created.v1 document (unreadable)",

@@ -1,5 +1,4 @@
-//! The idempotent flow: one transaction for record, business write and stored response;
-//! duplicates resolved outside the failed transaction by a fresh read.
+//! One transaction per request; a duplicate is resolved by a fresh read outside it.
 
 mod existing;
 mod retry_pause;
@@ -21,13 +20,10 @@ use crate::ports::{
     PermissionAuthorizer, RecordReader, RecordTx, ReplayAuthorizer, StoreError, UnitOfWork,
 };
 
-/// How the coordinator behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CoordinatorSettings {
-    /// How long completed records answer retries.
     pub retention: RetentionPolicy,
-    /// How many times a transaction is run when the server picks it as a deadlock victim.
-    /// Safe because a deadlock rolls the whole transaction back: nothing was committed.
+    /// Runs of a deadlocked transaction; safe, as the server rolled all of it back.
     pub max_attempts: u32,
 }
 
@@ -40,10 +36,8 @@ impl Default for CoordinatorSettings {
     }
 }
 
-/// Runs idempotent operations over a [`UnitOfWork`] and a fresh-read [`RecordReader`].
-///
-/// The database's unique index on the scope key is the only judge of who runs first; this
-/// type holds no per-key state, so any number of processes may share one database.
+/// The unique index on the scope key alone decides who runs first; no per-key state is
+/// held here, so any number of processes may share one database.
 pub struct Coordinator<U, R, H = NoHooks> {
     unit_of_work: U,
     reader: R,
@@ -62,18 +56,14 @@ impl<U, R, H> std::fmt::Debug for Coordinator<U, R, H> {
     }
 }
 
-/// How one transaction attempt ended.
 enum Attempt<R> {
     Finished(Outcome<R>),
-    /// The server rolled the transaction back as a deadlock victim: run it again.
     Deadlocked,
-    /// The scope key exists: resolve it by a fresh read, never by running again.
+    /// Resolved by a fresh read, never by running again.
     KeyAlreadyRegistered,
 }
 
 impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
-    /// A coordinator reading time from `clock`, with token-permission replay
-    /// authorization and no hooks.
     pub fn new(
         unit_of_work: U,
         reader: R,
@@ -93,29 +83,24 @@ impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
 }
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
-    /// Replaces the clock.
     #[must_use]
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
     }
 
-    /// Replaces the replay authorizer.
     #[must_use]
     pub fn with_authorizer(mut self, authorizer: Arc<dyn ReplayAuthorizer>) -> Self {
         self.authorizer = authorizer;
         self
     }
 
-    /// Counts deadlocked attempts into `counter` (shared, for example, by the coordinators
-    /// of every worker and read by the metrics) instead of a counter of its own.
     #[must_use]
     pub fn with_deadlock_counter(mut self, counter: Arc<AtomicU64>) -> Self {
         self.deadlocks = counter;
         self
     }
 
-    /// Installs flow hooks (tests only; production uses [`NoHooks`]).
     pub fn with_hooks<H2: FlowHooks>(self, hooks: H2) -> Coordinator<U, R, H2> {
         Coordinator {
             unit_of_work: self.unit_of_work,
@@ -128,18 +113,12 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         }
     }
 
-    /// How many transaction attempts the server rolled back as deadlock victims (or, on a
-    /// Galera cluster, certification failures) since this coordinator was made: each one
-    /// was run again while attempts were left, if any were. For metrics and tests.
+    /// Deadlocked attempts, Galera certification failures included.
     pub fn deadlocks(&self) -> u64 {
         self.deadlocks.load(Ordering::Relaxed)
     }
 
-    /// Runs `input` once per scope and key: executes it, or answers from what the first
-    /// request with this key stored.
-    ///
-    /// The caller's permission for the operation was checked by the edge before this; the
-    /// replay path checks it again through the authorizer, at the time of the replay.
+    /// The edge checked the permission; a replay checks it again, at replay time.
     pub async fn run<Op>(
         &self,
         op: &Op,
@@ -171,9 +150,8 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                     if attempt == attempts {
                         break;
                     }
-                    // Competitors that deadlocked together would meet again at once: a
-                    // few ms of jitter sets them apart. Then read the record first: a
-                    // winner on another node may have finished, and is replayed.
+                    // Deadlocked competitors would meet again at once: jitter sets them apart. Then
+                    // read first: a winner on another node may have finished, and is replayed.
                     self.clock.pause(retry_pause(attempt)).await;
                     if let Some(answer) = self
                         .answer_from_completed::<Op>(caller, &scope, key, &fingerprint, true)
@@ -192,7 +170,6 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         Outcome::Failed(FailureCause::DeadlockRetriesExhausted)
     }
 
-    /// One transaction: insert `PROCESSING` -> business step -> complete (1 row) -> commit.
     async fn attempt<Op>(
         &self,
         op: &Op,
@@ -270,8 +247,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                 record,
                 response: completion.response,
             }),
-            // The server rolled it back (a Galera certification failure looks like this):
-            // nothing was committed, so the whole unit may run again.
+            // Galera's lost certification looks like this: nothing was committed, so run again.
             Err(CommitError::RolledBack) => Attempt::Deadlocked,
             Err(CommitError::CommitOutcomeUnknown) => {
                 Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown))
@@ -284,7 +260,6 @@ fn failed<R>(cause: FailureCause) -> Attempt<R> {
     Attempt::Finished(Outcome::Failed(cause))
 }
 
-/// Sorts a storage error into what the caller should hear.
 fn classify<R>(error: StoreError) -> Attempt<R> {
     match error {
         StoreError::LockWaitTimeout => Attempt::Finished(Outcome::InProgress),
@@ -299,8 +274,7 @@ fn classify<R>(error: StoreError) -> Attempt<R> {
     }
 }
 
-/// Rolls back (a failed rollback discards the connection in the adapter) and ends with
-/// `attempt`.
+/// A failed rollback discards the connection in the adapter.
 async fn rollback_with<T: RecordTx, R>(tx: T, attempt: Attempt<R>) -> Attempt<R> {
     let _ = tx.rollback().await;
     attempt

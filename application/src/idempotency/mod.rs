@@ -1,6 +1,4 @@
-//! The generic core every idempotent operation runs through: the operation's shape, the
-//! coordinator that owns the transaction boundary, the outcomes, and the purge of expired
-//! records.
+//! The generic core every idempotent operation runs through.
 
 mod coordinator;
 mod operation;

@@ -1,7 +1,5 @@
-//! What an idempotent operation is: a name, a permission, a validated input, its own
-//! refusals, and a business step run inside the coordinator's transaction. Everything
-//! else (key scoping, concurrency, replay, outcomes) is the coordinator's and the edge's,
-//! written once. See "Adding an operation" in the README.
+//! What an idempotent operation is; the coordinator and the edge do the rest, written once
+//! (README, "Adding an operation").
 
 use std::fmt;
 use std::future::Future;
@@ -11,31 +9,25 @@ use domain::{ActorId, Fingerprinted, Operation, StoredResponse, TenantId};
 
 use crate::ports::StoreError;
 
-/// An error with its causes, for failures that have no meaning of their own.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The media type of every JSON answer, stored or read.
 pub const JSON: &str = "application/json";
 
-/// An idempotent operation, whatever store it runs on.
+/// What a team writes for a new operation, with its [`Execute`] step.
 pub trait IdempotentOperation: Send + Sync + 'static {
-    /// The versioned name (`orders.create.v1`): part of the key's scope and of the
-    /// fingerprint, and the label of its metrics.
+    /// Part of the key's scope and the fingerprint, and the label of its metrics.
     const NAME: &'static str;
-    /// [`Self::NAME`] as the domain's value; checked when the build evaluates it.
+    /// Checked when the build evaluates it.
     const OPERATION: Operation = Operation::named(Self::NAME);
-    /// The one permission a caller needs to run it, and to receive a replay of it.
+    /// Needed to run it and to receive a replay of it.
     const PERMISSION: &'static str;
-    /// The validated input.
     type Input: Fingerprinted + Send + Sync;
-    /// The definite refusals its business step can make.
     type Refusal: Refusal;
 }
 
-/// The business step of an operation on the store transaction `Tx`.
+/// The business step, on the store transaction `Tx` whose ports it needs.
 pub trait Execute<Tx>: IdempotentOperation {
-    /// Runs inside the open transaction and returns the response that is stored with the
-    /// record and sent after the commit.
+    /// The response is stored with the record and sent after the commit.
     fn execute(
         &self,
         tx: &mut Tx,
@@ -44,33 +36,26 @@ pub trait Execute<Tx>: IdempotentOperation {
     ) -> impl Future<Output = Result<StoredResponse, StepError<Self::Refusal>>> + Send;
 }
 
-/// What the business step may know about the request besides its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StepContext {
-    /// The caller's tenant.
     pub tenant: TenantId,
-    /// The caller.
     pub actor: ActorId,
-    /// When execution began; also the record's `created_at`.
+    /// Also the record's `created_at`.
     pub now: DateTime<Utc>,
 }
 
 /// How a refusal reads on the wire: `docs/http-api.md#problem-details`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Refused {
-    /// The HTTP status.
     pub status: u16,
-    /// The stable machine-readable code.
     pub code: &'static str,
-    /// A short summary.
     pub title: &'static str,
-    /// What happened; it never quotes the request.
+    /// Never quotes the request.
     pub detail: &'static str,
 }
 
 impl Refused {
-    /// The one "not found" every route answers alike: it never tells whether the thing
-    /// exists in another tenant.
+    /// Alike on every route: it never tells whether the thing exists in another tenant.
     pub const NOT_FOUND: Self = Self {
         status: 404,
         code: "not_found",
@@ -79,17 +64,15 @@ impl Refused {
     };
 }
 
-/// A definite business refusal: the transaction rolls back, nothing is stored, and the key
-/// stays free. Each operation has a type of its own; the edge renders any of them.
+/// A definite refusal: the transaction rolls back, nothing is stored, the key stays free.
 pub trait Refusal: fmt::Debug + Copy + Eq + Send + Sync + 'static {
     /// Every refusal of the type, for the API document.
     const ALL: &'static [Self];
 
-    /// Its status, code and texts.
     fn refused(self) -> Refused;
 }
 
-/// The refusals of an operation that never refuses.
+/// For an operation that never refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoRefusal {}
 
@@ -101,24 +84,17 @@ impl Refusal for NoRefusal {
     }
 }
 
-/// Why a business step did not produce a response.
 #[derive(Debug, thiserror::Error)]
 pub enum StepError<R: Refusal> {
-    /// Occurs on a definite business refusal.
     #[error("refused: {0:?}")]
     Rejected(R),
-    /// Occurs when storage failed, classified by the adapter.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// Occurs when the step could not build a storable response.
     #[error("the step failed")]
     Internal(#[source] BoxError),
 }
 
-/// A JSON answer to store: `status`, `Content-Type: application/json`, `location`.
-///
-/// # Errors
-/// [`StepError::Internal`] when a part does not fit its column.
+/// A step's stored JSON answer; a part that does not fit its column is `Internal`.
 pub fn json_response<R: Refusal>(
     status: u16,
     location: Option<String>,

@@ -2,12 +2,11 @@
 
 use crate::ports::{Clock, RecordPurger, StoreError};
 
-/// How a purge run is bounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PurgeSettings {
-    /// Rows per DELETE: small enough to keep each transaction and its locks short.
+    /// Rows per `DELETE`: few enough to keep each transaction and its locks short.
     pub batch_size: u32,
-    /// Batches per run, so one run never holds the database for long.
+    /// Per run, so that one run never holds the database for long.
     pub max_batches: u32,
 }
 
@@ -20,11 +19,7 @@ impl Default for PurgeSettings {
     }
 }
 
-/// Deletes expired `COMPLETED` records, batch by batch, until a batch comes back short or
-/// the batch budget is spent. Returns how many records were deleted.
-///
-/// # Errors
-/// The first [`StoreError`]; batches already deleted stay deleted.
+/// Batches deleted before an error stay deleted.
 pub async fn purge_expired<P: RecordPurger>(
     purger: &P,
     clock: &dyn Clock,
@@ -37,10 +32,8 @@ pub async fn purge_expired<P: RecordPurger>(
     .await
 }
 
-/// Runs `batch` (a bounded delete of at most its argument's rows) until one comes back
-/// short or the budget is spent, and returns the rows deleted. A batch the database rolled
-/// back as a deadlock victim (two purges at once on a Galera cluster certify against each
-/// other) deleted nothing and is run again after a short pause, within the same budget.
+/// A deadlock victim (two purges on Galera certify against each other) deleted nothing: it
+/// runs again after a short pause, within the same budget.
 pub(crate) async fn in_batches<F, Fut>(
     clock: &dyn Clock,
     settings: PurgeSettings,

@@ -11,14 +11,11 @@ use crate::idempotency::{
     Execute, IdempotentOperation, Refusal, Refused, StepContext, StepError, json_response,
 };
 
-/// Creates one order per key.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CreateOrder;
 
-/// Why an order is not created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CreateRefusal {
-    /// Another key already created an order with this `clientOrderRef` in this tenant.
     ClientOrderRefConflict,
 }
 
@@ -37,14 +34,9 @@ impl Refusal for CreateRefusal {
     }
 }
 
-/// Writes orders inside the coordinator's transaction.
 pub trait OrderRepository {
-    /// Inserts one order and returns its new id.
-    ///
     /// # Errors
-    /// - `Rejected(ClientOrderRefConflict)` only for a violation of
-    ///   `UNIQUE (tenant_id, client_order_ref)`;
-    /// - `Store(..)` as for any statement of the transaction.
+    /// `Rejected(ClientOrderRefConflict)` ONLY for the `(tenant_id, client_order_ref)` key.
     fn insert_order(
         &mut self,
         tenant: TenantId,

@@ -6,20 +6,15 @@ use serde::Serialize;
 
 use crate::timestamps::rfc3339_micros;
 
-/// An order as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Order {
-    /// The database id.
     pub id: OrderId,
-    /// The owning tenant.
     pub tenant: TenantId,
-    /// The validated request values.
     pub details: NewOrder,
-    /// When it was created (microsecond precision).
     pub created_at: DateTime<Utc>,
 }
 
-/// The order's JSON members, in the contract's order.
+/// Members in the order of `docs/http-api.md#post-apiorders`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct OrderBody<'a> {
@@ -31,16 +26,13 @@ pub(crate) struct OrderBody<'a> {
 }
 
 impl Order {
-    /// The contract's JSON: `orderId` as a decimal string, `createdAt` in RFC 3339 UTC with
-    /// microseconds. These bytes are stored once and replayed unchanged.
+    /// Stored once and replayed unchanged.
     #[must_use]
     pub fn to_json(&self) -> Vec<u8> {
-        // Serializing strings and integers into memory cannot fail; the fallback keeps
-        // the signature total rather than panicking.
+        // Strings and integers into memory cannot fail; the fallback avoids a panic.
         serde_json::to_vec(&self.body()).unwrap_or_default()
     }
 
-    /// The members of [`Order::to_json`], for documents that embed the order.
     pub(crate) fn body(&self) -> OrderBody<'_> {
         OrderBody {
             order_id: self.id.to_string(),
@@ -51,7 +43,6 @@ impl Order {
         }
     }
 
-    /// Where the order can be read.
     #[must_use]
     pub fn location(&self) -> String {
         format!("/api/orders/{}", self.id)

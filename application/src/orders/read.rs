@@ -8,14 +8,11 @@ use super::Order;
 use crate::ports::StoreError;
 use crate::reads::{ReadFrom, TenantRead};
 
-/// Reads one order.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadOrder;
 
-/// Reads orders outside any write transaction.
 pub trait OrderReader: Send + Sync {
-    /// The order with this id in this tenant; `None` also when it belongs to another
-    /// tenant.
+    /// `None` also for another tenant's.
     ///
     /// # Errors
     /// `ConnectionLost`, `Timeout` or `Other`.

@@ -1,6 +1,4 @@
-//! `payments.capture.v1`'s acceptance: an idempotent operation like any other. Its step
-//! writes the pending `operations` row and answers `202 Accepted`; a worker does the rest
-//! under a lease (`docs/long-running-operations.md`).
+//! The capture's acceptance: a pending `operations` row and `202 Accepted`.
 
 use std::future::Future;
 
@@ -13,16 +11,12 @@ use crate::idempotency::{
     Execute, IdempotentOperation, Refusal, Refused, StepContext, StepError, json_response,
 };
 
-/// Accepts one capture per key.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CapturePayment;
 
-/// Why a capture is not accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CaptureRefusal {
-    /// The order does not exist in the caller's tenant.
     OrderNotFound,
-    /// The order already has a pending or succeeded capture.
     PaymentExists,
 }
 
@@ -43,46 +37,33 @@ impl Refusal for CaptureRefusal {
     }
 }
 
-/// An accepted capture, as the acceptance writes it: `PENDING`, generation 0, no owner.
+/// Written `PENDING`, generation 0, no owner.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewCapture {
-    /// The operation's id (`operationId`), made once at acceptance.
     pub id: Uuid,
-    /// The versioned operation name.
     pub operation_type: &'static str,
-    /// The caller's tenant: the order must be one of its own.
     pub tenant: TenantId,
-    /// What to capture.
     pub input: PaymentCapture,
-    /// The provider's `Idempotency-Key`, fixed here for the operation's whole life.
     pub downstream_key: String,
-    /// When it was accepted; also when its first attempt is due.
+    /// Also when its first attempt is due.
     pub accepted_at: DateTime<Utc>,
 }
 
-/// Writes accepted operations inside the coordinator's transaction.
 pub trait OperationWriter {
-    /// Inserts the capture's `operations` row, in one statement that also checks the
-    /// order is the tenant's.
-    ///
     /// # Errors
-    /// - `Rejected(OrderNotFound)` when the tenant has no such order;
-    /// - `Rejected(PaymentExists)` only for a violation of the one-active-capture-per-order
-    ///   constraint;
-    /// - `Store(..)` as for any statement of the transaction.
+    /// `Rejected(OrderNotFound)` when the tenant has no such order (checked by the same
+    /// statement); `Rejected(PaymentExists)` ONLY for the one-active-capture-per-order constraint.
     fn accept_capture(
         &mut self,
         capture: &NewCapture,
     ) -> impl Future<Output = Result<(), StepError<CaptureRefusal>>> + Send;
 }
 
-/// Where an operation's status can be read.
 #[must_use]
 pub fn operation_location(id: Uuid) -> String {
     format!("/api/operations/{}", id.hyphenated())
 }
 
-/// The acceptance's answer: `{"operationId","state":"pending"}`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Accepted {

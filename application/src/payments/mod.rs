@@ -1,6 +1,4 @@
-//! `payments.capture.v1`: a long-running operation. Its acceptance is an idempotent
-//! operation like any other; its work is done by a worker under a lease
-//! (`docs/long-running-operations.md`).
+//! `payments.capture.v1`, a long-running operation (`docs/long-running-operations.md`).
 
 mod capture;
 mod ports;

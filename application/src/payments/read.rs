@@ -11,44 +11,29 @@ use crate::ports::StoreError;
 use crate::reads::{ReadFrom, TenantRead};
 use crate::timestamps::rfc3339_micros;
 
-/// Reads one operation.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadOperation;
 
-/// A succeeded operation's payment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentView {
-    /// The payment row's id.
     pub id: u64,
-    /// The provider's charge id.
     pub provider_charge_id: String,
-    /// How much was captured.
     pub amount: Amount,
-    /// In which currency.
     pub currency: Currency,
 }
 
-/// An operation as its status read shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OperationView {
-    /// The operation's id.
     pub id: Uuid,
-    /// The versioned operation name.
     pub operation_type: String,
-    /// The order it is about.
     pub order: OrderId,
-    /// Where it stands.
     pub state: OperationState,
-    /// The payment, once succeeded.
     pub payment: Option<PaymentView>,
-    /// When the row last changed.
     pub updated_at: DateTime<Utc>,
 }
 
-/// Reads operations outside any write transaction.
 pub trait OperationReader: Send + Sync {
-    /// The operation with this id in this tenant; `None` also when it belongs to another
-    /// tenant.
+    /// `None` also for another tenant's.
     ///
     /// # Errors
     /// `ConnectionLost`, `Timeout` or `Other`.
@@ -59,7 +44,7 @@ pub trait OperationReader: Send + Sync {
     ) -> impl Future<Output = Result<Option<OperationView>, StoreError>> + Send;
 }
 
-/// The status document's members, in the documented order.
+/// In the order `docs/long-running-operations.md#the-status-read` documents.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct StatusBody<'a> {
@@ -105,7 +90,6 @@ impl TenantRead for ReadOperation {
         serde_json::to_vec(&body).unwrap_or_default()
     }
 
-    /// A pending capture is still being worked: poll again.
     fn poll_again(view: &OperationView) -> bool {
         view.state == OperationState::Pending
     }

@@ -6,28 +6,22 @@ use super::ports::Ending;
 use crate::error_chain::same_error;
 use crate::ports::StoreError;
 
-/// What one operation came to in this worker's hands.
 #[derive(Debug)]
 pub enum Worked {
-    /// Another worker won the claim: nothing done.
     NotClaimed,
-    /// Ended as said.
     Ended(Ending),
-    /// No definite answer; the attempt is counted and the next is due at this time.
+    /// No definite answer; the attempt is counted and the next is due then.
     RetryAt(DateTime<Utc>),
-    /// The lease was lost while working: this worker wrote nothing more.
+    /// The lease was lost while working: nothing more was written.
     LeaseLost,
-    /// The claim was won, then a database write of `step` failed: this worker wrote
-    /// nothing more, and the lease runs out for the next owner.
+    /// A write after the claim failed: nothing more was written; the lease runs out.
     Abandoned {
-        /// Which write failed.
         step: Step,
-        /// The store's error, for the log.
         error: StoreError,
     },
 }
 
-/// Equal when they came to the same, with failed writes compared by what their errors say.
+/// Failed writes compare by what their errors say.
 impl PartialEq for Worked {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
@@ -46,19 +40,14 @@ impl PartialEq for Worked {
     }
 }
 
-/// The writes a worker makes after its claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
-    /// Extending the lease during the provider call.
     Extension,
-    /// Counting the attempt and scheduling the next.
     Retry,
-    /// Ending the operation (with its payment).
     Completion,
 }
 
 impl Step {
-    /// The step, as logs name it.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1,13 +1,5 @@
-//! The capture worker: claims a due operation under a lease, calls the provider with the
-//! operation's fixed key while keeping the lease alive, and ends it under the fence
-//! (`docs/long-running-operations.md#the-worker`).
-//!
-//! An unknown provider outcome is resolved by the provider's result query for the same
-//! key, never by a new key; when that gives no definite answer either, the attempt is
-//! counted and retried later with backoff, and past the bound the operation ends
-//! `needs_review`, never retried blindly; so does an operation older than the provider's
-//! retention of its keys, without a call. A worker that loses its lease (a claim, an
-//! extension or a write refused by the fence) stops and writes nothing more.
+//! The capture worker (`docs/long-running-operations.md#the-worker`): claim under a lease,
+//! call the provider under the fixed key, end under the fence.
 
 use std::future::Future;
 use std::time::Duration;
@@ -20,41 +12,30 @@ use super::ports::{Charge, DueOperation, Ending, OperationStore, PaymentProvider
 use super::worked::{Step, Worked};
 use crate::ports::{Clock, FlowHooks, PausePoint, StoreError};
 
-/// How the worker behaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkerSettings {
-    /// Who this worker is, in the lease.
     pub owner: OwnerId,
-    /// `OPERATION_LEASE_SECS`.
     pub lease: TimeDelta,
-    /// `OPERATION_MAX_ATTEMPTS`: provider calls without a definite answer before the
-    /// operation ends `needs_review`.
+    /// Calls without a definite answer before the operation ends `needs_review`.
     pub max_attempts: u32,
-    /// The wait before the second attempt; it doubles per attempt, up to 64 times.
+    /// Before the second attempt; it doubles per attempt, up to 64 times.
     pub first_backoff: Duration,
-    /// How long the provider keeps an idempotency key: past it, a call under the key
-    /// could charge again, so an operation that old ends `needs_review` uncalled.
+    /// How long the provider keeps a key; an older operation ends `needs_review` uncalled.
     pub key_retention: TimeDelta,
 }
 
 impl WorkerSettings {
-    /// How often a lease is extended while the provider is being asked: three times per
-    /// lease, so one slow extension does not let it run out.
+    /// Three per lease, so one slow extension does not let it run out.
     #[must_use]
     pub fn heartbeat(&self) -> Duration {
         (self.lease / 3).to_std().unwrap_or(Duration::from_secs(1))
     }
 }
 
-/// The ports one worker works through.
 pub struct WorkerPorts<'a, S, P, H> {
-    /// The operation rows.
     pub store: &'a S,
-    /// The payment provider.
     pub provider: &'a P,
-    /// Time and pauses.
     pub clock: &'a dyn Clock,
-    /// Test pause points (`operation-charged`).
     pub hooks: &'a H,
 }
 
@@ -72,12 +53,8 @@ impl<S, P, H> std::fmt::Debug for WorkerPorts<'_, S, P, H> {
     }
 }
 
-/// Works `operation` once.
-///
 /// # Errors
-/// A [`StoreError`] of the claim itself. A write that fails after the claim was won is
-/// [`Worked::Abandoned`]: either way the worker writes nothing more and the operation
-/// stays pending; its lease runs out for another worker.
+/// A [`StoreError`] of the claim itself; a later failed write is [`Worked::Abandoned`].
 pub async fn work_once<S, P, H>(
     ports: WorkerPorts<'_, S, P, H>,
     settings: &WorkerSettings,
@@ -107,7 +84,6 @@ where
         .unwrap_or_else(|(step, error)| Worked::Abandoned { step, error }))
 }
 
-/// The work once the claim was won at `claimed_at`; `Err` names the write that failed.
 async fn work_claimed<S, P, H>(
     ports: WorkerPorts<'_, S, P, H>,
     settings: &WorkerSettings,
@@ -178,8 +154,6 @@ where
     end(store, operation, &lease, &ending, attempts, clock.now()).await
 }
 
-/// Ends `operation` as `ending` with `attempts` counted, under the fence;
-/// [`Worked::LeaseLost`] when refused.
 async fn end<S: OperationStore>(
     store: &S,
     operation: &DueOperation,
@@ -199,8 +173,7 @@ async fn end<S: OperationStore>(
     })
 }
 
-/// The charge under the operation's key; an unknown outcome is resolved by the result
-/// query for the same key, never by a new key. `None`: still no definite answer.
+/// An unknown outcome is resolved by the result query for the same key, never a new one.
 async fn ask_provider<P: PaymentProvider>(
     provider: &P,
     operation: &DueOperation,
@@ -219,8 +192,7 @@ async fn ask_provider<P: PaymentProvider>(
     }
 }
 
-/// Runs `work` while extending `lease` every [`WorkerSettings::heartbeat`]. `None` when an
-/// extension found the lease taken over: `work` is dropped then, and nothing more is
+/// `None` when an extension found the lease taken over: `work` is dropped, nothing more is
 /// written. A failed extension is an error, with the same effect.
 async fn while_leased<S, T>(
     store: &S,

@@ -2,14 +2,10 @@
 
 use crate::Caller;
 
-/// Decides whether a caller may receive a stored response.
 pub trait ReplayAuthorizer: Send + Sync {
-    /// Whether `caller` may, at this moment, see the result of an operation that requires
-    /// `permission`.
     fn may_replay(&self, caller: &Caller, permission: &str) -> bool;
 }
 
-/// Authorizes by the permissions in the caller's verified token.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PermissionAuthorizer;
 

@@ -4,35 +4,28 @@ use std::future::Future;
 
 use domain::{IdempotencyKey, Scope};
 
-/// Whether the flow goes on after a hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookVerdict {
-    /// Go on as normal.
     Continue,
-    /// Roll the transaction back and report a failure (simulates a crash before commit).
+    /// Roll back and fail, as a crash before commit would.
     Abort,
 }
 
-/// Observes the flow. Tests use it to hold a leader between its record insert and its
-/// commit, so a follower meets an uncommitted key without any sleep.
+/// Lets a test hold a leader between insert and commit, so race tests need no sleeps.
 pub trait FlowHooks: Send + Sync {
-    /// Called after the `PROCESSING` record was inserted, inside the open transaction.
     fn after_record_insert(
         &self,
         scope: &Scope,
         key: &IdempotencyKey,
     ) -> impl Future<Output = HookVerdict> + Send;
 
-    /// Called at a named point of a background flow (the relay after the broker's acks,
-    /// the consumer after its commit, a capture worker before it writes the outcome),
-    /// where a test holds the process to kill it or to let its lease run out.
+    /// Where a test holds a background flow, to kill it or let its lease run out.
     fn reached(&self, point: PausePoint) -> impl Future<Output = ()> + Send {
         let _ = point;
         std::future::ready(())
     }
 }
 
-/// The named points of [`FlowHooks::reached`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PausePoint {
     /// The relay has the broker's acks and has not yet marked the events published.
@@ -44,7 +37,6 @@ pub enum PausePoint {
 }
 
 impl PausePoint {
-    /// The point's name, as tests spell it.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -55,7 +47,6 @@ impl PausePoint {
     }
 }
 
-/// The production hooks: nothing happens.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoHooks;
 

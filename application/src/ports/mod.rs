@@ -1,10 +1,4 @@
-//! The ports: what the application needs from the outside world, as traits. The generic
-//! core's are defined here; a feature's own are defined with it and listed here too, so
-//! that an adapter finds every socket in one place.
-//!
-//! Each method documents, under `# Errors`, the variants an adapter MUST return: the
-//! coordinator's correctness rests on that classification (only a scope-key violation is
-//! ever taken for "someone else already ran this").
+//! What the application needs from outside; every port is re-exported here for adapters.
 
 mod authorizer;
 mod clock;

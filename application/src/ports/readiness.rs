@@ -2,9 +2,7 @@
 
 use std::future::Future;
 
-/// Answers a readiness probe.
 pub trait Readiness: Send + Sync {
-    /// `true` when the store answered a trivial query just now. Never errors: a probe only
-    /// needs yes or no, and the cause belongs in the adapter's logs.
+    /// Never errors: a probe needs only yes or no; the cause belongs in the adapter's logs.
     fn is_ready(&self) -> impl Future<Output = bool> + Send;
 }

@@ -9,23 +9,16 @@ use super::StoreError;
 /// Reads the committed record for a scope and key, in a transaction of its own on a
 /// connection of its own, from the primary: never on the transaction that just failed.
 pub trait RecordReader: Send + Sync {
-    /// The committed record, if any.
-    ///
     /// # Errors
-    /// `ConnectionLost` or `Other`; the coordinator answers "outcome unknown" to both.
+    /// `ConnectionLost`, `Timeout` or `Other`.
     fn find(
         &self,
         scope: &Scope,
         key: &IdempotencyKey,
     ) -> impl Future<Output = Result<Option<ExistingRecord>, StoreError>> + Send;
 
-    /// [`RecordReader::find`] that sees every write committed anywhere before it starts:
-    /// for the reads that decide after a lost race (a fresh read, the read before a
-    /// rerun). On one server every read is that already (the default); a multi-primary
-    /// cluster (Galera) makes it wait for causality.
-    ///
-    /// # Errors
-    /// As [`RecordReader::find`].
+    /// Sees every write committed anywhere before it starts. One server already does (the
+    /// default); Galera makes it wait for causality.
     fn find_causal(
         &self,
         scope: &Scope,

@@ -1,5 +1,6 @@
 //! The acceptance's business step: each answer of the operation writer becomes the right
-//! step result, and a success stores the contract's `202`.
+//! step result, and a success stores the `202` of
+//! `docs/long-running-operations.md#acceptance`.
 
 use application::payments::{CapturePayment, CaptureRefusal};
 use application::ports::{NewCapture, OperationWriter, StoreError};

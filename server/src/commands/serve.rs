@@ -47,9 +47,8 @@ pub(crate) async fn serve(config: ServeConfig) -> anyhow::Result<()> {
     }
 }
 
-/// Serves the contract; `store` purges, and each HTTP worker opens its own store from
-/// `database` with its share of the connections. With a `provider`, the capture workers
-/// open theirs, one connection each, besides.
+/// `store` purges and relays; each HTTP worker opens its own store from `database` with
+/// its share of the connections, and the capture workers theirs, one connection each.
 async fn serve_with<S: WorkerStore>(
     store: S,
     database: S::Config,

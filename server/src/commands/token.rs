@@ -5,7 +5,6 @@ use anyhow::Context;
 
 use crate::cli::TokenArgs;
 
-/// Signs a token for `args` that expires `args.ttl` seconds from now.
 pub(crate) fn mint(keys: &TokenKeys, args: &TokenArgs) -> anyhow::Result<String> {
     let ttl = i64::try_from(args.ttl).context("--ttl is too large")?;
     let claims = Claims {

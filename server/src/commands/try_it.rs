@@ -4,9 +4,7 @@ use std::net::SocketAddr;
 
 use adapters::http::{Claims, TokenKeys};
 
-/// Logs a day-long token for tenant 1, actor 1 with every permission, signed with the
-/// development secret, and a request to try. Only with the development secret: a
-/// configured secret's tokens are never logged.
+/// Only with the development secret: a configured secret's tokens are never logged.
 pub(crate) fn log_try_it(keys: &TokenKeys, address: SocketAddr) {
     let claims = Claims {
         sub: "1".to_owned(),

@@ -9,7 +9,6 @@ use crate::signals::stop_on_signal;
 use crate::store::{AnyStore, open_and_migrate, open_for_capture};
 use crate::tasks::capture::run_workers;
 
-/// What `server worker` needs.
 #[derive(Debug)]
 pub(crate) struct WorkerConfig {
     database: DatabaseConfig,
@@ -18,8 +17,7 @@ pub(crate) struct WorkerConfig {
     events: EventsConfig,
 }
 
-/// Reads the configuration; refuses without `PAYMENT_PROVIDER_URL`, before any database
-/// is touched.
+/// Refuses without `PAYMENT_PROVIDER_URL` before any database is touched.
 pub(crate) fn config(lookup: Lookup<'_>) -> anyhow::Result<WorkerConfig> {
     let database = DatabaseConfig::from_lookup(lookup)?;
     let payments = PaymentsConfig::from_lookup(lookup)?;
@@ -32,7 +30,6 @@ pub(crate) fn config(lookup: Lookup<'_>) -> anyhow::Result<WorkerConfig> {
     })
 }
 
-/// Migrates, then works until a signal.
 pub(crate) async fn work(config: WorkerConfig) -> anyhow::Result<()> {
     let provider = required_provider(&config.payments)?;
     config.events.warn_if_test_hooks();

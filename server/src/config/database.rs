@@ -9,10 +9,9 @@ use adapters::sqlite::SqliteConfig;
 
 use crate::config::{ConfigError, Lookup, integer, invalid, text};
 
-/// The embedded store's file when `DATABASE_URL` is unset.
 pub(crate) const DEFAULT_SQLITE_PATH: &str = "data/orders.sqlite3";
 
-/// The store and how to reach it; `max_connections` is the process's whole budget.
+/// `max_connections` is for the HTTP workers; the administrative and capture stores add theirs.
 #[derive(Debug, Clone)]
 pub(crate) enum DatabaseConfig {
     /// `mysql://...`, passed to the driver unchanged.
@@ -62,7 +61,7 @@ impl DatabaseConfig {
         }
     }
 
-    /// The directory beside the embedded store's file, where its development secret lives.
+    /// The embedded store's directory, where its development secret lives.
     pub(crate) fn sqlite_dir(&self) -> Option<PathBuf> {
         match self {
             Self::Sqlite(SqliteConfig { path, .. }) => Some(

@@ -1,4 +1,5 @@
-//! The events' configuration (contract §6): the broker, and how the relay paces itself.
+//! The events' configuration: the broker, and how the relay paces itself
+//! (`docs/events.md#configuration`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -7,24 +8,17 @@ use adapters::pause_file::PauseFileHooks;
 
 use crate::config::{ConfigError, Lookup, integer, invalid, text};
 
-/// What the relay and the consumers need besides the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct EventsConfig {
     /// `NATS_URL`: unset, `serve` runs no relay and events wait in the outbox.
     pub(crate) nats_url: Option<String>,
-    /// `OUTBOX_BATCH`, default 256: events per relay pass.
     pub(crate) batch: usize,
-    /// `OUTBOX_POLL_MS`, default 50: the relay's wait after a pass that found less than
-    /// a batch.
     pub(crate) poll: Duration,
-    /// `NATS_ACK_TIMEOUT_MS`, default 5000: how long a batch's acks may take in all.
+    /// How long a batch's acks may take in all.
     pub(crate) ack_timeout: Duration,
-    /// `NATS_DUPLICATE_WINDOW_MS`, default 120000 (JetStream's own default): the `ORDERS`
-    /// stream's duplicate window when this process creates it.
+    /// Used only when this process creates the `ORDERS` stream.
     pub(crate) duplicate_window: Duration,
-    /// `CONSUMER_ACK_WAIT_MS`, default 30000: how long a consumer may hold a delivery
-    /// unacknowledged before JetStream sends it again (set when the durable consumer is
-    /// created).
+    /// Redelivery after this long unacknowledged; set only when the consumer is created.
     pub(crate) consumer_ack_wait: Duration,
     /// `IDEMPOTENCY_TEST_PAUSE_DIR`: test-only pause points (see `adapters::pause_file`).
     pub(crate) test_pause_dir: Option<PathBuf>,
@@ -59,22 +53,19 @@ impl EventsConfig {
         })
     }
 
-    /// Says so at start when a test set the pause directory: pause points are active.
     pub(crate) fn warn_if_test_hooks(&self) {
         if self.test_pause_dir.is_some() {
             tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
         }
     }
 
-    /// The pause points of the relay and the consumers: inert unless a test set the
-    /// pause directory.
+    /// Inert unless a test set the pause directory.
     pub(crate) fn hooks(&self) -> PauseFileHooks {
         self.test_pause_dir
             .clone()
             .map_or_else(PauseFileHooks::disabled, PauseFileHooks::in_dir)
     }
 
-    /// The broker's URL, for the commands that cannot run without one.
     pub(crate) fn required_url(&self) -> Result<&str, ConfigError> {
         self.nats_url
             .as_deref()

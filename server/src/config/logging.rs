@@ -1,12 +1,6 @@
-//! Logs to stderr, filtered by `RUST_LOG` (default `info`), as text for people or as one
-//! JSON object per line for log shippers (`LOG_FORMAT`). Either way a line holds the
-//! request's span fields (request id, route, record id, outcome) and the event's (status,
-//! latency), and never a token, key or body value: nothing logs them.
-//!
-//! Lines are handed to a writer thread and written through a buffer that is flushed
-//! whenever the queue runs dry: a request never waits on a `write` to stderr (a pipe or a
-//! file can block), and under load many lines share one system call. Lines are never
-//! dropped: a full queue (128 000 lines) makes the logging thread wait instead.
+//! Logs to stderr, as text or JSON lines (`LOG_FORMAT`), filtered by `RUST_LOG`. A writer
+//! thread does the writes, so a request never waits on a blocked stderr; a full queue
+//! (128 000 lines) makes the logging thread wait rather than drop lines.
 
 use std::io::{BufWriter, IsTerminal};
 
@@ -16,19 +10,15 @@ use tracing_subscriber::EnvFilter;
 
 use crate::config::{ConfigError, Lookup, invalid, text};
 
-/// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LogFormat {
-    /// `key=value` text (the default).
     Text,
-    /// One JSON object per line: `timestamp`, `level`, `target`, the event's fields
-    /// (`message`, `status`, `elapsed_us`, ...) at the top level, and the request's span
+    /// One object per line: the event's fields at the top level, the request's span
     /// fields under `span`.
     Json,
 }
 
 impl LogFormat {
-    /// `LOG_FORMAT`: `text` (or unset) or `json`.
     pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
         match text(lookup, "LOG_FORMAT")?.as_deref() {
             None | Some("text") => Ok(Self::Text),
@@ -38,8 +28,7 @@ impl LogFormat {
     }
 }
 
-/// Installs the global subscriber. Keep the guard until the process ends: dropping it
-/// writes out the lines still queued.
+/// Keep the guard until the process ends: dropping it writes out the lines still queued.
 pub(crate) fn init(format: LogFormat) -> WorkerGuard {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let (writer, guard) = NonBlockingBuilder::default()

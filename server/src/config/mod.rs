@@ -1,6 +1,5 @@
 //! Configuration from the environment. A bad or missing value stops the start with a
-//! message that names the variable, and never quotes a secret or a URL (it may hold a
-//! password).
+//! message that names the variable and never quotes the value (a URL may hold a password).
 
 use std::ffi::OsString;
 use std::net::SocketAddr;
@@ -20,11 +19,9 @@ use self::payments::PaymentsConfig;
 use self::secret::{Secret, token_keys};
 use domain::RetentionPolicy;
 
-/// A configuration value that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{variable}: {problem}")]
 pub(crate) struct ConfigError {
-    /// The environment variable at fault.
     pub(crate) variable: &'static str,
     /// What is wrong with it, without its value.
     pub(crate) problem: String,
@@ -37,11 +34,10 @@ pub(crate) fn invalid(variable: &'static str, problem: impl Into<String>) -> Con
     }
 }
 
-/// Reads one variable; `None` when it is unset or empty.
+/// `std::env::var_os` outside tests; [`text`] treats an empty value as unset.
 pub(crate) type Lookup<'a> = &'a dyn Fn(&str) -> Option<OsString>;
 
-/// Parses a configuration from `vars` alone, as the environment would give them: one
-/// helper for every configuration's tests.
+/// One helper for every configuration's tests: `vars` stand in for the environment.
 #[cfg(test)]
 pub(crate) fn parse_vars<T>(
     vars: &[(&str, &str)],
@@ -96,25 +92,20 @@ pub(crate) fn integer(
         })
 }
 
-/// Everything `serve` needs.
 #[derive(Debug, Clone)]
 pub(crate) struct ServeConfig {
     pub(crate) database: DatabaseConfig,
     pub(crate) keys: TokenKeys,
     /// Whether `keys` hold the embedded store's development secret.
     pub(crate) development_secret: bool,
-    /// `BIND_ADDR`, default `127.0.0.1:8080`.
     pub(crate) bind_addr: SocketAddr,
-    /// `IDEMPOTENCY_RETENTION_SECS`, default 86400 (records and published events).
+    /// How long completed records and published events are kept.
     pub(crate) retention: RetentionPolicy,
-    /// `PURGE_INTERVAL_SECS`, default 300; `0` turns the purge timer off.
     pub(crate) purge_interval: Option<Duration>,
-    /// `SHUTDOWN_TIMEOUT_SECS`, default 30: how long in-flight requests may finish.
+    /// How long in-flight requests may finish after a stop signal.
     pub(crate) shutdown_timeout_secs: u64,
-    /// The broker and the relay's pacing, and the test-only pause directory that every
-    /// flow of the process shares.
+    /// Also holds the test-only pause directory that every flow of the process shares.
     pub(crate) events: EventsConfig,
-    /// The payment provider and the capture workers' lease and pacing.
     pub(crate) payments: PaymentsConfig,
 }
 

@@ -1,5 +1,5 @@
-//! The capture workers' configuration (contract §7): the payment provider, the lease, and
-//! how the workers pace themselves.
+//! The capture workers' configuration: the payment provider, the lease, and the workers'
+//! pacing (`docs/long-running-operations.md#configuration`).
 
 use std::time::Duration;
 
@@ -9,32 +9,19 @@ use domain::OwnerId;
 
 use crate::config::{ConfigError, Lookup, integer, invalid, text};
 
-/// What the capture workers need besides the database.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct PaymentsConfig {
-    /// `PAYMENT_PROVIDER_URL`: unset, no worker runs and captures stay pending. Never
-    /// logged or quoted: it may hold credentials.
+    /// `PAYMENT_PROVIDER_URL`: unset, no worker runs. Never logged or quoted: it may hold
+    /// credentials.
     pub(crate) provider_url: Option<String>,
-    /// `OPERATION_LEASE_SECS`, default 30: how long a claim holds an operation unless
-    /// extended.
     pub(crate) lease: Duration,
-    /// `OPERATION_MAX_ATTEMPTS`, default 8: provider calls without a definite answer
-    /// before an operation ends `needs_review`.
     pub(crate) max_attempts: u32,
-    /// `WORKER_POLL_MS`, default 200: a worker's wait after a pass that found nothing to
-    /// work.
     pub(crate) poll: Duration,
-    /// `PROVIDER_TIMEOUT_MS`, default 10000: the bound of one provider call; shorter than
-    /// the lease.
     pub(crate) provider_timeout: Duration,
-    /// `OPERATION_BACKOFF_MS`, default 1000: the wait before an operation's second
-    /// attempt (it doubles per attempt after that).
     pub(crate) first_backoff: Duration,
-    /// `WORKER_CONCURRENCY`, default 2: worker tasks per process, each with its own
-    /// owner id and database connection.
     pub(crate) concurrency: usize,
-    /// `PROVIDER_KEY_RETENTION_SECS`, default 86400: how long the provider honours an
-    /// idempotency key; an operation older than that ends `needs_review` uncalled.
+    /// How long the provider honours a key: an operation older than that ends
+    /// `needs_review` uncalled.
     pub(crate) key_retention: Duration,
 }
 
@@ -73,7 +60,6 @@ impl PaymentsConfig {
         })
     }
 
-    /// The settings of the worker that claims as `owner`.
     pub(crate) fn worker_settings(&self, owner: OwnerId) -> WorkerSettings {
         WorkerSettings {
             owner,
@@ -85,7 +71,6 @@ impl PaymentsConfig {
         }
     }
 
-    /// The provider's URL, for the command that cannot run without one.
     pub(crate) fn required_url(&self) -> Result<&str, ConfigError> {
         self.provider_url
             .as_deref()

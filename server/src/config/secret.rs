@@ -10,19 +10,15 @@ use adapters::http::{MIN_SECRET_BYTES, TokenKeys};
 use crate::config::database::DatabaseConfig;
 use crate::config::{ConfigError, Lookup, invalid, text};
 
-/// The development secret's file name, in the embedded store's directory.
 pub(crate) const DEVELOPMENT_SECRET_FILE: &str = "dev-jwt-secret";
 
 /// Where the keys came from.
 #[derive(Debug)]
 pub(crate) enum Secret {
-    /// `AUTH_JWT_SECRET`.
     Configured(TokenKeys),
-    /// The embedded store's development secret.
     Development(TokenKeys),
 }
 
-/// The keys to sign and verify tokens with.
 pub(crate) fn token_keys(
     lookup: Lookup<'_>,
     database: &DatabaseConfig,
@@ -54,8 +50,7 @@ pub(crate) fn token_keys(
         .map_err(|_| invalid("AUTH_JWT_SECRET", "the development secret file is damaged"))
 }
 
-/// Reads the secret at `path`, creating it from two random UUIDs (244 random bits) when
-/// missing.
+/// Created when missing, from two random UUIDs (244 random bits).
 fn development_secret(path: &Path) -> std::io::Result<String> {
     match std::fs::read_to_string(path) {
         Ok(secret) => return Ok(secret.trim().to_owned()),

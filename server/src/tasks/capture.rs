@@ -1,11 +1,5 @@
-//! The capture workers (contract §7): in every `serve` process when
-//! `PAYMENT_PROVIDER_URL` is set, or alone as `server worker`. `WORKER_CONCURRENCY` tasks
-//! each read the due operations and work them one at a time with
-//! [`application::payments::work_once`], until stopped.
-//!
-//! Stopping drops an operation in flight: its worker gives the lease back by letting it
-//! expire, without writing. The provider call it may have made is safe to repeat, since
-//! the next owner asks again under the same downstream key.
+//! The capture workers (`docs/long-running-operations.md#the-worker`): in every `serve`
+//! process when `PAYMENT_PROVIDER_URL` is set, or alone as `server worker`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,14 +17,10 @@ use crate::config::payments::PaymentsConfig;
 use crate::tasks::capture_report::report;
 use crate::tasks::capture_spread::{Place, failure_wait, owner_id, spread_seed};
 
-/// Due operations read per pass.
 const DUE_BATCH: usize = 16;
 
-/// Runs `config.concurrency` workers on `store` and `provider` until `stop` turns true,
-/// and returns once every one of them has stopped.
-///
-/// # Errors
-/// When a worker's owner id cannot be made (it always can: the format is fixed).
+/// Returns once every worker has stopped; fails only when an owner id cannot be made,
+/// which its fixed format rules out.
 pub(crate) async fn run_workers<S, P, H>(
     store: S,
     provider: P,
@@ -79,7 +69,6 @@ where
     Ok(())
 }
 
-/// One worker task and what it works with.
 #[derive(Debug)]
 struct Worker<S, P, H> {
     store: S,
@@ -91,16 +80,13 @@ struct Worker<S, P, H> {
     place: Place,
 }
 
-/// What one pass came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pass {
     /// This worker won at least one claim: there may be more due at once.
     Worked,
     /// Nothing due, or every claim went to another worker.
     Idle,
-    /// The database failed; logged.
     Failed,
-    /// Stop turned true.
     Stopped,
 }
 
@@ -163,7 +149,8 @@ where
         };
         let mut pass = Pass::Idle;
         for operation in &due {
-            // Dropping `work_once` here writes nothing more; the lease runs out.
+            // Dropping `work_once` writes nothing more and the lease runs out. A provider
+            // call it made is safe: the next owner asks again under the same downstream key.
             let worked = tokio::select! {
                 biased;
                 () = stopped(stop) => return Pass::Stopped,
@@ -193,8 +180,7 @@ where
     }
 }
 
-/// Resolves once `stop` is true, or its sender is gone (nobody can stop us any more
-/// then, which means the process is ending).
+/// Also resolves when the sender is gone: the process is ending.
 async fn stopped(stop: &mut watch::Receiver<bool>) {
     let _ = stop.wait_for(|stop| *stop).await;
 }

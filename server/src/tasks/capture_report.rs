@@ -6,7 +6,6 @@ use application::ErrorChain;
 use application::payments::Worked;
 use application::ports::{DueOperation, Ending};
 
-/// The operation type the workers carry out, as the metrics label it.
 const CAPTURE: &str = "payments.capture.v1";
 
 /// Logs and counts what working `operation` came to; `true` when this worker won its

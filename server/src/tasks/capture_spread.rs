@@ -1,25 +1,21 @@
-//! Where each capture worker stands: its owner id in the lease, where it starts in a batch
-//! of due operations, and how long it waits after failures.
+//! Where each capture worker stands: its lease owner id, its start in a batch, its backoff.
 
 use std::time::Duration;
 
 use domain::{OwnerId, OwnerIdError};
 use uuid::Uuid;
 
-/// The longest wait between passes while the database fails.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
-/// The wait after `failures` passes in a row failed: the poll, doubling, up to
-/// [`MAX_BACKOFF`] (or the poll, when that is longer).
+/// The poll, doubled per failure in a row, up to [`MAX_BACKOFF`] unless the poll is longer.
 pub(crate) fn failure_wait(poll: Duration, failures: u32) -> Duration {
     poll.saturating_mul(1 << failures.min(16))
         .min(MAX_BACKOFF)
         .max(poll)
 }
 
-/// A worker's owner id: `<pid>-<task>-<8 hex digits of nonce>`, so that the lease names
-/// the process and task that holds it, and a restarted process (which may reuse a pid)
-/// is still another owner.
+/// `<pid>-<task>-<8 hex digits of nonce>`: the lease names the process and task that hold
+/// it, and the nonce makes a restarted process that reuses a pid another owner.
 pub(crate) fn owner_id(pid: u32, task: usize, nonce: Uuid) -> Result<OwnerId, OwnerIdError> {
     let nonce = nonce.simple().to_string();
     OwnerId::parse(&format!("{pid}-{task}-{}", &nonce[..8]))
@@ -28,9 +24,7 @@ pub(crate) fn owner_id(pid: u32, task: usize, nonce: Uuid) -> Result<OwnerId, Ow
 /// Where a worker starts in each batch of due operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Place {
-    /// This worker's number in its process.
     pub(crate) task: usize,
-    /// The workers in its process.
     pub(crate) tasks: usize,
     /// The process's random shift, so that processes do not all start at the same row.
     pub(crate) seed: usize,
@@ -47,7 +41,6 @@ impl Place {
     }
 }
 
-/// A process's shift of its workers' places, from `random`.
 pub(crate) fn spread_seed(random: Uuid) -> usize {
     let bytes = random.into_bytes();
     usize::from(u16::from_le_bytes([bytes[0], bytes[1]]))

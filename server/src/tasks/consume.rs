@@ -1,5 +1,5 @@
-//! `server consume shipments`: the shipped inbox consumer (contract §6), a durable
-//! JetStream pull consumer `shipments` on `orders.created.v1.>`.
+//! `server consume shipments`: the shipped inbox consumer, a durable JetStream pull
+//! consumer `shipments` on `orders.created.v1.>` (`docs/events.md#consumers-and-the-inbox`).
 
 use adapters::nats::{
     ConsumerSpec, ORDERS_SUBJECTS, StreamSpec, connect, consume, ensure_stream, pull_consumer,
@@ -10,10 +10,8 @@ use tokio::sync::watch;
 
 use crate::config::events::EventsConfig;
 
-/// Messages per fetch.
 const FETCH_BATCH: usize = 64;
 
-/// Consumes shipments until `stop` turns true.
 pub(crate) async fn consume_shipments<S>(
     store: S,
     events: &EventsConfig,

@@ -1,5 +1,4 @@
-//! The long-running loops a process runs beside HTTP, or alone: the purge timer, the
-//! outbox relay, the shipments consumer and the capture workers.
+//! The long-running loops a process runs beside HTTP, or alone as a command.
 
 pub(crate) mod capture;
 mod capture_report;

@@ -9,7 +9,6 @@ use application::{PurgeSettings, purge_expired, purge_published_events};
 use domain::RetentionPolicy;
 use tokio::sync::watch;
 
-/// Purges once and logs how many records and events went.
 pub(crate) async fn purge_once<S: RecordPurger + OutboxRelayStore>(
     store: &S,
     retention: RetentionPolicy,

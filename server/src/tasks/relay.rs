@@ -16,10 +16,8 @@ use crate::config::events::EventsConfig;
 /// The longest wait between passes while publishes or the database fail.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
-/// How often the pending figures are read for the metrics and the log.
 const PENDING_EVERY: Duration = Duration::from_secs(1);
 
-/// Relays from `store` to the broker at `url` until `stop` turns true.
 pub(crate) async fn relay_until<S: OutboxRelayStore>(
     store: S,
     url: &str,
@@ -89,7 +87,6 @@ pub(crate) async fn relay_until<S: OutboxRelayStore>(
     Ok(())
 }
 
-/// Reads what waits in the outbox into the metrics.
 async fn report_pending<S: OutboxRelayStore>(store: &S, metrics: Option<&Metrics>) {
     match store.pending().await {
         Ok(summary) => {

@@ -1,7 +1,7 @@
-//! One conformance suite, written once against the ports and the HTTP contract, run
-//! against every store: MySQL (a real MySQL-compatible server) and the embedded SQLite
-//! store. Each case lives in `cases.rs` as a function generic over [`tests::Backend`];
-//! the macro below only instantiates it per store.
+//! One conformance suite, written once against the ports and the HTTP API
+//! (`docs/http-api.md`), run against every store: MySQL (a real MySQL-compatible server)
+//! and the embedded SQLite store. Each case lives in `cases.rs` as a function generic over
+//! [`tests::Backend`]; the macro below only instantiates it per store.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 

@@ -1,4 +1,5 @@
-//! Contract section 1: who may call, and as whom. Tenant and actor come from the token.
+//! Who may call, and as whom (`docs/http-api.md#authentication`). Tenant and actor come
+//! from the token.
 
 use tests::{ALL_PERMISSIONS, TEST_SECRET, forged_token, order_json, token, token_expiring};
 

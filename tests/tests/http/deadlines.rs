@@ -1,6 +1,7 @@
-//! Contract §4: a database that falls silent (no reset, no reply: a blackholed route, a
-//! frozen host) holds no request longer than one deadline, and the process keeps serving
-//! what does not need it. The fault proxy stops forwarding without closing anything.
+//! A database that falls silent (no reset, no reply: a blackholed route, a frozen host)
+//! holds no request longer than one deadline (`docs/http-api.md#deadlines`), and the
+//! process keeps serving what does not need it. The fault proxy stops forwarding without
+//! closing anything.
 
 use std::thread;
 use std::time::{Duration, Instant};

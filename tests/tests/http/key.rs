@@ -1,4 +1,4 @@
-//! The `Idempotency-Key` header rules of contract section 2.
+//! The `Idempotency-Key` header rules (`docs/http-api.md#the-idempotency-key-header`).
 
 use tests::order_json;
 

@@ -1,6 +1,6 @@
-//! The HTTP contract, black-box: real `server` processes over real HTTP on a real
-//! MySQL-compatible database. Each test has a database and a server process of its own.
-//! Where a request must be held inside its transaction, the server's file-driven pause
+//! The HTTP API (`docs/http-api.md`), black-box: real `server` processes over real HTTP on
+//! a real MySQL-compatible database. Each test has a database and a server process of its
+//! own. Where a request must be held inside its transaction, the server's file-driven pause
 //! point holds it (never a sleep).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion

@@ -1,6 +1,6 @@
-//! Contract section 3, `GET /openapi.json`: the document is served, and a real server on a
-//! real database answers every request schemathesis generates from it (valid and invalid
-//! ones) as the document says.
+//! `GET /openapi.json` (`docs/http-api.md#get-openapijson`): the document is served, and a
+//! real server on a real database answers every request schemathesis generates from it
+//! (valid and invalid ones) as the document says.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::{App, full_token};
 
-/// Every route of the contract, as the document names it.
+/// Every route of `docs/http-api.md#routes`, as the document names it.
 const ROUTES: [(&str, &str); 8] = [
     ("/api/orders", "post"),
     ("/api/orders/{orderId}", "get"),

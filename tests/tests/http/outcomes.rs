@@ -1,5 +1,6 @@
-//! The outcome table of contract section 2: 201, byte-identical replays, 422, both 409s,
-//! 500 and 503, each with the stored state it must leave behind.
+//! The outcome table (`docs/http-api.md#outcomes-of-an-idempotent-post`): 201,
+//! byte-identical replays, 422, both 409s, 500 and 503, each with the stored state it must
+//! leave behind.
 
 use std::thread;
 

@@ -1,6 +1,7 @@
-//! Contract section 7 over HTTP: a capture's acceptance and its status read. No provider
-//! is configured here, so every accepted capture stays `pending` (the worker's rows are
-//! proven in the `payments` suite).
+//! Captures over HTTP (`docs/long-running-operations.md#acceptance`,
+//! `docs/long-running-operations.md#the-status-read`): a capture's acceptance and its
+//! status read. No provider is configured here, so every accepted capture stays `pending`
+//! (the worker's rows are proven in the `payments` suite).
 
 use tests::{ALL_PERMISSIONS, Reply, capture_json, order_json, token};
 

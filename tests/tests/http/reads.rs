@@ -1,4 +1,5 @@
-//! Contract section 3 (reading orders, probes, metrics), and what the logs may hold.
+//! The read routes of `docs/http-api.md#routes` (orders, probes, metrics), and what the
+//! logs may hold.
 
 use tests::{ALL_PERMISSIONS, order_json, token};
 

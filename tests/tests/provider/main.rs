@@ -1,7 +1,8 @@
 //! The provider client (`adapters::provider::HttpPaymentProvider`) against the real
-//! provider stand-in process (contract §7): definite answers, and every fault whose
-//! outcome the client must report as unknown, resolved afterwards by the lookup under the
-//! same key. Each test starts a stand-in of its own.
+//! provider stand-in process (`docs/long-running-operations.md#the-payment-provider`):
+//! definite answers, and every fault whose outcome the client must report as unknown,
+//! resolved afterwards by the lookup under the same key. Each test starts a stand-in of its
+//! own.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 

@@ -1,7 +1,7 @@
-//! The storage guarantees of the contract (section 4), proven against a real
-//! MySQL-compatible server over real connections. Each test has a database of its own;
-//! where timing matters a test runs many rounds, synchronized by the leader gate and the
-//! server's own lock-wait view, never by sleeps.
+//! The storage guarantees (`docs/storage.md`), proven against a real MySQL-compatible
+//! server over real connections. Each test has a database of its own; where timing matters
+//! a test runs many rounds, synchronized by the leader gate and the server's own lock-wait
+//! view, never by sleeps.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 

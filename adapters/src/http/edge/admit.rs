@@ -1,6 +1,5 @@
-//! The checks every idempotent `POST` makes before its operation runs, in the documented
-//! order (`docs/http-api.md#order-of-checks`), and the one mapping of an [`Outcome`] to
-//! its response. Written once, for every idempotent route.
+//! The checks every idempotent `POST` makes before its operation runs
+//! (`docs/http-api.md#order-of-checks`), and the one mapping of an [`Outcome`] to a response.
 
 use actix_web::web::{Bytes, Payload};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
@@ -13,14 +12,11 @@ use super::problem::Problem;
 use super::respond;
 use crate::metrics::{Metrics, outcome_label};
 
-/// The body limit: 16 KiB.
 pub const BODY_LIMIT_BYTES: usize = 16 * 1024;
 
-/// The header that names the idempotency key.
 pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
 
-/// A request that passed the edge's checks: who sent it, under which key, and its body,
-/// not yet decoded.
+/// Passed the edge's checks; the body is not yet decoded.
 #[derive(Debug)]
 pub(crate) struct Admitted {
     pub(crate) caller: Caller,
@@ -28,9 +24,8 @@ pub(crate) struct Admitted {
     pub(crate) body: Bytes,
 }
 
-/// Authentication (401), `permission` (403), key (400), media type (415), size (413),
-/// then reads the body. The body is read only after the cheap checks passed, and a
-/// refused request reaches no store. `Err` is the response to send.
+/// The body is read only after the cheap checks passed; a refused request reaches no
+/// store. `Err` is the response to send.
 pub(crate) async fn admit(
     request: &HttpRequest,
     payload: Payload,
@@ -60,8 +55,6 @@ pub(crate) async fn admit(
     Ok(Admitted { caller, key, body })
 }
 
-/// The response to `outcome` of the operation `name`: the stored answer (marked when
-/// replayed) or its problem; counted in the metrics and recorded in the request's span.
 pub(crate) fn respond_outcome<R: Refusal>(
     metrics: &Metrics,
     name: &'static str,
@@ -96,8 +89,7 @@ fn is_json_utf8(request: &HttpRequest) -> bool {
             .all(|(name, value)| name == "charset" && value.as_str().eq_ignore_ascii_case("utf-8"))
 }
 
-/// The `Content-Length` the client declared, if any, so an oversized body is refused
-/// before any of it is read.
+/// So an oversized body is refused before any of it is read.
 fn declared_length(request: &HttpRequest) -> Option<usize> {
     request
         .headers()

@@ -1,8 +1,6 @@
-//! Bearer tokens: HS256 JWTs whose claims name the tenant, the actor and the permissions.
-//!
-//! Tenant and actor come only from a verified token. Every way a token can be wrong maps
-//! to one [`AuthError`] without detail, so a `401` never says which check failed and never
-//! quotes the token.
+//! Bearer tokens: HS256 JWTs naming the tenant, the actor and the permissions. Tenant and
+//! actor come only from a verified token; every failure is an [`AuthError`] without detail,
+//! so a `401` never says which check failed nor quotes the token.
 
 use actix_web::{HttpRequest, HttpResponse};
 use application::Caller;
@@ -19,23 +17,20 @@ pub const EXP_LEEWAY_SECS: u64 = 30;
 /// Shortest accepted HS256 secret, in bytes (RFC 7518 §3.2: at least the hash size).
 pub const MIN_SECRET_BYTES: usize = 32;
 
-/// The claims this service reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Claims {
     /// The actor id, as a decimal string.
     pub sub: String,
-    /// The tenant id, as a JSON number.
+    /// The tenant id, as a JSON number (a string is invalid).
     pub tid: u64,
     /// Space-separated permissions.
     pub scope: String,
-    /// Expiry, seconds since the Unix epoch.
     pub exp: i64,
 }
 
-/// Why a request is not authenticated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
-    /// Occurs when there is no `Authorization: Bearer` header.
+    /// Occurs when there is no bearer token: no header, or another scheme.
     #[error("no bearer token")]
     Missing,
     /// Occurs when the token is malformed, badly signed, expired, or its claims are not
@@ -44,12 +39,10 @@ pub enum AuthError {
     Invalid,
 }
 
-/// Why a secret cannot sign tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the secret must be at least {MIN_SECRET_BYTES} bytes")]
 pub struct WeakSecret;
 
-/// Verifies and mints tokens with one HS256 secret.
 #[derive(Clone)]
 pub struct TokenKeys {
     decoding: DecodingKey,
@@ -64,8 +57,6 @@ impl std::fmt::Debug for TokenKeys {
 }
 
 impl TokenKeys {
-    /// Keys for `secret`.
-    ///
     /// # Errors
     /// [`WeakSecret`] when the secret is shorter than [`MIN_SECRET_BYTES`].
     pub fn hs256(secret: &[u8]) -> Result<Self, WeakSecret> {
@@ -85,11 +76,8 @@ impl TokenKeys {
         })
     }
 
-    /// The caller named by an `Authorization` header value.
-    ///
     /// # Errors
-    /// [`AuthError::Missing`] without a bearer token, else [`AuthError::Invalid`] for any
-    /// token that fails verification.
+    /// [`AuthError::Missing`] without a bearer token, else [`AuthError::Invalid`].
     pub fn verify_header(&self, authorization: Option<&[u8]>) -> Result<Caller, AuthError> {
         let value = authorization.ok_or(AuthError::Missing)?;
         let text = std::str::from_utf8(value).map_err(|_| AuthError::Invalid)?;
@@ -100,8 +88,6 @@ impl TokenKeys {
         self.verify(token.trim_start())
     }
 
-    /// The caller named by a token.
-    ///
     /// # Errors
     /// [`AuthError::Invalid`] when verification fails.
     pub fn verify(&self, token: &str) -> Result<Caller, AuthError> {
@@ -119,8 +105,6 @@ impl TokenKeys {
         Ok(Caller::new(tenant, actor, &claims.scope))
     }
 
-    /// Signs `claims`.
-    ///
     /// # Errors
     /// Only when the claims cannot be serialized, which these cannot.
     pub fn mint(&self, claims: &Claims) -> Result<String, jsonwebtoken::errors::Error> {
@@ -128,7 +112,6 @@ impl TokenKeys {
     }
 }
 
-/// Why a request may not go on: no valid token, or not the permission.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Denied {
     Unauthorized(AuthError),
@@ -136,7 +119,6 @@ pub(crate) enum Denied {
 }
 
 impl Denied {
-    /// The `401` or `403` to send.
     pub(crate) fn response(self) -> HttpResponse {
         match self {
             Self::Unauthorized(error) => respond::unauthorized(error),
@@ -145,7 +127,6 @@ impl Denied {
     }
 }
 
-/// The verified caller of a request that needs `permission`.
 pub(crate) fn authorized(
     request: &HttpRequest,
     keys: &TokenKeys,

@@ -2,11 +2,8 @@
 
 use domain::{IdempotencyKey, KeyError};
 
-/// Parses the key from every field value the request carried for the header.
-///
-/// Exactly one field is allowed: two fields would be combined into a list by HTTP, which
-/// no key can be. Only HTTP's optional whitespace (space, tab) around the value is removed;
-/// non-ASCII bytes are bad characters.
+/// Exactly one field: HTTP would combine two into a list, which no key can be. Only HTTP's
+/// optional whitespace (space, tab) around the value is removed.
 ///
 /// # Errors
 /// [`KeyError::Missing`] without a field; [`KeyError::BadCharacter`] for several fields or

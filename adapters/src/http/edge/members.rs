@@ -1,6 +1,5 @@
-//! The rules every strict body decoder shares: the body as one JSON object with no
-//! repeated member, unknown members refused each at its own pointer, a member that must be
-//! present and not `null`, a JSON integer; and the violation each becomes.
+//! The rules every strict body decoder shares (one object, no repeated or unknown member,
+//! required non-null members, JSON integers) and the violation each becomes.
 
 use std::borrow::Cow;
 
@@ -8,17 +7,12 @@ use serde_json::{Map, Value};
 
 use super::strict_json::{self, MAX_REPORTED, StrictJsonError, member_pointer};
 
-/// One violation, as listed in the problem body's `errors` array.
-///
-/// Reasons are fixed texts that never quote the body. An unknown or repeated member is
-/// reported at its own pointer (so a client sees what to remove), except a name over 64
-/// bytes or holding a control character, reported at `""`: the one place a pointer spells
-/// something the client sent, and only a short printable name.
+/// Reasons are fixed texts that never quote the body. A pointer spells a member name the
+/// client sent only when it is short and printable; otherwise it is `""`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldError {
     /// A JSON Pointer (RFC 6901) to the offending value; `""` is the whole document.
     pub pointer: Cow<'static, str>,
-    /// What is wrong, in words.
     pub reason: &'static str,
 }
 
@@ -31,8 +25,7 @@ impl FieldError {
     }
 }
 
-/// The body as a JSON object, or why it is none: malformed JSON, a non-object, or
-/// repeated members (then nothing else is judged: which copy would count is the question).
+/// Repeated members stop the judging: which copy would count is the question.
 pub(crate) fn object(bytes: &[u8]) -> Result<Map<String, Value>, Vec<FieldError>> {
     let value = strict_json::parse(bytes).map_err(|error| match error {
         StrictJsonError::Malformed => vec![FieldError::at(
@@ -53,7 +46,6 @@ pub(crate) fn object(bytes: &[u8]) -> Result<Map<String, Value>, Vec<FieldError>
     }
 }
 
-/// Each member not in `allowed`, at its own pointer (at most [`MAX_REPORTED`]).
 pub(crate) fn unknown_members(
     members: &Map<String, Value>,
     allowed: &[&str],
@@ -70,7 +62,6 @@ pub(crate) fn unknown_members(
         .collect()
 }
 
-/// The member's value, or why there is none to use.
 pub(crate) fn member<'a>(
     members: &'a Map<String, Value>,
     name: &str,
@@ -83,7 +74,6 @@ pub(crate) fn member<'a>(
     }
 }
 
-/// The member as a JSON integer that fits `i64`; `out_of_range` for a bigger one.
 /// `1.0` and `1e0` are floats to the parser: refused as not an integer, like `"1"`.
 pub(crate) fn integer(
     members: &Map<String, Value>,

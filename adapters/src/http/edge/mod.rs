@@ -1,6 +1,5 @@
-//! The edge: what every route checks and how it answers, written once. The pure parts
-//! take bytes and header values, not framework types, so their rules are unit-tested
-//! without a server.
+//! What every route checks and how it answers, written once. The pure parts take bytes,
+//! not framework types, so their rules are unit-tested without a server.
 
 pub(crate) mod admit;
 pub(crate) mod auth;

@@ -8,11 +8,9 @@ use utoipa::ToSchema;
 
 use super::members::FieldError;
 
-/// The media type of every error response.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
-/// Seconds a client should wait before retrying a `409 request_in_progress` or a
-/// `503 outcome_unknown` with the same key.
+/// The `Retry-After` of `409 request_in_progress`, every `503`, and a pending operation.
 pub const RETRY_AFTER_SECS: u32 = 1;
 
 /// One error response. Texts are fixed per code: no token, header or body is ever quoted.
@@ -82,13 +80,11 @@ impl Problem {
         self
     }
 
-    /// The problem of an operation's own refusal.
     #[must_use]
     pub fn refused(refused: Refused) -> Self {
         Self::new(refused.status, refused.code, refused.title, refused.detail)
     }
 
-    /// The problem for an outcome that is not a success, or `None` for a success.
     #[must_use]
     pub fn for_outcome<R: Refusal>(outcome: &Outcome<R>) -> Option<Self> {
         Some(match outcome {
@@ -102,7 +98,6 @@ impl Problem {
         })
     }
 
-    /// `422`: the key was used with another request.
     #[must_use]
     pub fn key_reused() -> Self {
         Self::new(
@@ -113,7 +108,6 @@ impl Problem {
         )
     }
 
-    /// `409`: a request with this key is still running.
     #[must_use]
     pub fn in_progress() -> Self {
         Self::new(
@@ -125,7 +119,6 @@ impl Problem {
         .retry()
     }
 
-    /// `503`: whether the request took effect cannot be told now.
     #[must_use]
     pub fn outcome_unknown() -> Self {
         Self::new(
@@ -137,13 +130,11 @@ impl Problem {
         .retry()
     }
 
-    /// The serialized body.
     #[must_use]
     pub fn to_json(&self) -> Vec<u8> {
         serde_json::to_vec(self).unwrap_or_default()
     }
 
-    /// `400` for a missing or invalid `Idempotency-Key`.
     #[must_use]
     pub fn for_key(error: KeyError) -> Self {
         match error {
@@ -162,7 +153,6 @@ impl Problem {
         }
     }
 
-    /// `400 invalid_body` listing every violation.
     #[must_use]
     pub fn invalid_body(errors: &[FieldError]) -> Self {
         let mut problem = Self::new(
@@ -181,7 +171,7 @@ impl Problem {
         problem
     }
 
-    /// `401`: no valid bearer token. Sent with `WWW-Authenticate: Bearer`.
+    /// `respond::unauthorized` adds the `WWW-Authenticate` challenge.
     #[must_use]
     pub fn unauthorized() -> Self {
         Self::new(
@@ -192,7 +182,6 @@ impl Problem {
         )
     }
 
-    /// `403`: the token does not grant the operation.
     #[must_use]
     pub fn forbidden() -> Self {
         Self::new(
@@ -203,7 +192,6 @@ impl Problem {
         )
     }
 
-    /// `415`: the body is not `application/json`.
     #[must_use]
     pub fn unsupported_media_type() -> Self {
         Self::new(
@@ -214,7 +202,6 @@ impl Problem {
         )
     }
 
-    /// `413`: the body is larger than the limit.
     #[must_use]
     pub fn payload_too_large() -> Self {
         Self::new(
@@ -225,13 +212,12 @@ impl Problem {
         )
     }
 
-    /// `404`: nothing by that id for this caller (whether it exists elsewhere is not told).
+    /// Whether the resource exists in another tenant is never told.
     #[must_use]
     pub fn not_found() -> Self {
         Self::refused(Refused::NOT_FOUND)
     }
 
-    /// `500`: anything unexpected; the transaction was rolled back.
     #[must_use]
     pub fn internal() -> Self {
         Self::new(
@@ -242,7 +228,7 @@ impl Problem {
         )
     }
 
-    /// `503` for a read that could not reach the database.
+    /// For a read; an idempotent `POST` answers [`Problem::outcome_unknown`] instead.
     #[must_use]
     pub fn unavailable() -> Self {
         Self::new(

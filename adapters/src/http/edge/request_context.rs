@@ -1,8 +1,5 @@
 //! Per-request middleware: a request id, one log line per request, the latency histogram.
-//!
-//! The span carries `request_id`, and the create handler fills in `record_id` and
-//! `outcome`. Neither headers nor bodies are ever logged: tokens and order data stay out of
-//! the logs.
+//! Neither headers nor bodies are logged: tokens and order data stay out of the logs.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -17,10 +14,9 @@ use tracing::field::Empty;
 
 use crate::metrics::Metrics;
 
-/// The response header that carries the request id, to quote in a support request.
 pub const REQUEST_ID: &str = "x-request-id";
 
-/// Wraps every request in a span and measures it.
+/// The idempotent `POST` handler fills in the span's `record_id` and `outcome`.
 ///
 /// # Errors
 /// Passes on the inner service's error.

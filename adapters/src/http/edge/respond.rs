@@ -9,10 +9,8 @@ use domain::StoredResponse;
 use super::auth::AuthError;
 use super::problem::{PROBLEM_JSON, Problem};
 
-/// Marks a response that repeats a stored one.
 pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
 
-/// A problem+json response, with `Retry-After` where the problem asks for it.
 pub(crate) fn problem(problem: &Problem) -> HttpResponse {
     let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = HttpResponse::build(status);
@@ -23,9 +21,8 @@ pub(crate) fn problem(problem: &Problem) -> HttpResponse {
     response.body(problem.to_json())
 }
 
-/// The answer to a read of one resource of the caller's tenant: `200` with the JSON
-/// `render` makes (it may add headers), `404` when there is none, `503 unavailable` when
-/// the database failed (logged, naming `what` was read).
+/// `render` makes the `200`'s body and may add headers; a database failure is logged and
+/// answered `503 unavailable`.
 pub(crate) fn read<T>(
     found: Result<Option<T>, StoreError>,
     what: &'static str,
@@ -59,7 +56,7 @@ pub(crate) fn unauthorized(error: AuthError) -> HttpResponse {
     response
 }
 
-/// The stored status, `Content-Type`, `Location` and body, byte for byte.
+/// Byte for byte: status, `Content-Type`, `Location` and body as stored.
 pub(crate) fn stored(response: &StoredResponse, replayed: bool) -> HttpResponse {
     let (Ok(status), Ok(content_type)) = (
         StatusCode::from_u16(response.status()),

@@ -1,9 +1,6 @@
-//! JSON parsing that refuses what strict parsers disagree on.
-//!
-//! serde_json keeps the last of two members with the same name; other parsers keep the
-//! first or refuse. A body that two parsers read differently must not be accepted, so
-//! duplicates are refused at every depth. serde_json already refuses the rest of that
-//! class: invalid UTF-8, lone surrogate escapes, trailing data, a byte order mark.
+//! JSON parsing that refuses what parsers disagree on: serde_json keeps the last of two
+//! same-named members, other parsers the first, so duplicates are refused at every depth.
+//! serde_json refuses the rest (bad UTF-8, lone surrogates, trailing data, a BOM).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -12,23 +9,19 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-/// Why a body is not strict JSON (the text never quotes the body).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum StrictJsonError {
     /// Not JSON at all, or more than one JSON value.
     Malformed,
-    /// Member names that appear more than once in one object: the JSON Pointer of each
-    /// repeat (see [`member_pointer`] for when it is `""`), at most [`MAX_REPORTED`].
+    /// The pointer of each repeat, at most [`MAX_REPORTED`].
     DuplicateMembers(Vec<Cow<'static, str>>),
 }
 
-/// The most repeats listed: a body cannot make the answer grow with it.
+/// A body cannot make the answer grow with it.
 pub(crate) const MAX_REPORTED: usize = 16;
 
-/// The longest member name a pointer may spell.
 const MAX_SHOWN_NAME_BYTES: usize = 64;
 
-/// Parses `bytes` as one JSON value with unique member names everywhere.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Value, StrictJsonError> {
     let duplicates = RefCell::new(Vec::new());
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
@@ -47,17 +40,15 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Value, StrictJsonError> {
     }
 }
 
-/// The JSON Pointer (RFC 6901) of the member `name` of the top-level object, or `""` (the
-/// whole document) when the name is too long or holds a control character: a pointer
-/// spells only a name a client can read back and act on, never a blob it sent.
+/// `""` for a long name or one with a control character: a pointer spells only a name a
+/// client can read back and act on, never a blob it sent.
 pub(crate) fn member_pointer(name: &str) -> Cow<'static, str> {
     Step::Member(&Step::Root, name)
         .pointer()
         .map_or(Cow::Borrowed(""), Cow::Owned)
 }
 
-/// Where a value sits in the document, built as the parser descends (nothing is
-/// allocated unless a pointer is asked for).
+/// Built as the parser descends; allocates nothing unless a pointer is asked for.
 #[derive(Clone, Copy)]
 enum Step<'a> {
     Root,
@@ -66,7 +57,7 @@ enum Step<'a> {
 }
 
 impl Step<'_> {
-    /// The pointer to this place; `None` when a name on the way may not be shown.
+    /// `None` when a name on the way may not be shown.
     fn pointer(&self) -> Option<String> {
         match self {
             Self::Root => Some(String::new()),
@@ -89,8 +80,7 @@ impl Step<'_> {
     }
 }
 
-/// Deserializes a JSON value at `at`, noting every repeated member name on the way (the
-/// first copy is kept, so parsing goes on and every repeat is found).
+/// Notes every repeated member; the first copy is kept, so parsing goes on and finds all.
 struct Unique<'a> {
     at: Step<'a>,
     duplicates: &'a RefCell<Vec<Cow<'static, str>>>,

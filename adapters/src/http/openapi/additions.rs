@@ -9,7 +9,6 @@ use utoipa::openapi::{ObjectBuilder, SchemaFormat, Type};
 use super::BEARER;
 use crate::http::edge::request_context::REQUEST_ID;
 
-/// The bearer scheme and the `x-request-id` header of every response.
 #[derive(Debug)]
 pub(super) struct Additions;
 

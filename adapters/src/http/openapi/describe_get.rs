@@ -1,5 +1,4 @@
-//! How the document describes a read: the shared refusals (no token, no permission, not
-//! found, database unavailable) written once, around what its [`GetDoc`] says.
+//! How the document describes a read: the shared refusals written once, around its [`GetDoc`].
 
 use utoipa::IntoResponses;
 use utoipa::openapi::Ref;
@@ -15,7 +14,6 @@ use super::responses::{AuthRefusals, ReadRefusals};
 use super::{BEARER, Described};
 use crate::http::routes::GetRoute;
 
-/// The document's entry for `R`.
 pub(crate) fn describe_get<R: GetRoute>() -> Described {
     let doc = R::describe();
     let mut schemas = Vec::new();

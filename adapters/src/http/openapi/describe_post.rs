@@ -1,6 +1,5 @@
-//! How the document describes an idempotent `POST`: what every one shares (the checks,
-//! the key, the shared refusals, the replay) written once, around what its
-//! [`PostDoc`] and its operation's refusals say.
+//! How the document describes an idempotent `POST`: what all share (the checks, the key,
+//! the shared refusals, the replay) written once, around its [`PostDoc`] and refusals.
 
 use std::collections::BTreeMap;
 
@@ -24,7 +23,6 @@ use super::{BEARER, Described};
 use crate::http::edge::problem::{PROBLEM_JSON, Problem};
 use crate::http::routes::{PathParameter, PostRoute};
 
-/// The document's entry for `Op`.
 pub(crate) fn describe_post<Op: PostRoute>() -> Described {
     let doc = Op::describe();
     let mut schemas = Vec::new();
@@ -106,7 +104,6 @@ pub(crate) fn describe_post<Op: PostRoute>() -> Described {
     }
 }
 
-/// The checks in their order, what is specific to `Op`, and the replay.
 fn description<Op: PostRoute>(parameter: Option<PathParameter>, own: &str) -> String {
     let path_check = parameter.map_or(String::new(), |p| {
         format!(", the path's `{}` (404)", p.name)
@@ -124,8 +121,8 @@ fn description<Op: PostRoute>(parameter: Option<PathParameter>, own: &str) -> St
     )
 }
 
-/// The problems `Op` answers with besides the shared ones, by status: a key still held
-/// (`409`), its own refusals, and `404` for a path id that names nothing.
+/// Besides the shared problems: a key still held (`409`), its own refusals, and `404` for a
+/// path id that names nothing.
 fn own_problems<Op: IdempotentOperation>(has_path_id: bool) -> BTreeMap<u16, Vec<Problem>> {
     let mut by_status: BTreeMap<u16, Vec<Problem>> = BTreeMap::new();
     let refusals = Op::Refusal::ALL
@@ -144,7 +141,6 @@ fn own_problems<Op: IdempotentOperation>(has_path_id: bool) -> BTreeMap<u16, Vec
     by_status
 }
 
-/// A problem+json response listing each code with what it means.
 fn problem_response(schema: &str, problems: &[Problem]) -> utoipa::openapi::Response {
     let description = problems
         .iter()
@@ -171,7 +167,6 @@ fn problem_response(schema: &str, problems: &[Problem]) -> utoipa::openapi::Resp
     response.build()
 }
 
-/// The `Idempotency-Key` header, as every idempotent `POST` reads it.
 fn idempotency_key() -> utoipa::openapi::path::Parameter {
     ParameterBuilder::new()
         .name("Idempotency-Key")
@@ -193,7 +188,6 @@ fn idempotency_key() -> utoipa::openapi::path::Parameter {
         .build()
 }
 
-/// A parameter of the path.
 pub(super) fn path_parameter(parameter: PathParameter) -> utoipa::openapi::path::Parameter {
     ParameterBuilder::new()
         .name(parameter.name)
@@ -205,7 +199,6 @@ pub(super) fn path_parameter(parameter: PathParameter) -> utoipa::openapi::path:
         .build()
 }
 
-/// `T`'s schema and the ones it names, under their names.
 pub(super) fn schema_of<T: ToSchema>(
     schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::Schema>)>,
 ) {

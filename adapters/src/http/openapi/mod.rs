@@ -1,13 +1,6 @@
-//! `GET /openapi.json`: the OpenAPI 3.1 document of every route. The probes describe
-//! themselves with `#[utoipa::path]`; every served operation and read is described by
-//! its route's [`PostDoc`](crate::http::routes::PostDoc) or
-//! [`GetDoc`](crate::http::routes::GetDoc), with what they share written once here.
-//!
-//! Two things utoipa cannot say are added in code: the bearer scheme and the
-//! `x-request-id` header every response carries (`additions`), and, here, `required:
-//! true` on the response headers that are always sent (`Location` on a success that has
-//! one, `WWW-Authenticate` on `401`, `Retry-After` on a `503`, `x-request-id` everywhere),
-//! so a client and a conformance checker can rely on them.
+//! `GET /openapi.json`: probes describe themselves with `#[utoipa::path]`, served routes
+//! through their `PostDoc` or `GetDoc`. What utoipa cannot say is added in code: the bearer
+//! scheme, `x-request-id`, and `required: true` on the headers that are always sent.
 
 mod additions;
 mod describe_get;
@@ -33,21 +26,15 @@ use crate::http::edge::request_context::REQUEST_ID;
 use crate::http::edge::respond;
 use crate::http::routes;
 
-/// The name of the bearer security scheme in the document.
 pub(crate) const BEARER: &str = "bearer";
 
-/// One route as the document describes it, with the schemas it names.
 pub(crate) struct Described {
-    /// The path as the document spells it.
     pub(crate) path: &'static str,
-    /// Its operation.
     pub(crate) item: PathItem,
-    /// The schemas it refers to, by name.
     pub(crate) schemas: Vec<(String, RefOr<Schema>)>,
 }
 
-/// The document's fixed part: the probes, this document, the shared schemas and the
-/// bearer scheme. The served routes are added by [`openapi_document`].
+/// The fixed part; [`openapi_document`] adds the served routes.
 #[derive(Debug, OpenApi)]
 #[openapi(
     info(
@@ -104,8 +91,6 @@ fn always_sent(status: &str, header: &str) -> bool {
         )
 }
 
-/// The whole document: the fixed part, every served route with its schemas, and the
-/// headers every response carries.
 fn assembled() -> utoipa::openapi::OpenApi {
     let mut document = ApiDoc::openapi();
     let components = document.components.get_or_insert_with(Default::default);
@@ -127,7 +112,6 @@ fn assembled() -> utoipa::openapi::OpenApi {
     document
 }
 
-/// The document as JSON, with `required: true` on the headers that are always sent.
 #[must_use]
 pub fn openapi_document() -> Value {
     let mut document = serde_json::to_value(assembled()).unwrap_or(Value::Null);
@@ -166,11 +150,9 @@ pub fn openapi_document() -> Value {
     document
 }
 
-/// The served bytes, rendered once.
 static DOCUMENT: LazyLock<Vec<u8>> =
     LazyLock::new(|| serde_json::to_vec(&openapi_document()).unwrap_or_default());
 
-/// This document.
 #[utoipa::path(
     get,
     path = "/openapi.json",

@@ -35,7 +35,6 @@ pub(crate) fn narrowed(problems: &[Problem]) -> RefOr<Schema> {
         .into()
 }
 
-/// One response's problem schema: [`Problem`] with the codes that response can carry.
 macro_rules! problem_schema {
     ($(#[$doc:meta])* $name:ident => [$($problem:expr),+ $(,)?]) => {
         $(#[$doc])*
@@ -62,8 +61,6 @@ macro_rules! problem_schema {
 }
 
 problem_schema! {
-    /// `400` of an idempotent `POST`: the key is missing or invalid, or the body is (see
-    /// `errors`).
     IdempotentBadRequest => [
         Problem::for_key(KeyError::Missing),
         Problem::for_key(KeyError::Empty),
@@ -71,39 +68,30 @@ problem_schema! {
     ]
 }
 problem_schema! {
-    /// `401`: no valid bearer token.
     Unauthorized => [Problem::unauthorized()]
 }
 problem_schema! {
-    /// `403`: the token lacks the permission (also for a replay).
     Forbidden => [Problem::forbidden()]
 }
 problem_schema! {
-    /// `404`: nothing by that id in the caller's tenant.
     NotFound => [Problem::not_found()]
 }
 problem_schema! {
-    /// `413`: the body is over 16 KiB.
     PayloadTooLarge => [Problem::payload_too_large()]
 }
 problem_schema! {
-    /// `415`: the body is not `application/json`.
     UnsupportedMediaType => [Problem::unsupported_media_type()]
 }
 problem_schema! {
-    /// `422`: the key was used with another request.
     KeyReused => [Problem::key_reused()]
 }
 problem_schema! {
-    /// `500`: something unexpected; nothing was stored.
     Internal => [Problem::internal()]
 }
 problem_schema! {
-    /// `503` of an idempotent `POST`: the outcome cannot be told now; retry with the same key.
     IdempotentUnavailable => [Problem::outcome_unknown()]
 }
 problem_schema! {
-    /// `503` of a read: the database cannot be reached now.
     ReadUnavailable => [Problem::unavailable()]
 }
 

@@ -1,6 +1,5 @@
-//! The responses several routes document alike, written once for the OpenAPI document:
-//! the refusals of a missing token or permission (every protected route), of an
-//! idempotent `POST`'s shared checks and outcomes, and of a read.
+//! The refusals several routes document alike: a missing token or permission, an
+//! idempotent `POST`'s shared checks and outcomes, a read's.
 
 use utoipa::IntoResponses;
 
@@ -13,7 +12,6 @@ use super::problem_schemas::{
 #[derive(Debug, IntoResponses)]
 #[allow(dead_code)] // described, never built
 pub(super) enum AuthRefusals {
-    /// No valid bearer token.
     #[response(
         status = 401,
         description = "No valid bearer token: missing, malformed, badly signed or expired.",
@@ -21,7 +19,6 @@ pub(super) enum AuthRefusals {
         headers(("WWW-Authenticate" = String, description = "`Bearer`, or `Bearer error=\"invalid_token\"` when a token was sent."))
     )]
     Unauthorized(Unauthorized),
-    /// The token lacks the route's permission.
     #[response(
         status = 403,
         description = "The token does not grant the permission the route names under \
@@ -35,7 +32,6 @@ pub(super) enum AuthRefusals {
 #[derive(Debug, IntoResponses)]
 #[allow(dead_code)] // described, never built
 pub(super) enum IdempotentRefusals {
-    /// The key or the body.
     #[response(
         status = 400,
         description = "`idempotency_key_missing`, `idempotency_key_invalid`, or \
@@ -43,21 +39,18 @@ pub(super) enum IdempotentRefusals {
         content_type = "application/problem+json"
     )]
     BadRequest(IdempotentBadRequest),
-    /// Too big.
     #[response(
         status = 413,
         description = "The body is over 16 KiB.",
         content_type = "application/problem+json"
     )]
     PayloadTooLarge(PayloadTooLarge),
-    /// Not JSON.
     #[response(
         status = 415,
         description = "The body is not `application/json`.",
         content_type = "application/problem+json"
     )]
     UnsupportedMediaType(UnsupportedMediaType),
-    /// The key with other values.
     #[response(
         status = 422,
         description = "`idempotency_key_reused`: this key was used with other values; \
@@ -65,14 +58,12 @@ pub(super) enum IdempotentRefusals {
         content_type = "application/problem+json"
     )]
     KeyReused(KeyReused),
-    /// Unexpected.
     #[response(
         status = 500,
         description = "`internal`: something unexpected; rolled back, nothing stored.",
         content_type = "application/problem+json"
     )]
     Internal(Internal),
-    /// Unknown outcome.
     #[response(
         status = 503,
         description = "`outcome_unknown`: whether the request took effect cannot be told \
@@ -88,7 +79,6 @@ pub(super) enum IdempotentRefusals {
 #[derive(Debug, IntoResponses)]
 #[allow(dead_code)] // described, never built
 pub(super) enum ReadRefusals {
-    /// Not in the caller's tenant.
     #[response(
         status = 404,
         description = "No such resource in the caller's tenant (or an id that cannot name \
@@ -96,7 +86,6 @@ pub(super) enum ReadRefusals {
         content_type = "application/problem+json"
     )]
     NotFound(NotFound),
-    /// The database does not answer.
     #[response(
         status = 503,
         description = "`unavailable`: the database cannot be reached now; retry later.",

@@ -21,14 +21,12 @@ pub(crate) use read_one::{GetDoc, GetRoute};
 use served::served;
 pub use state::AppState;
 
-/// The transaction every served operation's business step writes through: one port per
-/// operation that needs one.
+/// The transaction every served operation writes through: one port per operation.
 pub trait OperationsTx: OrderRepository + OutboxWriter + OperationWriter {}
 
 impl<T: OrderRepository + OutboxWriter + OperationWriter> OperationsTx for T {}
 
-/// Everything a store must offer the HTTP edge: the operations' transaction and the
-/// reads. Implemented for every type that has the ports, so a new store needs no code here.
+/// Implemented for every type that has the ports, so a new store needs no code here.
 pub trait ServiceStore:
     UnitOfWork<Tx: OperationsTx>
     + RecordReader

@@ -8,7 +8,6 @@ use super::{AppState, ServiceStore};
 use crate::http::openapi::schemas::{Health, Readiness};
 use crate::metrics::METRICS_CONTENT_TYPE;
 
-/// `200` while the process serves HTTP.
 #[utoipa::path(
     get,
     path = "/healthz",
@@ -25,7 +24,6 @@ pub(crate) async fn healthz() -> HttpResponse {
         .body(r#"{"status":"ok"}"#)
 }
 
-/// `200` when the database answers a trivial query now, else `503`.
 #[utoipa::path(
     get,
     path = "/readyz",
@@ -58,7 +56,6 @@ pub(crate) async fn readyz<S: ServiceStore, H: FlowHooks + 'static>(
         .body(body)
 }
 
-/// The Prometheus text exposition.
 #[utoipa::path(
     get,
     path = "/metrics",

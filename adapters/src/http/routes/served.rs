@@ -2,14 +2,11 @@
 //! the one that documents them, so a route can be neither served undocumented nor
 //! documented unserved.
 
-/// `post Op` for an idempotent operation ([`super::PostRoute`]), `get R` for a read
-/// ([`super::GetRoute`]). Generates `routes`, which registers them with the probes and the
-/// document, and `documented`, their descriptions in the same order.
+/// `post Op` for a [`super::PostRoute`], `get R` for a [`super::GetRoute`].
 macro_rules! served {
     ($($method:ident $route:ty),+ $(,)?) => {
-        /// Registers every route and the shared metrics. Each worker's `AppState<S, H>`
-        /// comes from the app's data (for example `App::data_factory`, one store per
-        /// worker). Wrap the app in `request_context` for request ids, logs and latency.
+        /// Each worker's `AppState<S, H>` comes from the app's data (`App::data_factory`,
+        /// one store per worker). Wrap the app in `request_context` for ids, logs, latency.
         pub fn routes<S: ServiceStore, H: application::ports::FlowHooks + 'static>(
             shared_metrics: std::sync::Arc<crate::metrics::Metrics>,
         ) -> impl FnOnce(&mut actix_web::web::ServiceConfig) {
@@ -27,7 +24,6 @@ macro_rules! served {
             }
         }
 
-        /// Every served route's description, for the OpenAPI document.
         pub(crate) fn documented() -> Vec<crate::http::openapi::Described> {
             vec![$(served!(@describe $method $route)),+]
         }

@@ -9,7 +9,6 @@ use super::ServiceStore;
 use crate::http::edge::auth::TokenKeys;
 use crate::metrics::Metrics;
 
-/// The shared state behind every route.
 pub struct AppState<S, H> {
     pub(crate) coordinator: Coordinator<S, S, H>,
     pub(crate) store: S,
@@ -26,11 +25,8 @@ impl<S, H> std::fmt::Debug for AppState<S, H> {
 }
 
 impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
-    /// State for the routes of one HTTP worker.
-    ///
-    /// Each worker has its own state and store (its own connection pool): requests run on
-    /// the worker that received them and their connections live on its runtime, with no
-    /// hand-over between threads on the request path. Metrics are shared.
+    /// One per HTTP worker, with its own store (connection pool): requests and their
+    /// connections stay on the worker's runtime, with no hand-over between threads.
     pub fn new(
         coordinator: Coordinator<S, S, H>,
         store: S,

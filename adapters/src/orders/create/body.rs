@@ -8,13 +8,9 @@ use crate::http::edge::strict_json::MAX_REPORTED;
 
 const MEMBERS: [&str; 3] = ["clientOrderRef", "sku", "quantity"];
 
-/// Decodes and validates a body into a [`NewOrder`], or lists every violation found (at
-/// most 16).
-///
 /// # Errors
-/// Every [`FieldError`]: malformed JSON, a non-object, each repeated member (then nothing
-/// else: which copy would count is the question), each unknown member, and per member:
-/// missing, `null`, wrong type, or a value the domain refuses.
+/// Every violation, at most 16: malformed JSON, a non-object, repeated members (then
+/// nothing else), unknown members, and each member missing, `null`, mistyped or refused.
 pub fn decode_new_order(bytes: &[u8]) -> Result<NewOrder, Vec<FieldError>> {
     let members = object(bytes)?;
     let mut errors = unknown_members(

@@ -20,12 +20,10 @@ pub(crate) const CLIENT_ORDER_REF: Unique = Unique {
     sqlite_message: "UNIQUE constraint failed: orders.tenant_id, orders.client_order_ref",
 };
 
-/// The insert of a new order.
 #[derive(Insertable)]
 #[diesel(table_name = orders)]
-// Every field is a plain value: with diesel's default (`None` as `DEFAULT`) each becomes a
-// defaultable value, which makes MySQL statements uncacheable (prepared and closed on
-// every insert).
+// Plain values: diesel's default (`None` as `DEFAULT`) makes MySQL statements uncacheable,
+// prepared and closed on every insert.
 #[diesel(treat_none_as_default_value = false)]
 pub(crate) struct NewOrderRow<'a> {
     tenant_id: i64,
@@ -35,11 +33,9 @@ pub(crate) struct NewOrderRow<'a> {
     created_at: NaiveDateTime,
 }
 
-/// The statement [`insert`] runs.
 pub(crate) type InsertOrder<'a> = Values<dsl::insert_into<orders::table>, NewOrderRow<'a>>;
 
-/// Inserts the order and returns its id; a `clientOrderRef` the tenant already used is
-/// the create's refusal.
+/// A `clientOrderRef` the tenant already used is the create's refusal.
 pub(crate) async fn insert<'a, C>(
     conn: &mut C,
     ids: C::InsertIds,

@@ -11,17 +11,14 @@ const MEMBERS: [&str; 2] = ["amount", "currency"];
 
 const AMOUNT_RANGE: &str = "must be an integer from 1 to 10000000";
 
-/// A capture's body, decoded: what to capture, for the order the path names.
+/// The order comes from the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CaptureBody {
-    /// How much.
     pub amount: Amount,
-    /// In which currency.
     pub currency: Currency,
 }
 
 impl CaptureBody {
-    /// The capture of `order`.
     #[must_use]
     pub fn of(self, order: OrderId) -> PaymentCapture {
         PaymentCapture {
@@ -32,12 +29,9 @@ impl CaptureBody {
     }
 }
 
-/// Decodes and validates a capture's body, or lists every violation found (at most 16),
-/// by the same rules as an order's body.
-///
 /// # Errors
-/// Every [`FieldError`]: malformed JSON, a non-object, repeated members, unknown members,
-/// and per member: missing, `null`, wrong type, or a value the domain refuses.
+/// Every violation, at most 16, by the rules of an order's body
+/// ([`crate::http::decode_new_order`]).
 pub fn decode_capture_body(bytes: &[u8]) -> Result<CaptureBody, Vec<FieldError>> {
     let members = object(bytes)?;
     let mut errors = unknown_members(

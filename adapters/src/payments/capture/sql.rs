@@ -1,6 +1,5 @@
-//! The capture's acceptance: the pending `operations` row, written in the coordinator's
-//! transaction by one statement that copies the order's ids from the tenant's own order,
-//! so a missing or foreign order inserts nothing; and its port on both stores.
+//! The capture's acceptance: one statement inserts the pending `operations` row from the
+//! tenant's own order, so a missing or foreign order inserts nothing.
 
 use application::StepError;
 use application::payments::CaptureRefusal;
@@ -27,11 +26,9 @@ pub(crate) const ACTIVE_CAPTURE: Unique = Unique {
     sqlite_message: "UNIQUE constraint failed: operations.tenant_id, operations.order_id",
 };
 
-/// `INSERT INTO operations (...) SELECT ?, ..., tenant_id, id, ... FROM orders WHERE
-/// tenant_id = ? AND id = ?`: generation 0, no owner, no attempt yet, due at once; the
-/// order's tenant and id come from `orders`, so no row of another tenant can ever be
-/// named. A query type of its own with a static id (a raw `sql_query` is prepared and
-/// closed on every call on MySQL), so each connection prepares it once.
+/// `INSERT ... SELECT ... FROM orders`: tenant and order come from `orders`, so no row of
+/// another tenant can be named. A static query id, because a raw `sql_query` is prepared
+/// and closed on every call on MySQL.
 pub(crate) struct InsertOperation<'a> {
     id: &'a [u8],
     operation_type: &'a str,
@@ -44,7 +41,6 @@ pub(crate) struct InsertOperation<'a> {
     order: i64,
 }
 
-/// The static query id of [`InsertOperation`].
 pub(crate) struct InsertOperationQuery;
 
 impl QueryId for InsertOperation<'_> {
@@ -92,8 +88,7 @@ where
     }
 }
 
-/// Inserts the pending operation; no such order in the tenant, or a second active
-/// capture of it, is the acceptance's refusal.
+/// No such order in the tenant, or a second active capture of it, is the refusal.
 pub(crate) async fn accept<C>(
     conn: &mut C,
     capture: &NewCapture,

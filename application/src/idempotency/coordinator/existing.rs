@@ -1,5 +1,4 @@
-//! Answering from a record that already exists: the fast path before any transaction,
-//! and the fresh read after "key already registered".
+//! Answering from an existing record: the fast path, and the fresh read after a lost race.
 
 use domain::{Decision, Fingerprint, IdempotencyKey, RecordId, Scope, decide};
 
@@ -9,17 +8,9 @@ use crate::idempotency::{IdempotentOperation, Outcome, UnknownCause};
 use crate::ports::{FlowHooks, RecordReader, StoreError, UnitOfWork};
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
-    /// The fast path for a retry: one read of the record, before any transaction. A
-    /// completed record answers directly (replay or key reused, after the same fingerprint
-    /// and authorization checks as below); a missing or still-processing record, or a
-    /// failed read, returns `None` and the request goes through the insert, which stays
-    /// the only way to win execution. A read that ran out of its deadline ends the request
-    /// as an unknown outcome instead: the database is silent, and going on would hold the
-    /// request for another deadline.
-    ///
-    /// `causal` asks for a read that sees every write committed anywhere (the read
-    /// before a rerun, after a lost race); the fast path may read without it, since a miss
-    /// there only costs the slow path.
+    /// One read before any transaction. A missing or in-progress record, or a failed read, goes
+    /// on to the insert, the only way to win execution; a timed-out read ends as an unknown
+    /// outcome, as going on would wait another deadline. Only a rerun needs the `causal` read.
     pub(super) async fn answer_from_completed<Op: IdempotentOperation>(
         &self,
         caller: &Caller,
@@ -46,8 +37,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         }
     }
 
-    /// After "key already registered": reads the committed record afresh, outside the
-    /// failed transaction, and decides. No path from here executes the operation.
+    /// Reads afresh, outside the failed transaction; no path from here runs the operation.
     pub(super) async fn resolve_existing<Op: IdempotentOperation>(
         &self,
         caller: &Caller,
@@ -64,8 +54,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         self.answer::<Op>(caller, existing.id, decision)
     }
 
-    /// What a request hears about an existing record: key reuse is told before
-    /// authorization is consulted; anything else only to a caller authorized now.
+    /// Key reuse is told before authorization; anything else only to a caller authorized now.
     fn answer<Op: IdempotentOperation>(
         &self,
         caller: &Caller,

@@ -1,7 +1,6 @@
 //! The pause before a deadlocked unit runs again.
 
-/// The pause before running a deadlocked unit again: 1 to 4 ms after the first, doubling
-/// after each further one, with jitter from a random UUID (no extra dependency).
+/// 1 to 4 ms, doubling per further attempt; UUID jitter avoids a `rand` dependency.
 pub(super) fn retry_pause(attempt: u32) -> std::time::Duration {
     let jitter = u64::from(uuid::Uuid::new_v4().as_u128() as u16 % 3_000);
     let base = 1_000u64 << attempt.saturating_sub(1).min(4);

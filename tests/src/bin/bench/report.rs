@@ -13,7 +13,8 @@ pub(crate) struct Scenario {
     pub(crate) name: String,
     pub(crate) concurrency: usize,
     pub(crate) requests: usize,
-    /// Responses that are not a contract outcome for the scenario, 5xx, or none at all.
+    /// Responses with a status the scenario does not expect
+    /// (`docs/http-api.md#outcomes-of-an-idempotent-post`), 5xx, or none at all.
     pub(crate) errors: usize,
     /// Executions beyond one per key, plus orders beyond one per executed key.
     pub(crate) duplicates: usize,
