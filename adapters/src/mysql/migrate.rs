@@ -1,5 +1,6 @@
 //! Embedded migrations, run through diesel_migrations over the async connection.
 
+use application::BoxError;
 use diesel::connection::SimpleConnection;
 use diesel_async::AsyncMysqlConnection;
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
@@ -20,8 +21,8 @@ const RUNS: u32 = 8;
 pub enum MigrateError {
     #[error("cannot connect to run migrations")]
     Connect,
-    #[error("migration failed: {0}")]
-    Failed(String),
+    #[error("migration failed")]
+    Failed(#[source] BoxError),
     /// The run's connection is abandoned; the server rolls back what it can when it
     /// closes.
     #[error("migrations did not finish within MIGRATION_TIMEOUT_SECS")]
@@ -44,13 +45,13 @@ impl MysqlStore {
             // Released when this connection closes, right after the migrations.
             wrapper
                 .batch_execute(TAKE_MIGRATION_LOCK)
-                .map_err(|e| MigrateError::Failed(e.to_string()))?;
+                .map_err(|e| MigrateError::Failed(e.into()))?;
             let mut run = 1;
             loop {
                 match wrapper.run_pending_migrations(MIGRATIONS) {
                     Ok(done) => return Ok(done.iter().map(ToString::to_string).collect()),
                     Err(error) if run >= RUNS => {
-                        return Err(MigrateError::Failed(error.to_string()));
+                        return Err(MigrateError::Failed(error));
                     }
                     Err(_) => {
                         // A blocking thread of its own: sleeping here holds no runtime.
@@ -61,7 +62,7 @@ impl MysqlStore {
             }
         });
         match tokio::time::timeout(self.migration_timeout(), run).await {
-            Ok(joined) => joined.map_err(|e| MigrateError::Failed(e.to_string()))?,
+            Ok(joined) => joined.map_err(|e| MigrateError::Failed(e.into()))?,
             Err(_elapsed) => Err(MigrateError::TimedOut),
         }
     }

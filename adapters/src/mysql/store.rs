@@ -11,7 +11,7 @@ use diesel::query_builder::{Query, QueryFragment, QueryId};
 use diesel::query_dsl::CompatibleType;
 use diesel::sql_types::{BigInt, Text};
 use diesel::{OptionalExtension, QueryableByName};
-use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
+use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
@@ -51,11 +51,13 @@ pub struct MysqlConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
-    #[error("invalid pool configuration: {0}")]
-    Pool(String),
+    #[error("invalid pool configuration")]
+    Pool(#[source] BuildError),
     /// The URL's password is never printed.
-    #[error("cannot connect to MySQL: {0}")]
-    Unreachable(String),
+    #[error("cannot connect to MySQL")]
+    Unreachable(#[source] PoolError),
+    #[error("cannot connect to MySQL: no answer within DATABASE_TIMEOUT_SECS")]
+    TimedOut,
 }
 
 #[derive(QueryableByName)]
@@ -99,12 +101,8 @@ impl MysqlStore {
         let store = Self::lazy(config)?;
         match tokio::time::timeout(store.database_timeout, store.pool.get()).await {
             Ok(Ok(conn)) => drop(conn),
-            Ok(Err(error)) => return Err(ConnectError::Unreachable(error.to_string())),
-            Err(_elapsed) => {
-                return Err(ConnectError::Unreachable(
-                    "no answer within DATABASE_TIMEOUT_SECS".to_owned(),
-                ));
-            }
+            Ok(Err(error)) => return Err(ConnectError::Unreachable(error)),
+            Err(_elapsed) => return Err(ConnectError::TimedOut),
         }
         Ok(store)
     }
@@ -151,7 +149,7 @@ impl MysqlStore {
         let pool = Pool::builder(manager)
             .max_size(config.max_connections)
             .build()
-            .map_err(|e| ConnectError::Pool(e.to_string()))?;
+            .map_err(ConnectError::Pool)?;
         Ok(Self {
             pool,
             insert_ids,

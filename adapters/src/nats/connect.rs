@@ -30,7 +30,7 @@ pub async fn connect(url: &str) -> Result<Context, NatsError> {
         .reconnect_delay_callback(reconnect_delay)
         .connect(url)
         .await
-        .map_err(|e| NatsError::Connect(e.to_string()))?;
+        .map_err(|e| NatsError::Connect(e.into()))?;
     Ok(ContextBuilder::new().timeout(REQUEST_TIMEOUT).build(client))
 }
 

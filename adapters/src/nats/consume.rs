@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use application::ports::{FlowHooks, InboxTx, UnitOfWork};
-use application::{HandleError, Handled, InboxConsumer, handle_delivery};
+use application::{ErrorChain, HandleError, Handled, InboxConsumer, handle_delivery};
 use tokio::sync::watch;
 
 use super::{Delivery, NatsError, PullConsumer, fetch};
@@ -45,7 +45,7 @@ where
         let deliveries = match deliveries {
             Ok(deliveries) => deliveries,
             Err(error) => {
-                tracing::warn!(%error, "fetch failed; trying again");
+                tracing::warn!(error = %ErrorChain(&error), "fetch failed; trying again");
                 tokio::time::sleep(FETCH_WAIT).await;
                 continue;
             }
@@ -88,12 +88,12 @@ async fn settle<U, C, H>(
         }
         Err(HandleError::Retry(error)) => {
             stats.retried += 1;
-            tracing::warn!(msg_id, %error, "delivery failed; left for redelivery");
+            tracing::warn!(msg_id, error = %ErrorChain(&error), "delivery failed; left for redelivery");
             delivery.nak().await
         }
     };
     if let Err(error) = settled {
         // Unsettled, it comes back after the ack wait; the inbox absorbs it.
-        tracing::warn!(msg_id, %error, "settling a delivery failed");
+        tracing::warn!(msg_id, error = %ErrorChain(&error), "settling a delivery failed");
     }
 }

@@ -1,6 +1,7 @@
 //! A durable pull consumer: the consumers fetch a batch, handle each message and settle
 //! it themselves (ack after their commit, nak to retry, term for a poison message).
 
+use application::ErrorChain;
 use std::time::Duration;
 
 use async_nats::header::NATS_MESSAGE_ID;
@@ -38,7 +39,7 @@ pub async fn pull_consumer(js: &Context, spec: &ConsumerSpec) -> Result<PullCons
         .await
         .map_err(|e| NatsError::Stream {
             stream: spec.stream.clone(),
-            reason: e.to_string(),
+            source: e.into(),
         })?;
     let inner = stream
         .get_or_create_consumer(
@@ -55,7 +56,7 @@ pub async fn pull_consumer(js: &Context, spec: &ConsumerSpec) -> Result<PullCons
         .await
         .map_err(|e| NatsError::Consumer {
             consumer: spec.durable_name.clone(),
-            reason: e.to_string(),
+            source: e.into(),
         })?;
     Ok(PullConsumer { inner })
 }
@@ -77,14 +78,14 @@ pub async fn fetch(
         .expires(expires)
         .messages()
         .await
-        .map_err(|e| NatsError::Fetch(e.to_string()))?;
+        .map_err(|e| NatsError::Fetch(e.into()))?;
     let mut deliveries = Vec::new();
     while let Some(next) = batch.next().await {
         match next {
             Ok(message) => deliveries.push(Delivery::new(message)),
-            Err(e) if deliveries.is_empty() => return Err(NatsError::Fetch(e.to_string())),
+            Err(e) if deliveries.is_empty() => return Err(NatsError::Fetch(e)),
             Err(e) => {
-                tracing::warn!(error = %e, received = deliveries.len(), "fetch ended early");
+                tracing::warn!(error = %ErrorChain(e.as_ref()), received = deliveries.len(), "fetch ended early");
                 break;
             }
         }
@@ -165,6 +166,6 @@ impl Delivery {
         self.message
             .double_ack_with(kind)
             .await
-            .map_err(|e| NatsError::Ack(e.to_string()))
+            .map_err(NatsError::Ack)
     }
 }

@@ -55,7 +55,7 @@ pub async fn publish_batch(
         let sent = timeout_at(deadline, js.send_publish(message.subject.clone(), publish)).await;
         pending.push(match sent {
             Ok(Ok(ack)) => Ok(ack),
-            Ok(Err(e)) => Err(NatsError::Publish(e.to_string())),
+            Ok(Err(e)) => Err(NatsError::Publish(e.into())),
             Err(_elapsed) => Err(NatsError::TimedOut(ack_timeout)),
         });
     }
@@ -69,7 +69,7 @@ pub async fn publish_batch(
             Ok(Err(e)) if e.kind() == PublishErrorKind::TimedOut => {
                 Err(NatsError::TimedOut(ack_timeout))
             }
-            Ok(Err(e)) => Err(NatsError::Publish(e.to_string())),
+            Ok(Err(e)) => Err(NatsError::Publish(e.into())),
             Err(_elapsed) => Err(NatsError::TimedOut(ack_timeout)),
         }
     }))

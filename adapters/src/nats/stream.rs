@@ -48,6 +48,6 @@ pub async fn ensure_stream(js: &Context, spec: &StreamSpec) -> Result<Stream, Na
     .await
     .map_err(|e| NatsError::Stream {
         stream: spec.name.clone(),
-        reason: e.to_string(),
+        source: e.into(),
     })
 }

@@ -58,7 +58,7 @@ impl HttpPaymentProvider {
             // No `HTTP_PROXY` from the environment silently routing payments elsewhere.
             .no_proxy()
             .build()
-            .map_err(|e| ProviderConfigError::Client(e.to_string()))?;
+            .map_err(|e| ProviderConfigError::Client(e.without_url()))?;
         Ok(Self {
             client,
             charges: Arc::new(charges),

@@ -7,8 +7,9 @@ use reqwest::Url;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderConfigError {
-    #[error("payment provider URL is not a URL: {0}")]
-    Url(String),
+    /// The parser's message names what is wrong, never the URL (which may hold a secret).
+    #[error("payment provider URL is not a URL")]
+    Url(#[source] url::ParseError),
     #[error("payment provider URL must be http or https, not {0:?}")]
     Scheme(String),
     /// Occurs for a query or fragment, which the endpoints' paths would silently drop.
@@ -18,16 +19,16 @@ pub enum ProviderConfigError {
     #[error("payment provider timeout must be more than zero")]
     ZeroTimeout,
     /// Occurs only for `https`.
-    #[error("payment provider TLS: {0}")]
-    Tls(String),
-    #[error("payment provider client: {0}")]
-    Client(String),
+    #[error("payment provider TLS cannot be set up")]
+    Tls(#[source] rustls::Error),
+    /// Held `without_url()`: the URL may hold a secret.
+    #[error("payment provider client cannot be built")]
+    Client(#[source] reqwest::Error),
 }
 
 /// `<base path>/v1/charges`, or why `base` cannot be the provider's URL.
 pub(super) fn charges_url(base: &str) -> Result<Url, ProviderConfigError> {
-    // The parser's message names what is wrong, never the URL (which may hold a secret).
-    let mut url = Url::parse(base).map_err(|e| ProviderConfigError::Url(e.to_string()))?;
+    let mut url = Url::parse(base).map_err(ProviderConfigError::Url)?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(ProviderConfigError::Scheme(url.scheme().to_owned()));
     }

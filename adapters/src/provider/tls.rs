@@ -18,11 +18,11 @@ pub(super) fn client_config(https: bool) -> Result<ClientConfig, ProviderConfigE
     let provider: Arc<CryptoProvider> = Arc::new(ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| ProviderConfigError::Tls(e.to_string()))?;
+        .map_err(ProviderConfigError::Tls)?;
     let mut config = if https {
         builder
             .with_platform_verifier()
-            .map_err(|e| ProviderConfigError::Tls(e.to_string()))?
+            .map_err(ProviderConfigError::Tls)?
             .with_no_client_auth()
     } else {
         builder

@@ -1,20 +1,23 @@
 //! Embedded SQLite migrations, run on a plain synchronous connection.
 
+use application::BoxError;
 use diesel::connection::SimpleConnection;
-use diesel::{Connection, SqliteConnection};
+use diesel::{Connection, ConnectionError, SqliteConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use super::store::SqliteStore;
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
 
-/// Why the store could not be opened or migrated.
+/// Why the store could not be migrated.
 #[derive(Debug, thiserror::Error)]
 pub enum MigrateError {
-    #[error("cannot open the database file: {0}")]
-    Connect(String),
-    #[error("migration failed: {0}")]
-    Failed(String),
+    #[error("the database file's path is not UTF-8")]
+    PathNotUtf8,
+    #[error("cannot open the database file to run migrations")]
+    Connect(#[source] ConnectionError),
+    #[error("migration failed")]
+    Failed(#[source] BoxError),
 }
 
 impl SqliteStore {
@@ -23,18 +26,17 @@ impl SqliteStore {
     pub async fn migrate(&self) -> Result<Vec<String>, MigrateError> {
         let path = self.path().to_owned();
         tokio::task::spawn_blocking(move || {
-            let url = path
-                .to_str()
-                .ok_or_else(|| MigrateError::Connect("the path is not UTF-8".to_owned()))?;
-            let mut conn = SqliteConnection::establish(url)
-                .map_err(|e| MigrateError::Connect(e.to_string()))?;
+            let url = path.to_str().ok_or(MigrateError::PathNotUtf8)?;
+            let mut conn = SqliteConnection::establish(url).map_err(MigrateError::Connect)?;
             conn.batch_execute("PRAGMA busy_timeout = 10000;")
-                .map_err(|e| MigrateError::Connect(e.to_string()))?;
+                .map_err(|e| {
+                    MigrateError::Connect(ConnectionError::CouldntSetupConfiguration(e))
+                })?;
             conn.run_pending_migrations(MIGRATIONS)
                 .map(|done| done.iter().map(ToString::to_string).collect())
-                .map_err(|e| MigrateError::Failed(e.to_string()))
+                .map_err(MigrateError::Failed)
         })
         .await
-        .map_err(|e| MigrateError::Failed(e.to_string()))?
+        .map_err(|e| MigrateError::Failed(e.into()))?
     }
 }

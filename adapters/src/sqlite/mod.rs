@@ -13,5 +13,5 @@ mod transaction;
 
 pub use migrate::MigrateError;
 pub use relay::SqliteClaim;
-pub use store::{SqliteConfig, SqliteStore};
+pub use store::{OpenError, SqliteConfig, SqliteStore};
 pub use transaction::SqliteTx;

@@ -12,7 +12,7 @@ use diesel::query_builder::{Query, QueryFragment, QueryId};
 use diesel::query_dsl::CompatibleType;
 use diesel::sqlite::Sqlite;
 use diesel::{OptionalExtension, SqliteConnection};
-use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
+use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
@@ -20,7 +20,6 @@ use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, SimpleAsyncConnection};
 
 use super::classify::store_error;
-use super::migrate::MigrateError;
 use crate::sql::tx_connection::Detach;
 
 pub(super) type Connection = SyncConnectionWrapper<SqliteConnection>;
@@ -40,6 +39,21 @@ pub struct SqliteConfig {
     pub busy_timeout: Duration,
     /// The most connections the pool opens (readers run beside one writer).
     pub max_connections: usize,
+}
+
+/// Why the database file could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("cannot create the database file's directory")]
+    Directory(#[source] std::io::Error),
+    #[error("the database file's path is not UTF-8")]
+    PathNotUtf8,
+    #[error("invalid pool configuration")]
+    Pool(#[source] BuildError),
+    #[error("cannot open the database file")]
+    Connect(#[source] PoolError),
+    #[error("cannot switch the database file to WAL")]
+    Wal(#[source] diesel::result::Error),
 }
 
 /// Cloning shares the pool.
@@ -62,16 +76,16 @@ impl std::fmt::Debug for SqliteStore {
 impl SqliteStore {
     /// Switches the file to WAL once (a property of the file, not of a connection). Does
     /// not migrate: see [`SqliteStore::migrate`].
-    pub async fn open(config: &SqliteConfig) -> Result<Self, MigrateError> {
+    pub async fn open(config: &SqliteConfig) -> Result<Self, OpenError> {
         if let Some(dir) = config.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             tokio::fs::create_dir_all(dir)
                 .await
-                .map_err(|e| MigrateError::Connect(e.to_string()))?;
+                .map_err(OpenError::Directory)?;
         }
         let url = config
             .path
             .to_str()
-            .ok_or_else(|| MigrateError::Connect("the path is not UTF-8".to_owned()))?
+            .ok_or(OpenError::PathNotUtf8)?
             .to_owned();
         let busy_ms = config.busy_timeout.as_millis();
         let mut manager_config = ManagerConfig::<Connection>::default();
@@ -95,20 +109,16 @@ impl SqliteStore {
         let pool = Pool::builder(manager)
             .max_size(config.max_connections)
             .build()
-            .map_err(|e| MigrateError::Connect(e.to_string()))?;
+            .map_err(OpenError::Pool)?;
         let store = Self {
             pool,
             path: config.path.clone(),
             writers_waiting: Arc::new(AtomicUsize::new(0)),
         };
-        let mut conn = store
-            .pool
-            .get()
-            .await
-            .map_err(|e| MigrateError::Connect(e.to_string()))?;
+        let mut conn = store.pool.get().await.map_err(OpenError::Connect)?;
         conn.batch_execute("PRAGMA journal_mode = WAL;")
             .await
-            .map_err(|e| MigrateError::Connect(e.to_string()))?;
+            .map_err(OpenError::Wal)?;
         Ok(store)
     }
 

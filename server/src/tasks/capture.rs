@@ -1,6 +1,7 @@
 //! The capture workers (`docs/long-running-operations.md#the-worker`): in every `serve`
 //! process when `PAYMENT_PROVIDER_URL` is set, or alone as `server worker`.
 
+use application::ErrorChain;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -135,7 +136,7 @@ where
         let mut due = match due {
             Ok(due) => due,
             Err(error) => {
-                tracing::warn!(%error, "cannot read the due operations; backing off");
+                tracing::warn!(error = %ErrorChain(&error), "cannot read the due operations; backing off");
                 return Pass::Failed;
             }
         };
@@ -169,7 +170,7 @@ where
                 Err(error) => {
                     tracing::warn!(
                         operation_id = %operation.id,
-                        %error,
+                        error = %ErrorChain(&error),
                         "claiming an operation failed; it stays pending"
                     );
                     return Pass::Failed;

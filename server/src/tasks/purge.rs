@@ -42,7 +42,7 @@ pub(crate) async fn purge_every<S: RecordPurger + OutboxRelayStore>(
         tokio::select! {
             _ = ticks.tick() => {
                 if let Err(error) = purge_once(&store, retention).await {
-                    tracing::warn!(%error, "purge failed; trying again next interval");
+                    tracing::warn!(error = %format!("{error:#}"), "purge failed; trying again next interval");
                 }
             }
             _ = stop.changed() => return,

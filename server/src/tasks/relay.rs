@@ -8,7 +8,7 @@ use adapters::SystemClock;
 use adapters::metrics::Metrics;
 use adapters::nats::{NatsPublisher, StreamSpec, connect, ensure_stream};
 use application::ports::{Clock, OutboxRelayStore};
-use application::{Relay, RelayPacing};
+use application::{ErrorChain, Relay, RelayPacing};
 use tokio::sync::watch;
 
 use crate::config::events::EventsConfig;
@@ -30,7 +30,10 @@ pub(crate) async fn relay_until<S: OutboxRelayStore>(
     // The broker may be down at start: creates go on meanwhile, events wait.
     let mut wait = events.poll;
     while let Err(error) = ensure_stream(&js, &spec).await {
-        tracing::warn!(%error, "the ORDERS stream is not available yet; relay waiting");
+        tracing::warn!(
+            error = %ErrorChain(&error),
+            "the ORDERS stream is not available yet; relay waiting"
+        );
         wait = (wait * 2).min(MAX_BACKOFF);
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
@@ -65,7 +68,7 @@ pub(crate) async fn relay_until<S: OutboxRelayStore>(
             }
             Err(error) => {
                 failures_in_a_row += 1;
-                tracing::warn!(%error, "relay pass failed; its events stay pending");
+                tracing::warn!(error = %ErrorChain(&error), "relay pass failed; its events stay pending");
             }
         }
         if let (Some(metrics), Ok(pass)) = (&metrics, &pass) {
@@ -98,6 +101,8 @@ async fn report_pending<S: OutboxRelayStore>(store: &S, metrics: Option<&Metrics
             }
             tracing::debug!(pending = summary.count, oldest_age_secs = age, "outbox");
         }
-        Err(error) => tracing::warn!(%error, "cannot read the outbox's pending events"),
+        Err(error) => {
+            tracing::warn!(error = %ErrorChain(&error), "cannot read the outbox's pending events");
+        }
     }
 }

@@ -13,6 +13,7 @@ mod stream;
 use std::time::Duration;
 
 use adapters::nats::{Context, OutgoingMessage, PublishAck, StreamSpec, ensure_stream};
+use application::ErrorChain;
 
 /// The acks of a healthy local broker come in milliseconds; this only bounds a failure.
 const ACK_TIMEOUT: Duration = Duration::from_secs(5);
@@ -42,6 +43,6 @@ fn all_acked(results: Vec<Result<PublishAck, adapters::nats::NatsError>>) -> Vec
     results
         .into_iter()
         .enumerate()
-        .map(|(i, r)| r.unwrap_or_else(|e| panic!("message {i}: {e}")))
+        .map(|(i, r)| r.unwrap_or_else(|e| panic!("message {i}: {}", ErrorChain(&e))))
         .collect()
 }

@@ -7,6 +7,7 @@ use adapters::nats::{
     Context, NatsError, ORDERS_STREAM, OutgoingMessage, PublishAck, StreamSpec, ensure_stream,
     publish_batch,
 };
+use application::ErrorChain;
 use tests::PrivateNats;
 
 use crate::{ACK_TIMEOUT, all_acked, events, orders_stream};
@@ -70,7 +71,11 @@ async fn a_client_started_while_the_broker_is_down_connects_when_it_comes_up() {
     nats.restart();
     let deadline = Instant::now() + Duration::from_secs(30);
     while let Err(e) = ensure_stream(&js, &StreamSpec::orders(Duration::from_secs(120))).await {
-        assert!(Instant::now() < deadline, "never connected: {e}");
+        assert!(
+            Instant::now() < deadline,
+            "never connected: {}",
+            ErrorChain(&e)
+        );
     }
     publish_until_acked(&js, &down).await;
     publish_until_acked(&js, &events("up", 5)).await;
