@@ -3,6 +3,7 @@
 
 pub(crate) mod edge;
 pub(crate) mod openapi;
+pub(crate) mod route;
 pub(crate) mod routes;
 
 pub use crate::orders::decode_new_order;
@@ -13,8 +14,8 @@ pub use edge::members::FieldError;
 pub use edge::problem::{PROBLEM_JSON, Problem, ProblemField, RETRY_AFTER_SECS};
 pub use edge::request_context::{REQUEST_ID, request_context};
 pub use edge::respond::IDEMPOTENT_REPLAYED;
-pub use openapi::{ApiDoc, openapi_document};
-pub use routes::{AppState, OperationsTx, ServiceStore, routes};
+pub use openapi::ApiDoc;
+pub use routes::{AppState, OperationsTx, ServiceStore, openapi_document, routes};
 
 pub use edge::admit::BODY_LIMIT_BYTES;
 pub use edge::admit::IDEMPOTENCY_KEY;

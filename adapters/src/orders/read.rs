@@ -5,7 +5,7 @@ use application::ReadOrder;
 use domain::OrderId;
 use utoipa::ToSchema;
 
-use crate::http::routes::{GetDoc, GetRoute, PathParameter};
+use crate::http::route::{GetDoc, GetRoute, PathParameter};
 
 impl GetRoute for ReadOrder {
     const PATH: &'static str = "/api/orders/{order_id}";

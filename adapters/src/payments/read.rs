@@ -6,7 +6,7 @@ use application::payments::ReadOperation;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::http::routes::{GetDoc, GetRoute, PathParameter};
+use crate::http::route::{GetDoc, GetRoute, PathParameter};
 
 impl GetRoute for ReadOperation {
     const PATH: &'static str = "/api/operations/{operation_id}";

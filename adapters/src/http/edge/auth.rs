@@ -2,6 +2,7 @@
 //! actor come only from a verified token; every failure is an [`AuthError`] without detail,
 //! so a `401` never says which check failed nor quotes the token.
 
+use actix_web::http::header::{HeaderValue, WWW_AUTHENTICATE};
 use actix_web::{HttpRequest, HttpResponse};
 use application::Caller;
 use domain::{ActorId, TenantId};
@@ -121,10 +122,23 @@ pub(crate) enum Denied {
 impl Denied {
     pub(crate) fn response(self) -> HttpResponse {
         match self {
-            Self::Unauthorized(error) => respond::unauthorized(error),
+            Self::Unauthorized(error) => unauthorized(error),
             Self::Forbidden => respond::problem(&Problem::forbidden()),
         }
     }
+}
+
+/// `401` with the `WWW-Authenticate` challenge of RFC 6750.
+fn unauthorized(error: AuthError) -> HttpResponse {
+    let mut response = respond::problem(&Problem::unauthorized());
+    let challenge = match error {
+        AuthError::Missing => "Bearer",
+        AuthError::Invalid => "Bearer error=\"invalid_token\"",
+    };
+    response
+        .headers_mut()
+        .insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+    response
 }
 
 pub(crate) fn authorized(

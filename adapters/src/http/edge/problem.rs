@@ -171,7 +171,7 @@ impl Problem {
         problem
     }
 
-    /// `respond::unauthorized` adds the `WWW-Authenticate` challenge.
+    /// `auth::Denied` adds the `WWW-Authenticate` challenge.
     #[must_use]
     pub fn unauthorized() -> Self {
         Self::new(

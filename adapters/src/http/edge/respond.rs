@@ -1,12 +1,12 @@
 //! Turning problems, stored responses and reads into actix responses.
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{CONTENT_TYPE, HeaderValue, LOCATION, RETRY_AFTER, WWW_AUTHENTICATE};
+use actix_web::http::header::{CONTENT_TYPE, HeaderValue, LOCATION, RETRY_AFTER};
 use actix_web::{HttpResponse, HttpResponseBuilder};
+use application::ErrorChain;
 use application::ports::StoreError;
 use domain::StoredResponse;
 
-use super::auth::AuthError;
 use super::problem::{PROBLEM_JSON, Problem};
 
 pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
@@ -37,23 +37,10 @@ pub(crate) fn read<T>(
         }
         Ok(None) => problem(&Problem::not_found()),
         Err(error) => {
-            tracing::warn!(%error, "{what} read failed");
+            tracing::warn!(error = %ErrorChain(&error), "{what} read failed");
             problem(&Problem::unavailable())
         }
     }
-}
-
-/// `401` with the `WWW-Authenticate` challenge of RFC 6750.
-pub(crate) fn unauthorized(error: AuthError) -> HttpResponse {
-    let mut response = problem(&Problem::unauthorized());
-    let challenge = match error {
-        AuthError::Missing => "Bearer",
-        AuthError::Invalid => "Bearer error=\"invalid_token\"",
-    };
-    response
-        .headers_mut()
-        .insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
-    response
 }
 
 /// Byte for byte: status, `Content-Type`, `Location` and body as stored.

@@ -12,7 +12,7 @@ use utoipa::{PartialSchema, ToSchema};
 use super::describe_post::{path_parameter, schema_of};
 use super::responses::{AuthRefusals, ReadRefusals};
 use super::{BEARER, Described};
-use crate::http::routes::GetRoute;
+use crate::http::route::GetRoute;
 
 pub(crate) fn describe_get<R: GetRoute>() -> Described {
     let doc = R::describe();

@@ -21,7 +21,7 @@ use super::responses::{AuthRefusals, IdempotentRefusals};
 use super::schemas::Replayed;
 use super::{BEARER, Described};
 use crate::http::edge::problem::{PROBLEM_JSON, Problem};
-use crate::http::routes::{PathParameter, PostRoute};
+use crate::http::route::{PathParameter, PostRoute};
 
 pub(crate) fn describe_post<Op: PostRoute>() -> Described {
     let doc = Op::describe();

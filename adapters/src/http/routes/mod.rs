@@ -2,8 +2,9 @@
 //! the OpenAPI document from this list alone. Adding an operation adds its line to
 //! [`served!`] below and its port to [`OperationsTx`] (README, "Adding an operation").
 
+mod document;
 mod idempotent_post;
-pub(crate) mod probes;
+mod probes;
 mod read_one;
 mod served;
 mod state;
@@ -15,9 +16,8 @@ use application::ports::{
 };
 use application::{CreateOrder, ReadOrder};
 
-pub(crate) use idempotent_post::{PathParameter, PostDoc, PostRoute, Undecodable};
+pub use document::openapi_document;
 use probes::{healthz, metrics, readyz};
-pub(crate) use read_one::{GetDoc, GetRoute};
 use served::served;
 pub use state::AppState;
 

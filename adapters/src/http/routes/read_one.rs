@@ -1,41 +1,15 @@
 //! The one handler of every read of a resource of the caller's tenant.
 
-use actix_web::dev::{Path, Url};
 use actix_web::http::header::RETRY_AFTER;
 use actix_web::{HttpRequest, HttpResponse, web};
+use application::ReadFrom;
 use application::ports::FlowHooks;
-use application::{ReadFrom, TenantRead};
-use utoipa::ToSchema;
 
-use super::idempotent_post::PathParameter;
 use super::{AppState, ServiceStore};
 use crate::http::edge::auth::authorized;
 use crate::http::edge::problem::{Problem, RETRY_AFTER_SECS};
 use crate::http::edge::respond;
-
-pub(crate) trait GetRoute: TenantRead {
-    /// In actix's pattern syntax (`{order_id}`), unlike [`GetDoc::path`].
-    const PATH: &'static str;
-    type Answer: ToSchema;
-
-    /// `None` when the path cannot name one: `404`, as for an unknown id.
-    fn parse_id(path: &Path<Url>) -> Option<Self::Id>;
-
-    fn describe() -> GetDoc;
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct GetDoc {
-    pub(crate) path: &'static str,
-    pub(crate) operation_id: &'static str,
-    pub(crate) tag: &'static str,
-    pub(crate) summary: &'static str,
-    pub(crate) description: &'static str,
-    pub(crate) id: PathParameter,
-    pub(crate) answer: &'static str,
-    /// The `Retry-After` header's description, for reads that set it.
-    pub(crate) poll_again: Option<&'static str>,
-}
+use crate::http::route::GetRoute;
 
 pub(crate) async fn read_one<S, H, R>(
     request: HttpRequest,

@@ -19,7 +19,7 @@ macro_rules! served {
                     .route("/metrics", actix_web::web::get().to(metrics::<S, H>))
                     .route(
                         "/openapi.json",
-                        actix_web::web::get().to(crate::http::openapi::openapi_json),
+                        actix_web::web::get().to(document::openapi_json),
                     );
             }
         }
@@ -30,13 +30,13 @@ macro_rules! served {
     };
     (@register post $route:ty, $s:ident, $h:ident, $config:ident) => {
         $config.route(
-            <$route as PostRoute>::PATH,
+            <$route as crate::http::route::PostRoute>::PATH,
             actix_web::web::post().to(idempotent_post::idempotent_post::<$s, $h, $route>),
         );
     };
     (@register get $route:ty, $s:ident, $h:ident, $config:ident) => {
         $config.route(
-            <$route as GetRoute>::PATH,
+            <$route as crate::http::route::GetRoute>::PATH,
             actix_web::web::get().to(read_one::read_one::<$s, $h, $route>),
         );
     };

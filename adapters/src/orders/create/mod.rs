@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 pub use body::decode_new_order;
 
 use super::read::OrderDocument;
-use crate::http::routes::{PostDoc, PostRoute, Undecodable};
+use crate::http::route::{PostDoc, PostRoute, Undecodable};
 
 impl PostRoute for CreateOrder {
     const PATH: &'static str = "/api/orders";

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 pub use body::{CaptureBody, decode_capture_body};
 
 use super::read::OperationState;
-use crate::http::routes::{PostDoc, PostRoute, Undecodable};
+use crate::http::route::{PostDoc, PostRoute, Undecodable};
 use crate::orders::{ORDER_ID, parse_order_id};
 
 impl PostRoute for CapturePayment {
