@@ -8,6 +8,7 @@ pub mod metrics;
 pub mod mysql;
 pub mod nats;
 mod orders;
+#[cfg(feature = "test-hooks")]
 pub mod pause_file;
 mod payments;
 pub mod provider;

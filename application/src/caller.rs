@@ -14,11 +14,16 @@ pub struct Caller {
 
 impl Caller {
     #[must_use]
+    /// `scope` is split on U+0020 alone, as RFC 6749 (§3.3) spells a scope.
     pub fn new(tenant: TenantId, actor: ActorId, scope: &str) -> Self {
         Self {
             tenant,
             actor,
-            permissions: scope.split_ascii_whitespace().map(str::to_owned).collect(),
+            permissions: scope
+                .split(' ')
+                .filter(|permission| !permission.is_empty())
+                .map(str::to_owned)
+                .collect(),
         }
     }
 
@@ -45,6 +50,14 @@ mod tests {
         let c = caller("orders:read  orders:create");
         assert!(c.has_permission("orders:create"));
         assert!(c.has_permission("orders:read"));
+    }
+
+    #[test]
+    fn only_a_space_separates_permissions() {
+        for separator in ["\t", "\n", "\r", "\u{c}"] {
+            let c = caller(&format!("orders:read{separator}orders:create"));
+            assert!(!c.has_permission("orders:create"), "{separator:?}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod cli;
 mod commands;
 mod config;
 mod counting_provider;
+mod hooks;
 mod provider;
 mod signals;
 mod store;

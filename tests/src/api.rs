@@ -102,6 +102,8 @@ fn mint(secret: &str, tenant: u64, actor: u64, scope: &str, seconds_from_now: i6
         tid: tenant,
         scope: scope.to_owned(),
         exp: chrono::Utc::now().timestamp() + seconds_from_now,
+        nbf: None,
+        iat: Some(chrono::Utc::now().timestamp()),
     })
     .unwrap()
 }

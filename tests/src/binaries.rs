@@ -12,6 +12,16 @@ pub fn server_binary() -> PathBuf {
     built("SERVER_BIN", "server")
 }
 
+/// The `server` binary as a user builds it, without the test-only pause points:
+/// `SERVER_WITHOUT_TEST_HOOKS_BIN`, else the copy `scripts/test` leaves beside the other.
+///
+/// # Panics
+/// When it was not built.
+#[must_use]
+pub fn server_without_test_hooks_binary() -> PathBuf {
+    built("SERVER_WITHOUT_TEST_HOOKS_BIN", "server-without-test-hooks")
+}
+
 /// The `provider-stand-in` binary: `PROVIDER_STAND_IN_BIN`, else the one beside this
 /// test's build output.
 ///

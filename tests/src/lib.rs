@@ -30,7 +30,7 @@ pub use api::{
 };
 pub use backend::Backend;
 pub use batch_log::BatchLog;
-pub use binaries::{provider_stand_in_binary, server_binary};
+pub use binaries::{provider_stand_in_binary, server_binary, server_without_test_hooks_binary};
 pub use db::TestDb;
 pub use fixtures::{caller, coordinator_on, executed_count, join_all, key, new_order, order_id_in};
 pub use galera::GaleraCluster;
@@ -42,7 +42,8 @@ pub use provider::{Controls, Counters, ProviderStandIn};
 pub use proxy::{CommitFault, FaultProxy};
 pub use server::{TestServer, url_via};
 pub use service::{
-    Service, ServiceOptions, TEST_SECRET, process_cpu_time, run_command, run_command_in,
+    Service, ServiceOptions, TEST_SECRET, process_cpu_time, run_binary_in, run_command,
+    run_command_in,
 };
 pub use sqlite_db::SqliteDb;
 pub use temp_dir::TempDir;

@@ -76,7 +76,18 @@ pub fn run_command_in(
     args: &[&str],
     env: &[(&str, &str)],
 ) -> (ExitStatus, String, String) {
-    let output = Command::new(server_binary())
+    run_binary_in(&server_binary(), dir, args, env)
+}
+
+/// Runs `binary <args>` in `dir` with only `env` (and a warn-level log), to completion.
+#[must_use]
+pub fn run_binary_in(
+    binary: &Path,
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (ExitStatus, String, String) {
+    let output = Command::new(binary)
         .current_dir(dir)
         .args(args)
         .env_clear()

@@ -2,6 +2,7 @@
 //! their one registration list (`routes`), and the OpenAPI document (`openapi`).
 
 pub(crate) mod edge;
+pub mod listener;
 pub(crate) mod openapi;
 pub(crate) mod route;
 pub(crate) mod routes;

@@ -2,7 +2,7 @@
 //! from the request, and how the API document describes its route. The generic handlers
 //! (`routes`) and the document (`openapi`) do the rest.
 
-use actix_web::dev::{Path, Url};
+use actix_web::HttpRequest;
 use application::{IdempotentOperation, TenantRead};
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -17,7 +17,7 @@ pub(crate) trait PostRoute: IdempotentOperation + Default {
     type Answer: ToSchema;
 
     /// The body is already checked for size and media type.
-    fn decode(path: &Path<Url>, body: &[u8]) -> Result<Self::Input, Undecodable>;
+    fn decode(path: &PathIds<'_>, body: &[u8]) -> Result<Self::Input, Undecodable>;
 
     fn describe() -> PostDoc;
 }
@@ -61,7 +61,7 @@ pub(crate) trait GetRoute: TenantRead {
     type Answer: ToSchema;
 
     /// `None` when the path cannot name one: `404`, as for an unknown id.
-    fn parse_id(path: &Path<Url>) -> Option<Self::Id>;
+    fn parse_id(path: &PathIds<'_>) -> Option<Self::Id>;
 
     fn describe() -> GetDoc;
 }
@@ -77,4 +77,30 @@ pub(crate) struct GetDoc {
     pub(crate) answer: &'static str,
     /// The `Retry-After` header's description, for reads that set it.
     pub(crate) poll_again: Option<&'static str>,
+}
+
+/// The ids a request's path names, in one spelling only: a percent-encoded path
+/// (`/api/orders/%31`) names nothing, as an unknown id. No id of this API needs an escape.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PathIds<'a> {
+    request: &'a HttpRequest,
+    canonical: bool,
+}
+
+impl<'a> PathIds<'a> {
+    pub(crate) fn of(request: &'a HttpRequest) -> Self {
+        Self {
+            request,
+            canonical: !request.uri().path().contains('%'),
+        }
+    }
+
+    /// The parameter `name` of the route's pattern.
+    pub(crate) fn get(&self, name: &str) -> Option<&'a str> {
+        if self.canonical {
+            self.request.match_info().get(name)
+        } else {
+            None
+        }
+    }
 }

@@ -45,7 +45,7 @@ struct OutcomeLabels {
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RouteLabels {
-    method: String,
+    method: &'static str,
     route: String,
     status: u16,
 }
@@ -164,10 +164,12 @@ impl Metrics {
             .inc();
     }
 
-    pub fn observe_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
+    /// `method` is a closed set (`GET`, `POST`, `other`), `route` a served pattern or
+    /// `unmatched`: what a client sends cannot add a series.
+    pub fn observe_request(&self, method: &'static str, route: &str, status: u16, seconds: f64) {
         self.latency
             .get_or_create(&RouteLabels {
-                method: method.to_owned(),
+                method,
                 route: route.to_owned(),
                 status,
             })

@@ -1,17 +1,16 @@
 //! `GET /api/orders/{orderId}`: how the path names an order, and the route's description.
 
-use actix_web::dev::{Path, Url};
 use application::ReadOrder;
 use domain::OrderId;
 use utoipa::ToSchema;
 
-use crate::http::route::{GetDoc, GetRoute, PathParameter};
+use crate::http::route::{GetDoc, GetRoute, PathIds, PathParameter};
 
 impl GetRoute for ReadOrder {
     const PATH: &'static str = "/api/orders/{order_id}";
     type Answer = OrderDocument;
 
-    fn parse_id(path: &Path<Url>) -> Option<OrderId> {
+    fn parse_id(path: &PathIds<'_>) -> Option<OrderId> {
         parse_order_id(path.get("order_id")?)
     }
 
@@ -36,9 +35,14 @@ pub(crate) const ORDER_ID: PathParameter = PathParameter {
     example: "1",
 };
 
-/// Plain digits naming a positive id that a signed 64-bit column can hold.
+/// `[1-9][0-9]*`, fitting a signed 64-bit column: one spelling per order, so `01` is as
+/// unknown as any other id that names nothing.
 pub(crate) fn parse_order_id(text: &str) -> Option<OrderId> {
-    if text.is_empty() || text.len() > 19 || !text.bytes().all(|b| b.is_ascii_digit()) {
+    if text.is_empty()
+        || text.len() > 19
+        || text.starts_with('0')
+        || !text.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     let id: u64 = text.parse().ok()?;
@@ -99,7 +103,17 @@ mod tests {
     #[test]
     fn only_positive_decimal_ids_in_range_name_an_order() {
         assert_eq!(parse_order_id("42").map(OrderId::get), Some(42));
-        for text in ["", "0", "-1", "+1", "1e3", "9223372036854775808", "abc"] {
+        for text in [
+            "",
+            "0",
+            "01",
+            "007",
+            "-1",
+            "+1",
+            "1e3",
+            "9223372036854775808",
+            "abc",
+        ] {
             assert!(parse_order_id(text).is_none(), "{text}");
         }
     }

@@ -1,18 +1,17 @@
 //! `GET /api/operations/{operationId}`: how the path names an operation, and the route's
 //! description.
 
-use actix_web::dev::{Path, Url};
 use application::payments::ReadOperation;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::http::route::{GetDoc, GetRoute, PathParameter};
+use crate::http::route::{GetDoc, GetRoute, PathIds, PathParameter};
 
 impl GetRoute for ReadOperation {
     const PATH: &'static str = "/api/operations/{operation_id}";
     type Answer = OperationStatus;
 
-    fn parse_id(path: &Path<Url>) -> Option<Uuid> {
+    fn parse_id(path: &PathIds<'_>) -> Option<Uuid> {
         parse_operation_id(path.get("operation_id")?)
     }
 

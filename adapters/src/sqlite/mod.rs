@@ -6,12 +6,14 @@
 pub mod classify;
 mod insert_id;
 mod migrate;
+mod private_files;
 mod purge;
 mod relay;
 mod store;
 mod transaction;
 
 pub use migrate::MigrateError;
+pub use private_files::private_dir;
 pub use relay::SqliteClaim;
 pub use store::{OpenError, SqliteConfig, SqliteStore};
 pub use transaction::SqliteTx;

@@ -20,6 +20,7 @@ use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, SimpleAsyncConnection};
 
 use super::classify::store_error;
+use super::private_files::{private_dir, private_file};
 use crate::sql::tx_connection::Detach;
 
 pub(super) type Connection = SyncConnectionWrapper<SqliteConnection>;
@@ -46,6 +47,8 @@ pub struct SqliteConfig {
 pub enum OpenError {
     #[error("cannot create the database file's directory")]
     Directory(#[source] std::io::Error),
+    #[error("cannot create the database file")]
+    File(#[source] std::io::Error),
     #[error("the database file's path is not UTF-8")]
     PathNotUtf8,
     #[error("invalid pool configuration")]
@@ -78,10 +81,9 @@ impl SqliteStore {
     /// not migrate: see [`SqliteStore::migrate`].
     pub async fn open(config: &SqliteConfig) -> Result<Self, OpenError> {
         if let Some(dir) = config.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            tokio::fs::create_dir_all(dir)
-                .await
-                .map_err(OpenError::Directory)?;
+            private_dir(dir).map_err(OpenError::Directory)?;
         }
+        private_file(&config.path).map_err(OpenError::File)?;
         let url = config
             .path
             .to_str()

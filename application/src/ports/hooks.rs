@@ -47,7 +47,7 @@ impl PausePoint {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct NoHooks;
 
 impl FlowHooks for NoHooks {

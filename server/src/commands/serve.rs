@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
+use actix_web::App;
 use actix_web::middleware::from_fn;
-use actix_web::{App, HttpServer};
 use adapters::SystemClock;
+use adapters::http::listener::{Limits, bind, http_server};
 use adapters::http::{AppState, request_context, routes};
 use adapters::metrics::Metrics;
-use adapters::pause_file::PauseFileHooks;
 use anyhow::Context;
 use application::{Coordinator, CoordinatorSettings};
 use tokio::sync::watch;
@@ -16,6 +16,7 @@ use tokio::sync::watch;
 use crate::commands::try_it::log_try_it;
 use crate::config::{DatabaseConfig, ServeConfig};
 use crate::counting_provider::CountingProvider;
+use crate::hooks::Hooks;
 use crate::provider::{Provider, provider};
 use crate::signals::shutdown_signal;
 use crate::store::{AnyStore, WorkerStore, open_and_migrate};
@@ -64,6 +65,7 @@ async fn serve_with<S: WorkerStore>(
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     let worker_database = S::with_connections(&database, S::connection_budget(&database) / workers);
     let keys = config.keys.clone();
+    let body_timeout = config.body_timeout;
     let metrics = Arc::new(Metrics::new());
     let relay_metrics = Arc::clone(&metrics);
     let capture_metrics = Arc::clone(&metrics);
@@ -75,7 +77,14 @@ async fn serve_with<S: WorkerStore>(
         None => None,
     };
 
-    let server = HttpServer::new(move || {
+    let listener = bind(config.bind_addr)
+        .with_context(|| format!("BIND_ADDR: cannot listen on {}", config.bind_addr))?;
+    let address = listener.local_addr()?;
+    let limits = Limits {
+        workers,
+        shutdown_timeout_secs: config.shutdown_timeout_secs,
+    };
+    let app = move || {
         let (database, keys, hooks) = (worker_database.clone(), keys.clone(), hooks.clone());
         let shared_metrics = Arc::clone(&metrics);
         App::new()
@@ -93,23 +102,21 @@ async fn serve_with<S: WorkerStore>(
                     )
                     .with_deadlock_counter(metrics.transaction_retries())
                     .with_hooks(hooks);
-                    anyhow::Ok(AppState::new(coordinator, store, keys, metrics))
+                    anyhow::Ok(AppState::new(
+                        coordinator,
+                        store,
+                        keys,
+                        metrics,
+                        body_timeout,
+                    ))
                 }
             })
-            .configure(routes::<S, PauseFileHooks>(Arc::clone(&metrics)))
-    })
-    .workers(workers)
-    .disable_signals()
-    .shutdown_timeout(config.shutdown_timeout_secs)
-    .bind(config.bind_addr)
-    .with_context(|| format!("BIND_ADDR: cannot listen on {}", config.bind_addr))?;
-    for address in server.addrs() {
-        tracing::info!(%address, "listening");
-    }
-    if config.development_secret
-        && let Some(address) = server.addrs().first()
-    {
-        log_try_it(&config.keys, *address);
+            .configure(routes::<S, Hooks>(Arc::clone(&metrics)))
+    };
+    let server = http_server(app, listener, limits).context("HTTP server cannot start")?;
+    tracing::info!(%address, "listening");
+    if config.development_secret {
+        log_try_it(&config.keys, address);
     }
 
     let (stop_purge, stopped) = watch::channel(false);
@@ -150,7 +157,6 @@ async fn serve_with<S: WorkerStore>(
         })
     });
 
-    let server = server.run();
     tokio::spawn(stop_on_signal(server.handle()));
     let result = server.await.context("HTTP server failed");
     let _ = stop_purge.send(true);

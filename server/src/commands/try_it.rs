@@ -6,11 +6,14 @@ use adapters::http::{Claims, TokenKeys};
 
 /// Only with the development secret: a configured secret's tokens are never logged.
 pub(crate) fn log_try_it(keys: &TokenKeys, address: SocketAddr) {
+    let now = chrono::Utc::now().timestamp();
     let claims = Claims {
         sub: "1".to_owned(),
         tid: 1,
         scope: "orders:create orders:read".to_owned(),
-        exp: chrono::Utc::now().timestamp() + 86_400,
+        exp: now + 86_400,
+        nbf: None,
+        iat: Some(now),
     };
     let Ok(token) = keys.mint(&claims) else {
         return;

@@ -4,9 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use adapters::pause_file::PauseFileHooks;
-
 use crate::config::{ConfigError, Lookup, integer, invalid, text};
+use crate::hooks::{Hooks, PAUSE_POINTS, hooks};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct EventsConfig {
@@ -49,7 +48,7 @@ impl EventsConfig {
             poll: Duration::from_millis(poll),
             ack_timeout: Duration::from_millis(ack_timeout),
             duplicate_window: Duration::from_millis(window),
-            test_pause_dir: text(lookup, "IDEMPOTENCY_TEST_PAUSE_DIR")?.map(PathBuf::from),
+            test_pause_dir: pause_dir(lookup)?,
         })
     }
 
@@ -60,10 +59,8 @@ impl EventsConfig {
     }
 
     /// Inert unless a test set the pause directory.
-    pub(crate) fn hooks(&self) -> PauseFileHooks {
-        self.test_pause_dir
-            .clone()
-            .map_or_else(PauseFileHooks::disabled, PauseFileHooks::in_dir)
+    pub(crate) fn hooks(&self) -> Hooks {
+        hooks(self.test_pause_dir.clone())
     }
 
     pub(crate) fn required_url(&self) -> Result<&str, ConfigError> {
@@ -71,6 +68,18 @@ impl EventsConfig {
             .as_deref()
             .ok_or_else(|| invalid("NATS_URL", "is required by this command"))
     }
+}
+
+/// `IDEMPOTENCY_TEST_PAUSE_DIR`, refused by a build without pause points.
+fn pause_dir(lookup: Lookup<'_>) -> Result<Option<PathBuf>, ConfigError> {
+    let dir = text(lookup, "IDEMPOTENCY_TEST_PAUSE_DIR")?.map(PathBuf::from);
+    if dir.is_some() && !PAUSE_POINTS {
+        return Err(invalid(
+            "IDEMPOTENCY_TEST_PAUSE_DIR",
+            "exists only in a build for the tests (the test-hooks feature); unset it",
+        ));
+    }
+    Ok(dir)
 }
 
 #[cfg(test)]

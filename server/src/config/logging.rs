@@ -29,7 +29,21 @@ impl LogFormat {
 }
 
 /// Keep the guard until the process ends: dropping it writes out the lines still queued.
+/// A panic is logged as one bounded line, without a location or a backtrace: a request
+/// can make a library panic, and what it sent must not reach the log whole.
 pub(crate) fn init(format: LogFormat) -> WorkerGuard {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info
+            .payload()
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| info.payload().downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("");
+        tracing::error!(
+            panic = %bounded(payload),
+            "a task panicked; its request or connection was dropped"
+        );
+    }));
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let (writer, guard) = NonBlockingBuilder::default()
         .lossy(false)
@@ -49,6 +63,14 @@ pub(crate) fn init(format: LogFormat) -> WorkerGuard {
     guard
 }
 
+/// At most 200 characters, with control characters escaped.
+fn bounded(text: &str) -> String {
+    text.chars()
+        .take(200)
+        .flat_map(char::escape_debug)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::ffi::OsString;
@@ -64,6 +86,13 @@ mod tests {
         assert_eq!(parse(None).unwrap(), LogFormat::Text);
         assert_eq!(parse(Some("text")).unwrap(), LogFormat::Text);
         assert_eq!(parse(Some("json")).unwrap(), LogFormat::Json);
+    }
+
+    #[test]
+    fn a_panic_message_is_cut_and_escaped() {
+        let shown = bounded(&format!("x\n{}", "y".repeat(500)));
+        assert!(shown.starts_with("x\\ny"), "{shown}");
+        assert_eq!(shown.chars().count(), 201);
     }
 
     #[test]

@@ -74,8 +74,17 @@ pub(crate) fn integer(
     range: std::ops::RangeInclusive<u64>,
     default: u64,
 ) -> Result<u64, ConfigError> {
+    Ok(optional_integer(lookup, variable, range)?.unwrap_or(default))
+}
+
+/// `None` when unset.
+pub(crate) fn optional_integer(
+    lookup: Lookup<'_>,
+    variable: &'static str,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<Option<u64>, ConfigError> {
     let Some(raw) = text(lookup, variable)? else {
-        return Ok(default);
+        return Ok(None);
     };
     raw.parse::<u64>()
         .ok()
@@ -90,6 +99,7 @@ pub(crate) fn integer(
                 ),
             )
         })
+        .map(Some)
 }
 
 #[derive(Debug, Clone)]
@@ -104,6 +114,8 @@ pub(crate) struct ServeConfig {
     pub(crate) purge_interval: Option<Duration>,
     /// How long in-flight requests may finish after a stop signal.
     pub(crate) shutdown_timeout_secs: u64,
+    /// How long a request body may take to arrive after its head.
+    pub(crate) body_timeout: Duration,
     /// Also holds the test-only pause directory that every flow of the process shares.
     pub(crate) events: EventsConfig,
     pub(crate) payments: PaymentsConfig,
@@ -111,6 +123,8 @@ pub(crate) struct ServeConfig {
 
 impl ServeConfig {
     pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
+        // First: a refused pause directory must stop the start before anything is created.
+        let events = EventsConfig::from_lookup(lookup)?;
         let database = DatabaseConfig::from_lookup(lookup)?;
         let (keys, development_secret) = match token_keys(lookup, &database)? {
             Secret::Configured(keys) => (keys, false),
@@ -128,6 +142,7 @@ impl ServeConfig {
         let retention = retention(lookup)?;
         let purge_secs = integer(lookup, "PURGE_INTERVAL_SECS", 0..=86_400, 300)?;
         let shutdown_timeout_secs = integer(lookup, "SHUTDOWN_TIMEOUT_SECS", 1..=3600, 30)?;
+        let body_timeout_secs = integer(lookup, "REQUEST_BODY_TIMEOUT_SECS", 1..=300, 10)?;
         Ok(Self {
             database,
             keys,
@@ -136,7 +151,8 @@ impl ServeConfig {
             retention,
             purge_interval: (purge_secs > 0).then(|| Duration::from_secs(purge_secs)),
             shutdown_timeout_secs,
-            events: EventsConfig::from_lookup(lookup)?,
+            body_timeout: Duration::from_secs(body_timeout_secs),
+            events,
             payments: PaymentsConfig::from_lookup(lookup)?,
         })
     }

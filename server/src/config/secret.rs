@@ -8,7 +8,7 @@ use std::path::Path;
 use adapters::http::{MIN_SECRET_BYTES, TokenKeys};
 
 use crate::config::database::DatabaseConfig;
-use crate::config::{ConfigError, Lookup, invalid, text};
+use crate::config::{ConfigError, Lookup, invalid, optional_integer, text};
 
 pub(crate) const DEVELOPMENT_SECRET_FILE: &str = "dev-jwt-secret";
 
@@ -19,10 +19,23 @@ pub(crate) enum Secret {
     Development(TokenKeys),
 }
 
+/// The keys, refusing tokens that live longer than `AUTH_MAX_TOKEN_LIFETIME_SECS` when set.
 pub(crate) fn token_keys(
     lookup: Lookup<'_>,
     database: &DatabaseConfig,
 ) -> Result<Secret, ConfigError> {
+    let lifetime = optional_integer(lookup, "AUTH_MAX_TOKEN_LIFETIME_SECS", 1..=31_536_000)?;
+    let bounded = |keys: TokenKeys| match lifetime {
+        Some(secs) => keys.with_max_lifetime(secs),
+        None => keys,
+    };
+    Ok(match secret_keys(lookup, database)? {
+        Secret::Configured(keys) => Secret::Configured(bounded(keys)),
+        Secret::Development(keys) => Secret::Development(bounded(keys)),
+    })
+}
+
+fn secret_keys(lookup: Lookup<'_>, database: &DatabaseConfig) -> Result<Secret, ConfigError> {
     if let Some(secret) = text(lookup, "AUTH_JWT_SECRET")? {
         return TokenKeys::hs256(secret.as_bytes())
             .map(Secret::Configured)
@@ -58,7 +71,7 @@ fn development_secret(path: &Path) -> std::io::Result<String> {
         Err(_) => {}
     }
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        adapters::sqlite::private_dir(dir)?;
     }
     let secret = format!(
         "{}{}",

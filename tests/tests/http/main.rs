@@ -9,6 +9,7 @@ mod auth;
 mod body;
 mod deadlines;
 mod embedded;
+mod hostile;
 mod key;
 mod openapi;
 mod outcomes;

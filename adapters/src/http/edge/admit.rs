@@ -1,6 +1,9 @@
 //! The checks every idempotent `POST` makes before its operation runs
 //! (`docs/http-api.md#order-of-checks`), and the one mapping of an [`Outcome`] to a response.
 
+use std::time::Duration;
+
+use actix_web::http::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use actix_web::web::{Bytes, Payload};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 use application::{Caller, ErrorChain, Outcome, Refusal};
@@ -31,6 +34,7 @@ pub(crate) async fn admit(
     payload: Payload,
     keys: &TokenKeys,
     permission: &str,
+    body_timeout: Duration,
 ) -> Result<Admitted, HttpResponse> {
     let caller = authorized(request, keys, permission).map_err(Denied::response)?;
     let key_fields: Vec<&[u8]> = request
@@ -40,17 +44,19 @@ pub(crate) async fn admit(
         .collect();
     let key = parse_key_header(&key_fields)
         .map_err(|error| respond::problem(&Problem::for_key(error)))?;
-    if !is_json_utf8(request) {
+    if !is_json_utf8(request) || has_content_coding(request) {
         return Err(respond::problem(&Problem::unsupported_media_type()));
     }
     if declared_length(request).is_some_and(|length| length > BODY_LIMIT_BYTES) {
         return Err(respond::problem(&Problem::payload_too_large()));
     }
-    let body = match payload.to_bytes_limited(BODY_LIMIT_BYTES).await {
-        Ok(Ok(bytes)) => bytes,
+    let read = tokio::time::timeout(body_timeout, payload.to_bytes_limited(BODY_LIMIT_BYTES));
+    let body = match read.await {
+        Ok(Ok(Ok(bytes))) => bytes,
         // The client broke off or sent a malformed chunk encoding.
-        Ok(Err(_)) => return Err(respond::problem(&Problem::invalid_body(&[]))),
-        Err(_limit_exceeded) => return Err(respond::problem(&Problem::payload_too_large())),
+        Ok(Ok(Err(_))) => return Err(respond::problem(&Problem::invalid_body(&[]))),
+        Ok(Err(_limit_exceeded)) => return Err(respond::problem(&Problem::payload_too_large())),
+        Err(_elapsed) => return Err(respond::problem(&Problem::request_timeout())),
     };
     Ok(Admitted { caller, key, body })
 }
@@ -78,6 +84,10 @@ pub(crate) fn respond_outcome<R: Refusal>(
 
 /// `application/json`, with no parameter but an optional `charset=utf-8`.
 fn is_json_utf8(request: &HttpRequest) -> bool {
+    // Two fields could name two media types: which one counts is the question.
+    if request.headers().get_all(CONTENT_TYPE).nth(1).is_some() {
+        return false;
+    }
     let Ok(Some(mime)) = request.mime_type() else {
         return false;
     };
@@ -87,6 +97,14 @@ fn is_json_utf8(request: &HttpRequest) -> bool {
         && mime
             .params()
             .all(|(name, value)| name == "charset" && value.as_str().eq_ignore_ascii_case("utf-8"))
+}
+
+/// Any coding but `identity`: bodies are read as they arrive, never decoded.
+fn has_content_coding(request: &HttpRequest) -> bool {
+    request
+        .headers()
+        .get_all(CONTENT_ENCODING)
+        .any(|value| !value.as_bytes().eq_ignore_ascii_case(b"identity"))
 }
 
 /// So an oversized body is refused before any of it is read.

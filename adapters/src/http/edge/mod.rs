@@ -3,6 +3,8 @@
 
 pub(crate) mod admit;
 pub(crate) mod auth;
+pub(crate) mod body_drained;
+pub(crate) mod head_guard;
 pub(crate) mod key_header;
 pub(crate) mod members;
 pub(crate) mod problem;

@@ -198,7 +198,7 @@ impl Problem {
             415,
             "unsupported_media_type",
             "Unsupported media type",
-            "Send Content-Type: application/json (charset=utf-8 is allowed).",
+            "Send one Content-Type: application/json (charset=utf-8 is allowed) and no Content-Encoding.",
         )
     }
 
@@ -216,6 +216,18 @@ impl Problem {
     #[must_use]
     pub fn not_found() -> Self {
         Self::refused(Refused::NOT_FOUND)
+    }
+
+    /// `408`: the body did not arrive within `REQUEST_BODY_TIMEOUT_SECS`; the connection
+    /// closes after it.
+    #[must_use]
+    pub fn request_timeout() -> Self {
+        Self::new(
+            408,
+            "request_timeout",
+            "Request timeout",
+            "The request body did not arrive in time; nothing was done.",
+        )
     }
 
     #[must_use]

@@ -1,17 +1,22 @@
-//! Per-request middleware: a request id, one log line per request, the latency histogram.
-//! Neither headers nor bodies are logged: tokens and order data stay out of the logs.
+//! Per-request middleware: a request id, one log line per request, the latency histogram,
+//! and the connection closed when a request's body was left unread. Neither headers nor
+//! bodies are logged: tokens and order data stay out of the logs. Every label and logged
+//! field comes from a closed set, so a client cannot grow the metrics or a log line.
 
 use std::sync::Arc;
 use std::time::Instant;
 
+use actix_http::ConnectionType;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, web};
 use tracing::Instrument;
 use tracing::field::Empty;
 
+use super::body_drained::{KeepBody, watch_body};
 use crate::metrics::Metrics;
 
 pub const REQUEST_ID: &str = "x-request-id";
@@ -21,8 +26,8 @@ pub const REQUEST_ID: &str = "x-request-id";
 /// # Errors
 /// Passes on the inner service's error.
 pub async fn request_context(
-    request: ServiceRequest,
-    next: Next<impl MessageBody>,
+    mut request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     let started = Instant::now();
     let mut id_text = uuid::Uuid::encode_buffer();
@@ -30,7 +35,8 @@ pub async fn request_context(
     let route = request
         .match_pattern()
         .unwrap_or_else(|| "unmatched".to_owned());
-    let method = request.method().clone();
+    let method = method_label(request.method());
+    let body_end = watch_body(&mut request);
     let metrics = request.app_data::<web::Data<Arc<Metrics>>>().cloned();
     let span = tracing::info_span!(
         "request",
@@ -47,7 +53,7 @@ pub async fn request_context(
         Err(error) => error.as_response_error().status_code().as_u16(),
     };
     if let Some(metrics) = metrics {
-        metrics.observe_request(method.as_str(), &route, status, elapsed.as_secs_f64());
+        metrics.observe_request(method, &route, status, elapsed.as_secs_f64());
     }
     span.in_scope(|| {
         tracing::info!(
@@ -57,10 +63,27 @@ pub async fn request_context(
         );
     });
     let mut response = result?;
+    let unread = body_end.filter(|watch| !watch.reached_end());
+    if unread.is_some() {
+        response
+            .response_mut()
+            .head_mut()
+            .set_connection_type(ConnectionType::Close);
+    }
     if let Ok(value) = HeaderValue::from_str(request_id) {
         response
             .headers_mut()
             .insert(HeaderName::from_static(REQUEST_ID), value);
     }
-    Ok(response)
+    // Held until the answer is sent, so actix-http closes instead of draining the body.
+    Ok(response.map_body(|_, body| KeepBody::new(body.boxed(), unread)))
+}
+
+/// The method as metrics and logs name it: one the API serves, or `other`.
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        _ => "other",
+    }
 }

@@ -39,8 +39,10 @@ pub(crate) fn describe_post<Op: PostRoute>() -> Described {
             RequestBodyBuilder::new()
                 .description(Some(
                     "`application/json` (a `charset=utf-8` parameter is allowed; anything \
-                     else is `415`), at most 16 KiB (`413`). Exactly these members; each \
-                     violation is listed in the `400 invalid_body` problem's `errors`.",
+                     else, or any `Content-Encoding` but `identity`, is `415`), at most \
+                     16 KiB (`413`), arriving within the body deadline (`408`). Exactly these \
+                     members; each violation is listed in the `400 invalid_body` problem's \
+                     `errors`.",
                 ))
                 .required(Some(Required::True))
                 .content(
@@ -111,7 +113,7 @@ fn description<Op: PostRoute>(parameter: Option<PathParameter>, own: &str) -> St
     format!(
         "Checks run in this order, and a refused request stores nothing: authentication \
          (401), permission `{permission}` (403), `Idempotency-Key` (400), media type (415), \
-         size (413), body (400 `invalid_body`){path_check}, then the idempotent execution. \
+         size (413), the body's arrival (408), body (400 `invalid_body`){path_check}, then the idempotent execution. \
          {own} The key is scoped to the token's tenant and actor and to this operation \
          (`{name}`). A retry with the same key and the same values (member order and \
          whitespace do not matter) gets the stored answer again, byte for byte, with \

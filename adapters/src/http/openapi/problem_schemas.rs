@@ -77,6 +77,9 @@ problem_schema! {
     NotFound => [Problem::not_found()]
 }
 problem_schema! {
+    RequestTimeout => [Problem::request_timeout()]
+}
+problem_schema! {
     PayloadTooLarge => [Problem::payload_too_large()]
 }
 problem_schema! {

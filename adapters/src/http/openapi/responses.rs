@@ -5,7 +5,7 @@ use utoipa::IntoResponses;
 
 use super::problem_schemas::{
     Forbidden, IdempotentBadRequest, IdempotentUnavailable, Internal, KeyReused, NotFound,
-    PayloadTooLarge, ReadUnavailable, Unauthorized, UnsupportedMediaType,
+    PayloadTooLarge, ReadUnavailable, RequestTimeout, Unauthorized, UnsupportedMediaType,
 };
 
 /// `401` and `403`, on every route that needs a token.
@@ -14,7 +14,8 @@ use super::problem_schemas::{
 pub(super) enum AuthRefusals {
     #[response(
         status = 401,
-        description = "No valid bearer token: missing, malformed, badly signed or expired.",
+        description = "No valid bearer token: missing, malformed, badly signed, expired, not \
+            yet valid, or in two `Authorization` fields.",
         content_type = "application/problem+json",
         headers(("WWW-Authenticate" = String, description = "`Bearer`, or `Bearer error=\"invalid_token\"` when a token was sent."))
     )]
@@ -40,6 +41,13 @@ pub(super) enum IdempotentRefusals {
     )]
     BadRequest(IdempotentBadRequest),
     #[response(
+        status = 408,
+        description = "`request_timeout`: the body did not arrive within the server's body \
+            deadline; nothing was done and the connection closes.",
+        content_type = "application/problem+json"
+    )]
+    RequestTimeout(RequestTimeout),
+    #[response(
         status = 413,
         description = "The body is over 16 KiB.",
         content_type = "application/problem+json"
@@ -47,7 +55,8 @@ pub(super) enum IdempotentRefusals {
     PayloadTooLarge(PayloadTooLarge),
     #[response(
         status = 415,
-        description = "The body is not `application/json`.",
+        description = "The body is not `application/json`, the request names two media types, \
+            or it carries a `Content-Encoding` other than `identity`.",
         content_type = "application/problem+json"
     )]
     UnsupportedMediaType(UnsupportedMediaType),

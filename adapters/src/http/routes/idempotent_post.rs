@@ -9,7 +9,7 @@ use super::{AppState, ServiceStore};
 use crate::http::edge::admit::{admit, respond_outcome};
 use crate::http::edge::problem::Problem;
 use crate::http::edge::respond;
-use crate::http::route::{PostRoute, Undecodable};
+use crate::http::route::{PathIds, PostRoute, Undecodable};
 
 pub(crate) async fn idempotent_post<S, H, Op>(
     request: HttpRequest,
@@ -21,11 +21,19 @@ where
     H: FlowHooks + 'static,
     Op: PostRoute + Execute<S::Tx>,
 {
-    let admitted = match admit(&request, payload, &state.keys, Op::PERMISSION).await {
+    let admitted = match admit(
+        &request,
+        payload,
+        &state.keys,
+        Op::PERMISSION,
+        state.body_timeout,
+    )
+    .await
+    {
         Ok(admitted) => admitted,
         Err(refused) => return refused,
     };
-    let input = match Op::decode(request.match_info(), &admitted.body) {
+    let input = match Op::decode(&PathIds::of(&request), &admitted.body) {
         Ok(input) => input,
         Err(Undecodable::Body(errors)) => {
             return respond::problem(&Problem::invalid_body(&errors));

@@ -9,7 +9,7 @@ use super::{AppState, ServiceStore};
 use crate::http::edge::auth::authorized;
 use crate::http::edge::problem::{Problem, RETRY_AFTER_SECS};
 use crate::http::edge::respond;
-use crate::http::route::GetRoute;
+use crate::http::route::{GetRoute, PathIds};
 
 pub(crate) async fn read_one<S, H, R>(
     request: HttpRequest,
@@ -24,7 +24,7 @@ where
         Ok(caller) => caller,
         Err(denied) => return denied.response(),
     };
-    let Some(id) = R::parse_id(request.match_info()) else {
+    let Some(id) = R::parse_id(&PathIds::of(&request)) else {
         return respond::problem(&Problem::not_found());
     };
     let found = R::find(&state.store, caller.tenant, id).await;

@@ -1,6 +1,7 @@
 //! What every handler shares: the coordinator, the store, the token keys and the metrics.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use application::Coordinator;
 use application::ports::FlowHooks;
@@ -14,6 +15,8 @@ pub struct AppState<S, H> {
     pub(crate) store: S,
     pub(crate) keys: TokenKeys,
     pub(crate) metrics: Arc<Metrics>,
+    /// How long a request body may take to arrive (`REQUEST_BODY_TIMEOUT_SECS`).
+    pub(crate) body_timeout: Duration,
 }
 
 impl<S, H> std::fmt::Debug for AppState<S, H> {
@@ -32,12 +35,14 @@ impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
         store: S,
         keys: TokenKeys,
         metrics: Arc<Metrics>,
+        body_timeout: Duration,
     ) -> Self {
         Self {
             coordinator,
             store,
             keys,
             metrics,
+            body_timeout,
         }
     }
 }

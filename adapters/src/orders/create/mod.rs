@@ -3,7 +3,6 @@
 mod body;
 mod sql;
 
-use actix_web::dev::{Path, Url};
 use application::CreateOrder;
 use domain::NewOrder;
 use utoipa::ToSchema;
@@ -11,14 +10,14 @@ use utoipa::ToSchema;
 pub use body::decode_new_order;
 
 use super::read::OrderDocument;
-use crate::http::route::{PostDoc, PostRoute, Undecodable};
+use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
 
 impl PostRoute for CreateOrder {
     const PATH: &'static str = "/api/orders";
     type Request = CreateOrderRequest;
     type Answer = OrderDocument;
 
-    fn decode(_path: &Path<Url>, body: &[u8]) -> Result<NewOrder, Undecodable> {
+    fn decode(_path: &PathIds<'_>, body: &[u8]) -> Result<NewOrder, Undecodable> {
         decode_new_order(body).map_err(Undecodable::Body)
     }
 

@@ -4,7 +4,6 @@
 mod body;
 mod sql;
 
-use actix_web::dev::{Path, Url};
 use application::payments::CapturePayment;
 use domain::PaymentCapture;
 use utoipa::ToSchema;
@@ -12,7 +11,7 @@ use utoipa::ToSchema;
 pub use body::{CaptureBody, decode_capture_body};
 
 use super::read::OperationState;
-use crate::http::route::{PostDoc, PostRoute, Undecodable};
+use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
 use crate::orders::{ORDER_ID, parse_order_id};
 
 impl PostRoute for CapturePayment {
@@ -21,7 +20,7 @@ impl PostRoute for CapturePayment {
     type Answer = CaptureAccepted;
 
     /// The body first, then the order id: a bad body is reported before a bad id.
-    fn decode(path: &Path<Url>, body: &[u8]) -> Result<PaymentCapture, Undecodable> {
+    fn decode(path: &PathIds<'_>, body: &[u8]) -> Result<PaymentCapture, Undecodable> {
         let body = decode_capture_body(body).map_err(Undecodable::Body)?;
         let order = path
             .get("order_id")

@@ -1,0 +1,423 @@
+//! The edge against requests no well-behaved client sends (`docs/http-api.md#decisions`):
+//! bodies that never arrive, invented methods, a huge header name, ambiguous headers, odd
+//! tokens and odd ids. Each is answered, bounded, and stores nothing.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use adapters::http::Claims;
+use tests::{ALL_PERMISSIONS, TEST_SECRET, order_json, token};
+
+use crate::support::{App, full_token};
+
+/// The body deadline these tests configure.
+const BODY_TIMEOUT_SECS: &str = "1";
+
+/// The longest any one answer may take to arrive here, with the machine busy.
+const ANSWER_BOUND: Duration = Duration::from_secs(30);
+
+/// A server whose request bodies must arrive within a second.
+async fn app() -> App {
+    App::start_with(|options| {
+        options
+            .env
+            .push(("REQUEST_BODY_TIMEOUT_SECS".into(), BODY_TIMEOUT_SECS.into()));
+    })
+    .await
+}
+
+/// A connection that writes raw bytes, as an attacker would.
+struct Raw {
+    stream: TcpStream,
+}
+
+impl Raw {
+    fn connect(app: &App) -> Self {
+        let address = app.service.base_url().trim_start_matches("http://");
+        let stream = TcpStream::connect(address).unwrap();
+        stream.set_read_timeout(Some(ANSWER_BOUND)).unwrap();
+        Self { stream }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).unwrap();
+    }
+
+    /// Everything the server sends until it closes the connection; panics when it keeps
+    /// the connection open past [`ANSWER_BOUND`].
+    fn until_closed(&mut self) -> String {
+        let mut received = Vec::new();
+        match self.stream.read_to_end(&mut received) {
+            Ok(_) => {}
+            Err(error) if error.kind() == ErrorKind::ConnectionReset => {}
+            Err(error) => panic!(
+                "the connection stayed open ({error}); received so far: {:?}",
+                String::from_utf8_lossy(&received)
+            ),
+        }
+        String::from_utf8_lossy(&received).into_owned()
+    }
+}
+
+/// The head of an authorized create, with `extra` header lines.
+fn create_head(app: &App, key: &str, extra: &str) -> String {
+    let address = app.service.base_url().trim_start_matches("http://");
+    format!(
+        "POST /api/orders HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+         Idempotency-Key: {key}\r\nContent-Type: application/json\r\n{extra}\r\n",
+        full_token()
+    )
+}
+
+#[tokio::test]
+async fn a_body_that_never_completes_is_answered_408_and_the_connection_closed() {
+    let app = app().await;
+    let cases = [
+        (
+            "short",
+            "Content-Length: 100\r\n",
+            &b"{\"clientOrderRef\":\"R-1\",\"sku\":\"S-1\",\"quantity\":1"[..],
+        ),
+        (
+            "huge-chunk",
+            "Transfer-Encoding: chunked\r\n",
+            b"ffffffffffffffff\r\n{",
+        ),
+        ("no-chunk", "Transfer-Encoding: chunked\r\n", b""),
+    ];
+    for (name, framing, sent) in cases {
+        let mut raw = Raw::connect(&app);
+        raw.send(create_head(&app, name, framing).as_bytes());
+        raw.send(sent);
+        let answer = raw.until_closed();
+        assert!(answer.starts_with("HTTP/1.1 408"), "{name}: {answer}");
+        assert!(answer.contains("request_timeout"), "{name}: {answer}");
+    }
+    app.assert_nothing_stored("bodies that never completed")
+        .await;
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn a_body_trickled_byte_by_byte_is_cut_at_the_deadline() {
+    let app = app().await;
+    let body = order_json("REF-TRICKLE", "SKU-1", 1);
+    let mut raw = Raw::connect(&app);
+    raw.send(
+        create_head(
+            &app,
+            "trickle",
+            &format!("Content-Length: {}\r\n", body.len()),
+        )
+        .as_bytes(),
+    );
+    let mut writer = raw.stream.try_clone().unwrap();
+    let trickle = std::thread::spawn(move || {
+        for byte in body.bytes() {
+            if writer.write_all(&[byte]).is_err() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        false
+    });
+    let answer = raw.until_closed();
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        trickle.join().unwrap(),
+        "the whole body was accepted, byte by byte"
+    );
+    app.assert_nothing_stored("a trickled body").await;
+    app.finish().await;
+}
+
+/// Open file descriptors of the server process.
+fn open_files(app: &App) -> usize {
+    std::fs::read_dir(format!("/proc/{}/fd", app.service.pid()))
+        .unwrap()
+        .count()
+}
+
+#[tokio::test]
+async fn a_thousand_routes_that_take_no_body_never_wait_for_one() {
+    let app = app().await;
+    assert_eq!(app.api.get("/healthz", None).status, 200);
+    let before = open_files(&app);
+    let address = app
+        .service
+        .base_url()
+        .trim_start_matches("http://")
+        .to_owned();
+    let head =
+        format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\nTransfer-Encoding: chunked\r\n\r\n");
+    let mut connections: Vec<Raw> = (0..1000)
+        .map(|_| {
+            let mut raw = Raw::connect(&app);
+            raw.send(head.as_bytes());
+            raw
+        })
+        .collect();
+    for (n, raw) in connections.iter_mut().enumerate() {
+        let answer = raw.until_closed();
+        assert!(
+            answer.starts_with("HTTP/1.1 200"),
+            "connection {n}: {answer}"
+        );
+    }
+    drop(connections);
+    let deadline = Instant::now() + ANSWER_BOUND;
+    while open_files(&app) > before {
+        assert!(
+            Instant::now() < deadline,
+            "the server still holds {} files, {before} before",
+            open_files(&app)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn invented_methods_add_no_metric_series_and_no_long_log_line() {
+    let app = app().await;
+    let invented = format!("PROBE{}", "A".repeat(1000));
+    for method in ["PROBEA", invented.as_str()] {
+        let mut raw = Raw::connect(&app);
+        let address = app.service.base_url().trim_start_matches("http://");
+        raw.send(
+            format!("{method} /healthz HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        raw.until_closed();
+    }
+    let metrics = String::from_utf8(app.api.get("/metrics", None).body).unwrap();
+    assert!(
+        !metrics.contains("PROBE"),
+        "an invented method became a label"
+    );
+    assert!(metrics.contains(r#"method="other""#), "{metrics}");
+    assert!(metrics.contains(r#"route="/healthz""#), "{metrics}");
+    let log = app.service.log();
+    assert!(!log.contains("PROBE"), "an invented method was logged");
+    assert!(
+        log.lines().all(|line| line.len() < 2_000),
+        "a log line is unbounded"
+    );
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn a_header_name_of_64_kib_is_refused_without_a_panic() {
+    let app = app().await;
+    let mut raw = Raw::connect(&app);
+    let address = app.service.base_url().trim_start_matches("http://");
+    let name = "X".repeat(65_536);
+    raw.send(format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\n{name}: 1\r\n\r\n").as_bytes());
+    let answer = raw.until_closed();
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer:.200}");
+    assert_eq!(
+        app.api.get("/healthz", None).status,
+        200,
+        "the server still serves"
+    );
+    let log = app.service.log();
+    assert!(!log.contains("panicked"), "{log}");
+    assert!(!log.contains(".rs:"), "a build path reached the log: {log}");
+    app.finish().await;
+}
+
+/// A header field as sent: its name and its raw value.
+type Header<'a> = (&'a str, &'a [u8]);
+
+#[tokio::test]
+async fn ambiguous_or_encoded_requests_are_refused_and_store_nothing() {
+    let app = app().await;
+    let other_tenant = format!("Bearer {}", token(2, 1, ALL_PERMISSIONS));
+    let bearer = format!("Bearer {}", full_token());
+    let body = order_json("REF-1", "SKU-1", 1);
+    let cases: [(&str, Vec<Header<'_>>, u16); 6] = [
+        (
+            "two bearer tokens",
+            vec![
+                ("authorization", other_tenant.as_bytes()),
+                ("authorization", bearer.as_bytes()),
+            ],
+            401,
+        ),
+        (
+            "a bearer and a basic",
+            vec![
+                ("authorization", bearer.as_bytes()),
+                ("authorization", b"Basic dXNlcjpwYXNz"),
+            ],
+            401,
+        ),
+        (
+            "two content types",
+            vec![
+                ("authorization", bearer.as_bytes()),
+                ("content-type", b"application/json"),
+            ],
+            415,
+        ),
+        (
+            "gzip",
+            vec![
+                ("authorization", bearer.as_bytes()),
+                ("content-encoding", b"gzip"),
+            ],
+            415,
+        ),
+        (
+            "br",
+            vec![
+                ("authorization", bearer.as_bytes()),
+                ("content-encoding", b"br"),
+            ],
+            415,
+        ),
+        (
+            "deflate",
+            vec![
+                ("authorization", bearer.as_bytes()),
+                ("content-encoding", b"deflate"),
+            ],
+            415,
+        ),
+    ];
+    for (name, mut headers, status) in cases {
+        headers.push(("idempotency-key", b"ambiguous"));
+        headers.push(("content-type", b"application/json"));
+        let reply = app
+            .api
+            .send("POST", "/api/orders", &headers, body.as_bytes());
+        assert_eq!(reply.status, status, "{name}: {:?}", reply.code());
+    }
+    app.assert_nothing_stored("ambiguous requests").await;
+    let identity = app.api.send(
+        "POST",
+        "/api/orders",
+        &[
+            ("authorization", bearer.as_bytes()),
+            ("idempotency-key", b"plain"),
+            ("content-type", b"application/json"),
+            ("content-encoding", b"identity"),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(identity.status, 201, "identity is no coding at all");
+    let read_twice = app.api.send(
+        "GET",
+        "/api/orders/1",
+        &[
+            ("authorization", bearer.as_bytes()),
+            ("authorization", bearer.as_bytes()),
+        ],
+        b"",
+    );
+    assert_eq!(read_twice.status, 401, "a read with two tokens");
+    app.finish().await;
+}
+
+/// A token of tenant 1, actor 1 with `scope`, valid from `nbf` and issued at `iat`
+/// (seconds from now), expiring in an hour.
+fn token_with(scope: &str, nbf: Option<i64>, iat: Option<i64>, exp: i64) -> String {
+    let now = chrono::Utc::now().timestamp();
+    adapters::http::TokenKeys::hs256(TEST_SECRET.as_bytes())
+        .unwrap()
+        .mint(&Claims {
+            sub: "1".to_owned(),
+            tid: 1,
+            scope: scope.to_owned(),
+            exp: now + exp,
+            nbf: nbf.map(|offset| now + offset),
+            iat: iat.map(|offset| now + offset),
+        })
+        .unwrap()
+}
+
+#[tokio::test]
+async fn token_claims_are_read_strictly() {
+    let app = App::start_with(|options| {
+        options
+            .env
+            .push(("AUTH_MAX_TOKEN_LIFETIME_SECS".into(), "7200".into()));
+    })
+    .await;
+    let create = |token: &str, key: &str| {
+        app.api
+            .create(token, key, &order_json(&format!("REF-{key}"), "SKU-1", 1))
+            .status
+    };
+    let scope = "orders:create orders:read";
+    assert_eq!(
+        create(
+            &token_with(scope, Some(3600), Some(0), 3600 * 2),
+            "nbf-ahead"
+        ),
+        401
+    );
+    assert_eq!(
+        create(&token_with(scope, Some(10), Some(0), 3600), "nbf-in-leeway"),
+        201
+    );
+    assert_eq!(
+        create(
+            &token_with("orders:read\torders:create", None, Some(0), 3600),
+            "tab"
+        ),
+        403,
+        "a tab separates no permissions"
+    );
+    assert_eq!(
+        create(&token_with(scope, None, Some(0), 7300), "too-long"),
+        401
+    );
+    assert_eq!(create(&token_with(scope, None, None, 600), "no-iat"), 401);
+    assert_eq!(
+        create(&token_with(scope, None, Some(0), 7100), "within"),
+        201
+    );
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn an_order_id_has_one_spelling() {
+    let app = app().await;
+    let token = full_token();
+    assert_eq!(
+        app.api
+            .create(&token, "one", &order_json("REF-1", "SKU-1", 1))
+            .status,
+        201
+    );
+    assert_eq!(app.api.get("/api/orders/1", Some(&token)).status, 200);
+    for path in [
+        "/api/orders/01",
+        "/api/orders/%31",
+        "/api/orders/+1",
+        "/api/orders/1%20",
+    ] {
+        let reply = app.api.get(path, Some(&token));
+        assert_eq!(
+            reply.status_code(),
+            (404, Some("not_found".into())),
+            "{path}"
+        );
+    }
+    for (n, order) in ["01", "%31"].into_iter().enumerate() {
+        let reply = app.api.capture(
+            &token,
+            order,
+            &format!("pay-{n}"),
+            r#"{"amount":1,"currency":"JPY"}"#,
+        );
+        assert_eq!(
+            reply.status_code(),
+            (404, Some("not_found".into())),
+            "{order}"
+        );
+    }
+    app.finish().await;
+}
