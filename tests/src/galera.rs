@@ -43,9 +43,11 @@ impl GaleraCluster {
         }
     }
 
-    /// A fresh, migrated database, created through node 1.
+    /// A fresh, migrated database, created through node 1 and applied on every node.
     pub async fn database(&self) -> TestDb {
-        TestDb::on(&self.nodes[0], 5, CAUSAL_CHECKS).await
+        let db = TestDb::on(&self.nodes[0], 5, CAUSAL_CHECKS).await;
+        self.applied_everywhere(db.name()).await;
+        db
     }
 
     /// The URL of `db` through node `n` (1..=3).
@@ -67,7 +69,29 @@ impl GaleraCluster {
     pub async fn empty_database(&self) -> String {
         let name = format!("it_{}", uuid::Uuid::new_v4().simple());
         self.admin(&format!("CREATE DATABASE {name}")).await;
+        self.applied_everywhere(&name).await;
         name
+    }
+
+    /// Waits until nodes 2 and 3 have applied everything node 1 committed so far (DDL
+    /// included), so a process that connects to them next finds the database `name`: a
+    /// causal read on each waits for that, then `USE` proves it.
+    async fn applied_everywhere(&self, name: &str) {
+        use diesel_async::{AsyncConnection, AsyncMysqlConnection, SimpleAsyncConnection};
+        for node in &self.nodes[1..] {
+            let mut conn = AsyncMysqlConnection::establish(&node.url_for(""))
+                .await
+                .expect("connect to a node");
+            for sql in [
+                CAUSAL_CHECKS,
+                "SELECT COUNT(*) FROM information_schema.SCHEMATA",
+                &format!("USE {name}"),
+            ] {
+                conn.batch_execute(sql)
+                    .await
+                    .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            }
+        }
     }
 
     /// Drops the database named `name` through node 1.
