@@ -14,7 +14,9 @@ mod token_chars;
 pub use fingerprint::{Fingerprint, FingerprintVersion, Fingerprinted, canonical_bytes};
 pub use key::{IdempotencyKey, KeyError};
 pub use lease::{Generation, Lease, LeaseLost, LeaseView, Leased, OwnerId, OwnerIdError};
-pub use order::{ClientOrderRef, NewOrder, OrderId, Quantity, QuantityError, Sku};
+pub use order::{
+    ClientOrderRef, NewOrder, OrderId, OrderStatus, Quantity, QuantityError, Sku, UnknownStatus,
+};
 pub use payment::{
     Amount, Currency, MAX_AMOUNT, OperationState, PaymentCapture, PaymentInputError, UnknownState,
 };

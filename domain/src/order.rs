@@ -1,4 +1,4 @@
-//! The validated input of `orders.create.v1` and the id of what it creates.
+//! The validated input of `orders.create.v1`, the id of what it creates, and its status.
 
 use std::fmt;
 
@@ -66,6 +66,48 @@ pub struct NewOrder {
     pub quantity: Quantity,
 }
 
+/// An order's life: active from its creation, cancelled for good by `orders.cancel.v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OrderStatus {
+    Active,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown order status")]
+pub struct UnknownStatus;
+
+impl OrderStatus {
+    #[must_use]
+    pub const fn as_stored(self) -> &'static str {
+        match self {
+            Self::Active => "ACTIVE",
+            Self::Cancelled => "CANCELLED",
+        }
+    }
+
+    #[must_use]
+    pub const fn as_api(self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn from_stored(raw: &str) -> Result<Self, UnknownStatus> {
+        [Self::Active, Self::Cancelled]
+            .into_iter()
+            .find(|status| status.as_stored() == raw)
+            .ok_or(UnknownStatus)
+    }
+
+    /// Only an active order takes a capture or a cancel: a cancelled one is final.
+    #[must_use]
+    pub fn is_active(self) -> bool {
+        self == Self::Active
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct OrderId(u64);
 
@@ -90,6 +132,16 @@ impl fmt::Display for OrderId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_reads_back_as_it_is_stored_and_nothing_else_does() {
+        for status in [OrderStatus::Active, OrderStatus::Cancelled] {
+            assert_eq!(OrderStatus::from_stored(status.as_stored()), Ok(status));
+        }
+        assert_eq!(OrderStatus::from_stored("active"), Err(UnknownStatus));
+        assert!(OrderStatus::Active.is_active());
+        assert!(!OrderStatus::Cancelled.is_active());
+    }
 
     #[test]
     fn client_order_refs_are_case_sensitive_and_untrimmed() {

@@ -41,7 +41,7 @@ pub trait Backend: Sized + Send + Sync + 'static {
     /// How many idempotency records exist.
     fn total_records(&self) -> impl Future<Output = i64> + Send;
 
-    /// How many rows `table` holds.
+    /// How many rows `table` holds (a table's name, or a name and a `WHERE` clause).
     fn count_rows(&self, table: &str) -> impl Future<Output = i64> + Send;
 
     /// Runs SQL that both dialects accept.

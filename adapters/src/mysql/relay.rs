@@ -32,12 +32,13 @@ impl OutboxRelayStore for MysqlStore {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = tx
             .run("outbox claim", async |conn, _| {
-                outbox::pending_events(limit)
+                let candidates = outbox::pending_events(limit)
                     .for_update()
                     .skip_locked()
                     .load::<PendingRow>(conn)
                     .await
-                    .map_err(store_error)
+                    .map_err(store_error)?;
+                outbox::in_order(conn, candidates).await
             })
             .await?;
         let events = rows

@@ -5,7 +5,7 @@ use application::ErrorChain;
 use std::time::Duration;
 
 use async_nats::header::NATS_MESSAGE_ID;
-use async_nats::jetstream::consumer::{self, AckPolicy};
+use async_nats::jetstream::consumer::{self, AckPolicy, FromConsumer};
 use async_nats::jetstream::{AckKind, Context, Message};
 use futures_util::StreamExt;
 
@@ -29,7 +29,8 @@ pub struct PullConsumer {
     inner: consumer::PullConsumer,
 }
 
-/// An existing consumer is used as it is: its configuration is neither compared nor changed.
+/// An existing consumer keeps its configuration, except its filter: one written for fewer
+/// event types is widened to `spec`'s, so the new types reach it from then on.
 ///
 /// # Errors
 /// [`NatsError::Stream`]: stream missing or unreachable; [`NatsError::Consumer`]: not created.
@@ -58,6 +59,27 @@ pub async fn pull_consumer(js: &Context, spec: &ConsumerSpec) -> Result<PullCons
             consumer: spec.durable_name.clone(),
             source: e.into(),
         })?;
+    let existing = &inner.cached_info().config;
+    if existing.filter_subject == spec.filter_subject {
+        return Ok(PullConsumer { inner });
+    }
+    let was = existing.filter_subject.clone();
+    let mut config =
+        consumer::pull::Config::try_from_consumer_config(existing.clone()).map_err(|e| {
+            NatsError::Consumer {
+                consumer: spec.durable_name.clone(),
+                source: e,
+            }
+        })?;
+    config.filter_subject.clone_from(&spec.filter_subject);
+    let inner = stream
+        .create_consumer(config)
+        .await
+        .map_err(|e| NatsError::Consumer {
+            consumer: spec.durable_name.clone(),
+            source: e.into(),
+        })?;
+    tracing::info!(consumer = %spec.durable_name, was = %was, now = %spec.filter_subject, "consumer filter widened");
     Ok(PullConsumer { inner })
 }
 

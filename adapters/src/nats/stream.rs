@@ -7,10 +7,14 @@ use async_nats::jetstream::stream::{Config, StorageType, Stream};
 
 use super::NatsError;
 
-/// The stream of `orders.created.v1` events (`docs/events.md#the-event`).
+/// The stream of the orders' events (`docs/events.md#the-events`).
 pub const ORDERS_STREAM: &str = "ORDERS";
 
-pub const ORDERS_SUBJECTS: &str = "orders.created.v1.>";
+/// One subject space per event type, each with the tenant last.
+pub const ORDERS_SUBJECTS: [&str; 2] = ["orders.created.v1.>", "orders.cancelled.v1.>"];
+
+/// What a consumer of every order event filters on.
+pub const ORDER_EVENTS: &str = "orders.*.v1.>";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamSpec {
@@ -26,28 +30,49 @@ impl StreamSpec {
     pub fn orders(duplicate_window: Duration) -> Self {
         Self {
             name: ORDERS_STREAM.to_owned(),
-            subjects: vec![ORDERS_SUBJECTS.to_owned()],
+            subjects: ORDERS_SUBJECTS.map(str::to_owned).to_vec(),
             duplicate_window,
         }
     }
 }
 
-/// An existing stream is used as it is: its configuration is an operator's decision.
+/// An existing stream keeps its configuration (an operator's decision), except that a
+/// subject of `spec` it lacks is added: a new event type must not fail every publish.
 /// Several processes may call this at once; JetStream creates the stream once.
 ///
 /// # Errors
 /// [`NatsError::Stream`] when the broker is unreachable or refuses the configuration.
 pub async fn ensure_stream(js: &Context, spec: &StreamSpec) -> Result<Stream, NatsError> {
-    js.get_or_create_stream(Config {
-        name: spec.name.clone(),
-        subjects: spec.subjects.clone(),
-        storage: StorageType::File,
-        duplicate_window: spec.duplicate_window,
-        ..Config::default()
-    })
-    .await
-    .map_err(|e| NatsError::Stream {
+    let refused = |e: async_nats::Error| NatsError::Stream {
         stream: spec.name.clone(),
-        source: e.into(),
-    })
+        source: e,
+    };
+    let stream = js
+        .get_or_create_stream(Config {
+            name: spec.name.clone(),
+            subjects: spec.subjects.clone(),
+            storage: StorageType::File,
+            duplicate_window: spec.duplicate_window,
+            ..Config::default()
+        })
+        .await
+        .map_err(|e| refused(e.into()))?;
+    let mut config = stream.cached_info().config.clone();
+    let missing: Vec<String> = spec
+        .subjects
+        .iter()
+        .filter(|subject| !config.subjects.contains(subject))
+        .cloned()
+        .collect();
+    if missing.is_empty() {
+        return Ok(stream);
+    }
+    config.subjects.extend(missing.iter().cloned());
+    js.update_stream(&config)
+        .await
+        .map_err(|e| refused(e.into()))?;
+    tracing::info!(stream = %spec.name, added = ?missing, "subjects added to the existing stream");
+    js.get_stream(&spec.name)
+        .await
+        .map_err(|e| refused(e.into()))
 }

@@ -23,7 +23,7 @@ impl GetRoute for ReadOrder {
             description: "Another tenant's order, and an id that is not a positive decimal, \
                 are `404` alike: the answer never tells whether an order exists elsewhere.",
             id: ORDER_ID,
-            answer: "The order, in the create's shape.",
+            answer: "The order as it is now, in the create's shape.",
             poll_again: None,
         }
     }
@@ -51,8 +51,9 @@ pub(crate) fn parse_order_id(text: &str) -> Option<OrderId> {
         .then(|| OrderId::new(id))
 }
 
-/// An order: the `201` of a create (stored, and replayed byte for byte) and the `200` of
-/// a read have this one shape.
+/// An order: the `201` of a create (stored, and replayed byte for byte), the `200` of a
+/// cancel and of a read have this one shape. Creates answered before orders had a status
+/// replay without `status` and `cancelledAt`, so neither is required.
 #[derive(Debug, ToSchema)]
 #[cfg_attr(test, derive(serde::Deserialize))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -61,7 +62,9 @@ pub(crate) fn parse_order_id(text: &str) -> Option<OrderId> {
     "clientOrderRef": "ref-42",
     "sku": "SKU-1",
     "quantity": 2,
-    "createdAt": "2026-01-31T09:30:00.123456Z"
+    "createdAt": "2026-01-31T09:30:00.123456Z",
+    "status": "active",
+    "cancelledAt": null
 }))]
 #[schema(as = Order)]
 #[allow(dead_code)] // described, never built: `application` renders the order
@@ -91,6 +94,24 @@ pub(crate) struct OrderDocument {
     /// When the order was created: RFC 3339, UTC, microseconds.
     #[schema(format = DateTime, example = "2026-01-31T09:30:00.123456Z")]
     created_at: String,
+    /// `active` until the order is cancelled.
+    #[schema(required = false)]
+    status: OrderStatus,
+    /// When the order was cancelled (RFC 3339, UTC, microseconds); `null` while active.
+    #[schema(format = DateTime, required = false)]
+    cancelled_at: Option<String>,
+}
+
+/// Where an order stands.
+#[derive(Debug, ToSchema)]
+#[cfg_attr(test, derive(serde::Deserialize))]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)] // described, never built
+pub(crate) enum OrderStatus {
+    /// It may be captured or cancelled.
+    Active,
+    /// For good: it takes no capture and no second cancel.
+    Cancelled,
 }
 
 #[cfg(test)]
@@ -120,16 +141,16 @@ mod tests {
 
     #[test]
     fn the_order_schema_type_reads_what_application_renders() {
-        let order = application::Order {
-            id: OrderId::new(42),
-            tenant: TenantId::parse(1).unwrap(),
-            details: NewOrder {
+        let order = application::Order::created(
+            OrderId::new(42),
+            TenantId::parse(1).unwrap(),
+            NewOrder {
                 client_order_ref: ClientOrderRef::parse("REF-1").unwrap(),
                 sku: Sku::parse("SKU-1").unwrap(),
                 quantity: Quantity::parse(100).unwrap(),
             },
-            created_at: DateTime::from_timestamp(1_700_000_000, 5_000).unwrap(),
-        };
+            DateTime::from_timestamp(1_700_000_000, 5_000).unwrap(),
+        );
         let read: OrderDocument = serde_json::from_slice(&order.to_json()).unwrap();
         assert_eq!(read.order_id, "42");
         assert_eq!(read.quantity, 100);

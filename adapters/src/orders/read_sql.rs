@@ -5,7 +5,7 @@ use application::ports::{OrderReader, StoreError};
 use chrono::NaiveDateTime;
 use diesel::dsl::{self, Limit};
 use diesel::prelude::*;
-use domain::{ClientOrderRef, NewOrder, OrderId, Quantity, Sku, TenantId};
+use domain::{ClientOrderRef, NewOrder, OrderId, OrderStatus, Quantity, Sku, TenantId};
 
 use crate::sql::bad_value::{bad, bad_row};
 use crate::sql::both_stores::for_both_stores;
@@ -22,6 +22,8 @@ pub(crate) fn order_columns() -> _ {
         orders::sku,
         orders::quantity,
         orders::created_at,
+        orders::status,
+        orders::cancelled_at,
     )
 }
 
@@ -33,6 +35,8 @@ pub(crate) struct OrderRow {
     sku: Vec<u8>,
     quantity: i16,
     created_at: NaiveDateTime,
+    status: String,
+    cancelled_at: Option<NaiveDateTime>,
 }
 
 impl OrderRow {
@@ -55,6 +59,8 @@ impl OrderRow {
                 .ok_or_else(|| bad_row("orders", "tenant_id"))?,
             details,
             created_at: self.created_at.and_utc(),
+            status: OrderStatus::from_stored(&self.status).map_err(bad("orders", "status"))?,
+            cancelled_at: self.cancelled_at.map(|at| at.and_utc()),
         })
     }
 }

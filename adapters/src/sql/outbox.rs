@@ -1,6 +1,8 @@
 //! SQL of the outbox: the event written in the business step's transaction, and the
 //! relay's reads and marks (`docs/events.md#the-outbox`).
 
+use std::collections::{BTreeSet, HashMap};
+
 use application::ports::{NewEvent, OutboxWriter, PendingEvent, PendingSummary, StoreError};
 use chrono::NaiveDateTime;
 use diesel::deserialize::FromSqlRow;
@@ -8,7 +10,7 @@ use diesel::dsl::{self, Limit, Values};
 use diesel::expression::QueryMetadata;
 use diesel::prelude::*;
 use diesel::query_builder::QueryFragment;
-use diesel::sql_types::{BigInt, Timestamp};
+use diesel::sql_types::{BigInt, Binary, Nullable, Timestamp};
 use diesel_async::RunQueryDsl;
 use uuid::Uuid;
 
@@ -31,6 +33,8 @@ pub(crate) struct NewEventRow<'a> {
     subject: &'a [u8],
     payload: &'a [u8],
     created_at: NaiveDateTime,
+    ordering_key: Option<&'a [u8]>,
+    ordering_seq: Option<i64>,
 }
 
 pub(crate) type InsertEvent<'a> = Values<dsl::insert_into<outbox::table>, NewEventRow<'a>>;
@@ -47,6 +51,12 @@ where
         subject: event.subject.as_bytes(),
         payload: &event.payload,
         created_at: event.created_at.naive_utc(),
+        ordering_key: event.order.as_ref().map(|order| order.key.as_bytes()),
+        ordering_seq: event
+            .order
+            .as_ref()
+            .map(|order| to_i64(order.sequence))
+            .transpose()?,
     };
     diesel::insert_into(outbox::table)
         .values(row)
@@ -63,6 +73,8 @@ pub(crate) struct PendingRow {
     payload: Vec<u8>,
     created_at: NaiveDateTime,
     attempts: i32,
+    ordering_key: Option<Vec<u8>>,
+    ordering_seq: Option<i64>,
 }
 
 impl PendingRow {
@@ -93,7 +105,60 @@ pub(crate) fn pending_events(limit: i64) -> _ {
             outbox::payload,
             outbox::created_at,
             outbox::attempts,
+            outbox::ordering_key,
+            outbox::ordering_seq,
         ))
+}
+
+/// The pending events of `keys`, by key and sequence (read from the index alone).
+#[dsl::auto_type]
+fn pending_of(keys: Vec<Vec<u8>>) -> _ {
+    let pending: dsl::Filter<outbox::table, dsl::IsNull<outbox::published_at>> =
+        outbox::table.filter(outbox::published_at.is_null());
+    pending
+        .filter(outbox::ordering_key.eq_any(keys))
+        .select((outbox::ordering_key, outbox::ordering_seq))
+}
+
+/// What a claim may publish of `rows`: an event with an ordering key only while no
+/// earlier event of its key is pending, whether another relay holds that one or its last
+/// publish failed (`docs/events.md#order-of-events`). So at most one event per key goes
+/// out per pass. The read is plain: an event another relay holds still reads as pending.
+pub(crate) async fn in_order<C>(
+    conn: &mut C,
+    rows: Vec<PendingRow>,
+) -> Result<Vec<PendingRow>, StoreError>
+where
+    C: SqlConnection,
+    pending_of: QueryFragment<C::Backend>,
+    C::Backend: QueryMetadata<(Nullable<Binary>, Nullable<BigInt>)>,
+    (Option<Vec<u8>>, Option<i64>): FromSqlRow<(Nullable<Binary>, Nullable<BigInt>), C::Backend>,
+{
+    let keys: BTreeSet<Vec<u8>> = rows
+        .iter()
+        .filter_map(|row| row.ordering_key.clone())
+        .collect();
+    if keys.is_empty() {
+        return Ok(rows);
+    }
+    let pending: Vec<(Option<Vec<u8>>, Option<i64>)> = pending_of(keys.into_iter().collect())
+        .load(conn)
+        .await
+        .map_err(C::Backend::store_error)?;
+    let mut earliest: HashMap<Vec<u8>, i64> = HashMap::new();
+    for (key, seq) in pending {
+        if let (Some(key), Some(seq)) = (key, seq) {
+            let lowest = earliest.entry(key).or_insert(seq);
+            *lowest = (*lowest).min(seq);
+        }
+    }
+    Ok(rows
+        .into_iter()
+        .filter(|row| match (&row.ordering_key, row.ordering_seq) {
+            (Some(key), Some(seq)) => earliest.get(key) == Some(&seq),
+            _ => true,
+        })
+        .collect())
 }
 
 #[dsl::auto_type]

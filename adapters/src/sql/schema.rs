@@ -31,6 +31,10 @@ diesel::table! {
         sku -> Binary,
         quantity -> SmallInt,
         created_at -> Timestamp,
+        status -> Text,
+        cancelled_at -> Nullable<Timestamp>,
+        cancel_reason -> Nullable<Binary>,
+        revision -> BigInt,
     }
 }
 
@@ -45,6 +49,8 @@ diesel::table! {
         created_at -> Timestamp,
         published_at -> Nullable<Timestamp>,
         attempts -> Integer,
+        ordering_key -> Nullable<Binary>,
+        ordering_seq -> Nullable<BigInt>,
     }
 }
 

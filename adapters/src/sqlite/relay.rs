@@ -28,10 +28,11 @@ impl OutboxRelayStore for SqliteStore {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = self
             .with_connection("outbox claim", async |conn| {
-                outbox::pending_events(limit)
+                let candidates = outbox::pending_events(limit)
                     .load::<PendingRow>(conn)
                     .await
-                    .map_err(store_error)
+                    .map_err(store_error)?;
+                outbox::in_order(conn, candidates).await
             })
             .await?;
         let events = rows

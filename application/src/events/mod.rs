@@ -2,7 +2,7 @@
 
 mod inbox;
 mod inbox_store;
-mod order_created;
+mod order_events;
 mod outbox;
 mod purge;
 mod relay;
@@ -11,8 +11,8 @@ mod request_shipments;
 
 pub use inbox::{HandleError, Handled, InboxConsumer, Poison, handle_delivery};
 pub use inbox_store::{Delivery, InboxTx, NewShipment, ShipmentRepository};
-pub use order_created::{ORDERS_CREATED, order_created};
-pub use outbox::{NewEvent, OutboxWriter};
+pub use order_events::{FIRST_REVISION, ORDERS_CREATED, order_created, order_event};
+pub use outbox::{EventOrder, NewEvent, OutboxWriter};
 pub use purge::purge_published_events;
 pub use relay::{Relay, RelayPacing, RelayPass};
 pub use relay_store::{

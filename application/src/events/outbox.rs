@@ -17,6 +17,18 @@ pub struct NewEvent {
     pub subject: String,
     pub payload: Vec<u8>,
     pub created_at: DateTime<Utc>,
+    /// For events of one thing that must reach the broker in the order they happened.
+    pub order: Option<EventOrder>,
+}
+
+/// Events with one `key` are relayed in `sequence` order: none goes out while one with a
+/// lower sequence is still pending (`docs/events.md#order-of-events`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventOrder {
+    /// What the events are about, as `kind/id` (`orders/42`); at most 64 bytes.
+    pub key: String,
+    /// Rises with each event of the key; gaps are allowed.
+    pub sequence: u64,
 }
 
 pub trait OutboxWriter {

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::inbox::{InboxConsumer, Poison};
 use super::inbox_store::{NewShipment, ShipmentRepository};
-use super::order_created::ORDERS_CREATED;
+use super::order_events::ORDERS_CREATED;
 use crate::ports::StoreError;
 
 /// The consumer's name in the inbox, and the durable consumer's on the broker.

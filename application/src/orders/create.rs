@@ -60,12 +60,7 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
         input: &NewOrder,
     ) -> Result<StoredResponse, StepError<CreateRefusal>> {
         let id = tx.insert_order(context.tenant, input, context.now).await?;
-        let order = Order {
-            id,
-            tenant: context.tenant,
-            details: input.clone(),
-            created_at: context.now,
-        };
+        let order = Order::created(id, context.tenant, input.clone(), context.now);
         // The event commits with the order or not at all; its id is made here, once.
         tx.add_event(&order_created(uuid::Uuid::new_v4(), &order))
             .await?;

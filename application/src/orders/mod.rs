@@ -7,4 +7,6 @@ mod read;
 pub use create::{CreateOrder, CreateRefusal, OrderRepository};
 pub use order::Order;
 pub(crate) use order::OrderBody;
+#[cfg(test)]
+pub(crate) use order::sample_order;
 pub use read::{OrderReader, ReadOrder};

@@ -1,7 +1,8 @@
-//! A created order and its one JSON shape, shared by the create response and `GET`.
+//! An order and its one JSON shape, shared by the create's and the cancel's answers, the
+//! events and `GET`.
 
 use chrono::{DateTime, Utc};
-use domain::{NewOrder, OrderId, TenantId};
+use domain::{NewOrder, OrderId, OrderStatus, TenantId};
 use serde::Serialize;
 
 use crate::timestamps::rfc3339_micros;
@@ -12,6 +13,9 @@ pub struct Order {
     pub tenant: TenantId,
     pub details: NewOrder,
     pub created_at: DateTime<Utc>,
+    pub status: OrderStatus,
+    /// Set exactly when the status is cancelled.
+    pub cancelled_at: Option<DateTime<Utc>>,
 }
 
 /// Members in the order of `docs/http-api.md#post-apiorders`.
@@ -23,10 +27,31 @@ pub(crate) struct OrderBody<'a> {
     sku: &'a str,
     quantity: u8,
     created_at: String,
+    status: &'static str,
+    cancelled_at: Option<String>,
 }
 
 impl Order {
-    /// Stored once and replayed unchanged.
+    /// As its create makes it: active.
+    #[must_use]
+    pub fn created(
+        id: OrderId,
+        tenant: TenantId,
+        details: NewOrder,
+        created_at: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            id,
+            tenant,
+            details,
+            created_at,
+            status: OrderStatus::Active,
+            cancelled_at: None,
+        }
+    }
+
+    /// A create's answer is stored once and replayed unchanged, even after the order
+    /// changed: a replay is the first answer, not the order's state now.
     #[must_use]
     pub fn to_json(&self) -> Vec<u8> {
         // Strings and integers into memory cannot fail; the fallback avoids a panic.
@@ -40,6 +65,8 @@ impl Order {
             sku: self.details.sku.as_str(),
             quantity: self.details.quantity.get(),
             created_at: rfc3339_micros(self.created_at),
+            status: self.status.as_api(),
+            cancelled_at: self.cancelled_at.map(rfc3339_micros),
         }
     }
 
@@ -49,27 +76,50 @@ impl Order {
     }
 }
 
+/// Order 42 of `tenant`: 2 of `SKU-1` as `REF-1`, created at 2023-11-14T22:13:20.000005Z.
+#[cfg(test)]
+pub(crate) fn sample_order(tenant: u64) -> Order {
+    use domain::{ClientOrderRef, Quantity, Sku};
+    Order::created(
+        OrderId::new(42),
+        TenantId::parse(tenant).unwrap(),
+        NewOrder {
+            client_order_ref: ClientOrderRef::parse("REF-1").unwrap(),
+            sku: Sku::parse("SKU-1").unwrap(),
+            quantity: Quantity::parse(2).unwrap(),
+        },
+        DateTime::from_timestamp(1_700_000_000, 5_000).unwrap(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use domain::{ClientOrderRef, Quantity, Sku};
+
+    fn order() -> Order {
+        sample_order(1)
+    }
 
     #[test]
-    fn the_json_has_the_contract_members_in_order() {
-        let order = Order {
-            id: OrderId::new(42),
-            tenant: TenantId::parse(1).unwrap(),
-            details: NewOrder {
-                client_order_ref: ClientOrderRef::parse("REF-1").unwrap(),
-                sku: Sku::parse("SKU-1").unwrap(),
-                quantity: Quantity::parse(2).unwrap(),
-            },
-            created_at: DateTime::from_timestamp(1_700_000_000, 5_000).unwrap(),
-        };
+    fn the_json_has_the_documented_members_in_order() {
         assert_eq!(
-            String::from_utf8(order.to_json()).unwrap(),
-            r#"{"orderId":"42","clientOrderRef":"REF-1","sku":"SKU-1","quantity":2,"createdAt":"2023-11-14T22:13:20.000005Z"}"#
+            String::from_utf8(order().to_json()).unwrap(),
+            r#"{"orderId":"42","clientOrderRef":"REF-1","sku":"SKU-1","quantity":2,"createdAt":"2023-11-14T22:13:20.000005Z","status":"active","cancelledAt":null}"#
         );
-        assert_eq!(order.location(), "/api/orders/42");
+        assert_eq!(order().location(), "/api/orders/42");
+    }
+
+    #[test]
+    fn a_cancelled_order_says_when() {
+        let cancelled = Order {
+            status: OrderStatus::Cancelled,
+            cancelled_at: DateTime::from_timestamp(1_700_000_060, 0),
+            ..order()
+        };
+        let json = String::from_utf8(cancelled.to_json()).unwrap();
+        assert!(
+            json.ends_with(r#""status":"cancelled","cancelledAt":"2023-11-14T22:14:20.000000Z"}"#),
+            "{json}"
+        );
     }
 }

@@ -18,10 +18,15 @@ pub struct CapturePayment;
 pub enum CaptureRefusal {
     OrderNotFound,
     PaymentExists,
+    OrderCancelled,
 }
 
 impl Refusal for CaptureRefusal {
-    const ALL: &'static [Self] = &[Self::OrderNotFound, Self::PaymentExists];
+    const ALL: &'static [Self] = &[
+        Self::OrderNotFound,
+        Self::PaymentExists,
+        Self::OrderCancelled,
+    ];
 
     fn refused(self) -> Refused {
         match self {
@@ -32,6 +37,12 @@ impl Refusal for CaptureRefusal {
                 code: "payment_exists",
                 title: "Payment exists",
                 detail: "This order already has a pending or succeeded payment capture.",
+            },
+            Self::OrderCancelled => Refused {
+                status: 409,
+                code: "order_cancelled",
+                title: "Order cancelled",
+                detail: "This order is cancelled; it takes no payment capture.",
             },
         }
     }
@@ -50,9 +61,13 @@ pub struct NewCapture {
 }
 
 pub trait OperationWriter {
+    /// The order is written too (its revision), so a concurrent cancel of it and this
+    /// capture never both commit.
+    ///
     /// # Errors
-    /// `Rejected(OrderNotFound)` when the tenant has no such order (checked by the same
-    /// statement); `Rejected(PaymentExists)` ONLY for the one-active-capture-per-order constraint.
+    /// `Rejected(OrderNotFound)` when the tenant has no such order; `Rejected(OrderCancelled)`
+    /// when it is cancelled; `Rejected(PaymentExists)` ONLY for the
+    /// one-active-capture-per-order constraint.
     fn accept_capture(
         &mut self,
         capture: &NewCapture,

@@ -19,8 +19,8 @@ pub use record_reader::RecordReader;
 pub use unit_of_work::{NewRecord, RecordTx, UnitOfWork};
 
 pub use crate::events::{
-    Delivery, EventPublisher, InboxTx, NewEvent, NewShipment, OutboxClaim, OutboxRelayStore,
-    OutboxWriter, PendingEvent, PendingSummary, PublishError, ShipmentRepository,
+    Delivery, EventOrder, EventPublisher, InboxTx, NewEvent, NewShipment, OutboxClaim,
+    OutboxRelayStore, OutboxWriter, PendingEvent, PendingSummary, PublishError, ShipmentRepository,
 };
 pub use crate::orders::{OrderReader, OrderRepository};
 pub use crate::payments::{

@@ -35,6 +35,8 @@ async fn a_first_request_inserts_once_completes_one_row_and_commits_once() {
                 && event.subject == "orders.created.v1.7"
                 && event.created_at == t0()
                 && event.id.get_version_num() == 4
+                && event.order.as_ref().map(|o| (o.key.as_str(), o.sequence))
+                    == Some(("orders/9", 1))
         })
         .times(1)
         .returning(|_| ready(Ok(())));
@@ -56,7 +58,7 @@ async fn a_first_request_inserts_once_completes_one_row_and_commits_once() {
     assert_eq!(response.location(), Some("/api/orders/9"));
     assert_eq!(
         std::str::from_utf8(response.body()).unwrap(),
-        r#"{"orderId":"9","clientOrderRef":"REF-1","sku":"SKU-1","quantity":2,"createdAt":"2027-01-15T08:00:00.123456Z"}"#
+        r#"{"orderId":"9","clientOrderRef":"REF-1","sku":"SKU-1","quantity":2,"createdAt":"2027-01-15T08:00:00.123456Z","status":"active","cancelledAt":null}"#
     );
 }
 

@@ -15,12 +15,7 @@ use crate::support::*;
 const EVENT: u128 = 0x1234;
 
 fn payload() -> Vec<u8> {
-    let order = Order {
-        id: OrderId::new(9),
-        tenant: caller().tenant,
-        details: new_order(3),
-        created_at: t0(),
-    };
+    let order = Order::created(OrderId::new(9), caller().tenant, new_order(3), t0());
     order_created(Uuid::from_u128(EVENT), &order).payload
 }
 

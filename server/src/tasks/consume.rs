@@ -28,7 +28,7 @@ where
         &ConsumerSpec {
             stream: spec.name.clone(),
             durable_name: SHIPMENTS_CONSUMER.to_owned(),
-            filter_subject: ORDERS_SUBJECTS.to_owned(),
+            filter_subject: ORDERS_SUBJECTS[0].to_owned(),
             ack_wait: events.consumer_ack_wait,
             max_deliver: None,
         },

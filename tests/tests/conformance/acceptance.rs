@@ -150,6 +150,40 @@ pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Back
     db.finish().await;
 }
 
+pub(crate) async fn a_cancelled_order_takes_no_capture_and_a_capture_writes_its_order<
+    B: Backend,
+>() {
+    let db = B::create().await;
+    add_order(&db).await;
+    accept(&db, &capture(1, 9)).await.unwrap();
+    assert_eq!(
+        db.count_rows("orders WHERE id = 9 AND revision = 2").await,
+        1,
+        "an accepted capture counts as a change of its order"
+    );
+    db.run_sql("UPDATE orders SET status = 'CANCELLED' WHERE id = 9")
+        .await;
+    db.run_sql("DELETE FROM operations").await;
+    assert!(matches!(
+        accept(&db, &capture(1, 9)).await,
+        Err(StepError::Rejected(CaptureRefusal::OrderCancelled))
+    ));
+    assert!(
+        matches!(
+            accept(&db, &capture(2, 9)).await,
+            Err(StepError::Rejected(CaptureRefusal::OrderNotFound))
+        ),
+        "another tenant's cancelled order is simply not there"
+    );
+    assert_eq!(db.count_rows("operations").await, 0, "nothing stored");
+    assert_eq!(
+        db.count_rows("orders WHERE id = 9 AND revision = 2").await,
+        1,
+        "a refused capture changes nothing"
+    );
+    db.finish().await;
+}
+
 pub(crate) async fn a_declined_capture_leaves_the_order_free_for_another<B: Backend>() {
     let db = B::create().await;
     add_order(&db).await;

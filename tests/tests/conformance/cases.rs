@@ -282,12 +282,12 @@ pub(crate) async fn stored_values_read_back_unchanged<B: Backend>() {
         .insert_order(who.tenant, &order, at("2026-11-29T12:34:56.123456Z"))
         .await
         .unwrap();
-    let made = Order {
-        id: order_id,
-        tenant: who.tenant,
-        details: order.clone(),
-        created_at: at("2026-11-29T12:34:56.123456Z"),
-    };
+    let made = Order::created(
+        order_id,
+        who.tenant,
+        order.clone(),
+        at("2026-11-29T12:34:56.123456Z"),
+    );
     tx.add_event(&order_created(uuid::Uuid::new_v4(), &made))
         .await
         .unwrap();

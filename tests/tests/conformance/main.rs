@@ -81,6 +81,12 @@ macro_rules! conformance_suite {
             }
 
             #[tokio::test]
+            async fn a_cancelled_order_takes_no_capture() {
+                crate::acceptance::a_cancelled_order_takes_no_capture_and_a_capture_writes_its_order::<$backend>()
+                    .await;
+            }
+
+            #[tokio::test]
             async fn a_declined_capture_leaves_the_order_free() {
                 crate::acceptance::a_declined_capture_leaves_the_order_free_for_another::<$backend>()
                     .await;
@@ -95,6 +101,11 @@ macro_rules! conformance_suite {
             async fn a_stale_owner_changes_nothing_and_a_success_pays_once() {
                 crate::operations::a_stale_owner_changes_nothing_and_a_success_pays_once::<$backend>()
                     .await;
+            }
+
+            #[tokio::test]
+            async fn an_orders_later_event_waits_for_its_earlier_one() {
+                crate::outbox::an_orders_later_event_waits_for_its_earlier_one::<$backend>().await;
             }
 
             #[tokio::test]

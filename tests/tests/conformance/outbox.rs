@@ -2,9 +2,14 @@
 //! is told, counts failed attempts, and purges only published events.
 
 use application::CreateOrder;
-use application::ports::{OutboxClaim, OutboxRelayStore, PendingSummary};
+use application::ports::{
+    EventOrder, NewEvent, OutboxClaim, OutboxRelayStore, OutboxWriter, PendingSummary, RecordTx,
+    UnitOfWork,
+};
 use chrono::{TimeDelta, Utc};
+use domain::TenantId;
 use tests::{Backend, caller, key, new_order};
+use uuid::Uuid;
 
 use crate::cases::coordinator;
 
@@ -86,5 +91,89 @@ pub(crate) async fn purge_never_takes_a_pending_event<B: Backend>() {
         0
     );
     assert_eq!(db.store().pending().await.unwrap().count, 1);
+    db.finish().await;
+}
+
+/// A second event of `order` (as its cancel writes one), sequence 2, committed.
+async fn add_second_event<B: Backend>(db: &B, order: u64) -> Uuid {
+    let id = Uuid::new_v4();
+    let mut tx = db.store().begin().await.unwrap();
+    tx.add_event(&NewEvent {
+        id,
+        event_type: "orders.cancelled.v1",
+        tenant: TenantId::parse(1).unwrap(),
+        subject: "orders.cancelled.v1.1".to_owned(),
+        payload: b"{}".to_vec(),
+        created_at: Utc::now(),
+        order: Some(EventOrder {
+            key: format!("orders/{order}"),
+            sequence: 2,
+        }),
+    })
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    id
+}
+
+pub(crate) async fn an_orders_later_event_waits_for_its_earlier_one<B: Backend>() {
+    let db = B::create().await;
+    let coordinator = coordinator(&db);
+    let mut orders = Vec::new();
+    for reference in ["R-1", "R-2"] {
+        coordinator
+            .run(
+                &CreateOrder,
+                &caller(1, 1),
+                &key(reference),
+                &new_order(reference, 1),
+            )
+            .await;
+        orders.push(db.order_ids(1, reference).await[0]);
+    }
+    let later: Vec<Uuid> = [
+        add_second_event(&db, orders[0]).await,
+        add_second_event(&db, orders[1]).await,
+    ]
+    .into();
+    let store = db.store();
+
+    // A relay holds the first order's created event; another relay, in the meantime,
+    // takes nothing later of either order (on SQLite it may send the held one again).
+    let holding = store.claim(1).await.unwrap();
+    let held = holding.events()[0].id;
+    let other = store.claim(10).await.unwrap();
+    let taken: Vec<Uuid> = other.events().iter().map(|e| e.id).collect();
+    assert!(
+        !taken.iter().any(|id| later.contains(id)),
+        "a later event went while its order's earlier one was pending: {taken:?}"
+    );
+    let second_created = *taken.last().unwrap();
+    assert_ne!(second_created, held, "the other order's created event goes");
+    other
+        .settle(&[second_created], &[], Utc::now())
+        .await
+        .unwrap();
+
+    // A failed publish keeps the earlier event pending, and the later one waits on.
+    holding.settle(&[], &[held], Utc::now()).await.unwrap();
+    let next = store.claim(10).await.unwrap();
+    let ids: Vec<Uuid> = next.events().iter().map(|e| e.id).collect();
+    assert_eq!(
+        ids,
+        vec![held, later[1]],
+        "the retry, and the other order's next"
+    );
+    next.settle(&ids, &[], Utc::now()).await.unwrap();
+
+    let last = store.claim(10).await.unwrap();
+    let ids: Vec<Uuid> = last.events().iter().map(|e| e.id).collect();
+    assert_eq!(
+        ids,
+        vec![later[0]],
+        "once published, the earlier one lets it go"
+    );
+    last.settle(&ids, &[], Utc::now()).await.unwrap();
+    assert_eq!(store.pending().await.unwrap(), PendingSummary::default());
     db.finish().await;
 }

@@ -40,9 +40,13 @@ async fn a_first_request_creates_one_order_and_answers_201_with_its_location() {
         "RFC 3339 UTC with microseconds: {created_at}"
     );
     assert_eq!(
+        (&body["status"], &body["cancelledAt"]),
+        (&"active".into(), &serde_json::Value::Null)
+    );
+    assert_eq!(
         body.as_object().unwrap().len(),
-        5,
-        "exactly the contract's members"
+        7,
+        "exactly the documented members"
     );
     assert_eq!(app.db.order_ids(1, "REF-1").await.len(), 1);
     app.finish().await;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use adapters::nats::{
-    ConsumerSpec, Delivery, ORDERS_STREAM, ORDERS_SUBJECTS, PullConsumer, fetch, publish_batch,
+    ConsumerSpec, Delivery, ORDER_EVENTS, ORDERS_STREAM, PullConsumer, fetch, publish_batch,
     pull_consumer,
 };
 
@@ -19,7 +19,7 @@ fn shipments() -> ConsumerSpec {
     ConsumerSpec {
         stream: ORDERS_STREAM.to_owned(),
         durable_name: "shipments".to_owned(),
-        filter_subject: ORDERS_SUBJECTS.to_owned(),
+        filter_subject: ORDER_EVENTS.to_owned(),
         ack_wait: ACK_WAIT,
         max_deliver: None,
     }

@@ -38,7 +38,9 @@ impl PostRoute for CreateOrder {
                 "clientOrderRef": "ref-42",
                 "sku": "SKU-1",
                 "quantity": 2,
-                "createdAt": "2026-01-31T09:30:00.123456Z"
+                "createdAt": "2026-01-31T09:30:00.123456Z",
+                "status": "active",
+                "cancelledAt": null
             }),
             location: Some("`/api/orders/{orderId}`: where the order can be read."),
         }

@@ -1,12 +1,13 @@
 //! The order's insert, and the create's port on both stores' transactions.
 
+use application::events::FIRST_REVISION;
 use application::ports::OrderRepository;
 use application::{CreateRefusal, StepError};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::dsl::{self, Values};
 use diesel::prelude::*;
 use diesel::query_builder::QueryFragment;
-use domain::{NewOrder, OrderId, TenantId};
+use domain::{NewOrder, OrderId, OrderStatus, TenantId};
 
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Unique, refused_on};
@@ -31,6 +32,8 @@ pub(crate) struct NewOrderRow<'a> {
     sku: &'a [u8],
     quantity: i16,
     created_at: NaiveDateTime,
+    status: &'static str,
+    revision: i64,
 }
 
 pub(crate) type InsertOrder<'a> = Values<dsl::insert_into<orders::table>, NewOrderRow<'a>>;
@@ -53,6 +56,8 @@ where
         sku: order.sku.as_str().as_bytes(),
         quantity: i16::from(order.quantity.get()),
         created_at: created_at.naive_utc(),
+        status: OrderStatus::Active.as_stored(),
+        revision: to_i64(FIRST_REVISION)?,
     };
     let insert = diesel::insert_into(orders::table).values(row);
     let id = conn

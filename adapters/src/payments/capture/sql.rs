@@ -1,5 +1,6 @@
-//! The capture's acceptance: one statement inserts the pending `operations` row from the
-//! tenant's own order, so a missing or foreign order inserts nothing.
+//! The capture's acceptance: the tenant's active order takes it (its revision goes up, a
+//! write a cancel of the order would conflict with), then the pending `operations` row is
+//! inserted. A missing, foreign or cancelled order inserts nothing.
 
 use application::StepError;
 use application::payments::CaptureRefusal;
@@ -7,17 +8,22 @@ use application::ports::{NewCapture, OperationWriter, StoreError};
 use chrono::NaiveDateTime;
 use diesel::QueryResult;
 use diesel::backend::Backend;
+use diesel::deserialize::FromSqlRow;
+use diesel::dsl::{self, Limit, Values};
+use diesel::expression::QueryMetadata;
+use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, Binary, Integer, Text, Timestamp};
+use diesel::sql_types::{BigInt, Text};
 use diesel_async::RunQueryDsl;
-use domain::OperationState;
+use domain::{OperationState, OrderStatus};
 
 use crate::sql::bad_value::OutOfRange;
 use crate::sql::both_stores::for_both_transactions;
-use crate::sql::classify::{Unique, refused_on};
+use crate::sql::classify::{Classify, Unique, refused_on};
 use crate::sql::connection::SqlConnection;
 use crate::sql::rows::to_i64;
+use crate::sql::schema::{operations, orders};
 
 /// One pending or succeeded capture per order (a partial index on SQLite, a generated
 /// column on MySQL): its violation is the acceptance's refusal.
@@ -26,93 +32,126 @@ pub(crate) const ACTIVE_CAPTURE: Unique = Unique {
     sqlite_message: "UNIQUE constraint failed: operations.tenant_id, operations.order_id",
 };
 
-/// `INSERT ... SELECT ... FROM orders`: tenant and order come from `orders`, so no row of
-/// another tenant can be named. A static query id, because a raw `sql_query` is prepared
-/// and closed on every call on MySQL.
-pub(crate) struct InsertOperation<'a> {
-    id: &'a [u8],
-    operation_type: &'a str,
-    amount: i32,
-    currency: &'a str,
-    downstream_key: &'a str,
-    state: &'static str,
-    at: NaiveDateTime,
+const ACTIVE: &str = OrderStatus::Active.as_stored();
+
+/// `UPDATE orders SET revision = revision + 1 WHERE id = ? AND tenant_id = ? AND status =
+/// 'ACTIVE'`: row-locks the tenant's active order, and on Galera makes a concurrent
+/// cancel's write set conflict with this one. Hand-written, like the record's completion
+/// (`sql/complete_record.rs`): diesel prepares a DSL `UPDATE` anew on every call.
+pub(crate) struct TakeActiveOrder {
     tenant: i64,
     order: i64,
 }
 
-pub(crate) struct InsertOperationQuery;
+pub(crate) struct TakeActiveOrderQuery;
 
-impl QueryId for InsertOperation<'_> {
-    type QueryId = InsertOperationQuery;
+impl QueryId for TakeActiveOrder {
+    type QueryId = TakeActiveOrderQuery;
     const HAS_STATIC_QUERY_ID: bool = true;
 }
 
-impl<DB> QueryFragment<DB> for InsertOperation<'_>
+impl<DB: Backend> QueryFragment<DB> for TakeActiveOrder
 where
-    DB: Backend,
-    i32: ToSql<Integer, DB>,
     i64: ToSql<BigInt, DB>,
-    str: ToSql<Text, DB>,
-    [u8]: ToSql<Binary, DB>,
-    NaiveDateTime: ToSql<Timestamp, DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        out.push_sql(
-            "INSERT INTO operations (id, operation_type, tenant_id, order_id, amount, \
-             currency, downstream_key, state, generation, attempts, next_attempt_at, \
-             created_at, updated_at) SELECT ",
-        );
-        out.push_bind_param::<Binary, _>(self.id)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Binary, _>(self.operation_type.as_bytes())?;
-        out.push_sql(", tenant_id, id, ");
-        out.push_bind_param::<Integer, _>(&self.amount)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Binary, _>(self.currency.as_bytes())?;
-        out.push_sql(", ");
-        out.push_bind_param::<Binary, _>(self.downstream_key.as_bytes())?;
-        out.push_sql(", ");
-        out.push_bind_param::<Text, _>(self.state)?;
-        out.push_sql(", 0, 0, ");
-        for _ in 0..2 {
-            out.push_bind_param::<Timestamp, _>(&self.at)?;
-            out.push_sql(", ");
-        }
-        out.push_bind_param::<Timestamp, _>(&self.at)?;
-        out.push_sql(" FROM orders WHERE tenant_id = ");
-        out.push_bind_param::<BigInt, _>(&self.tenant)?;
-        out.push_sql(" AND id = ");
+        out.push_sql("UPDATE orders SET revision = revision + 1 WHERE id = ");
         out.push_bind_param::<BigInt, _>(&self.order)?;
+        out.push_sql(" AND tenant_id = ");
+        out.push_bind_param::<BigInt, _>(&self.tenant)?;
+        out.push_sql(" AND status = '");
+        out.push_sql(ACTIVE);
+        out.push_sql("'");
         Ok(())
     }
 }
 
-/// No such order in the tenant, or a second active capture of it, is the refusal.
-pub(crate) async fn accept<C>(
+/// Why the order did not take the capture.
+#[dsl::auto_type]
+fn order_status(tenant: i64, order: i64) -> _ {
+    orders::table
+        .filter(orders::id.eq(order))
+        .filter(orders::tenant_id.eq(tenant))
+        .select(orders::status)
+}
+
+/// Written `PENDING`, generation 0, no owner, due at once.
+#[derive(Insertable)]
+#[diesel(table_name = operations)]
+// Plain values only, so MySQL caches the statement (see `records::NewRecordRow`).
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct NewOperationRow<'a> {
+    id: &'a [u8],
+    operation_type: &'a [u8],
+    tenant_id: i64,
+    order_id: i64,
+    amount: i32,
+    currency: &'a [u8],
+    downstream_key: &'a [u8],
+    state: &'static str,
+    generation: i64,
+    attempts: i32,
+    next_attempt_at: NaiveDateTime,
+    created_at: NaiveDateTime,
+    updated_at: NaiveDateTime,
+}
+
+pub(crate) type InsertOperation<'a> =
+    Values<dsl::insert_into<operations::table>, NewOperationRow<'a>>;
+
+/// No active order of the tenant, or a second active capture of it, is the refusal.
+pub(crate) async fn accept<'a, C>(
     conn: &mut C,
-    capture: &NewCapture,
+    capture: &'a NewCapture,
 ) -> Result<(), StepError<CaptureRefusal>>
 where
     C: SqlConnection,
-    for<'a> InsertOperation<'a>: QueryFragment<C::Backend>,
+    TakeActiveOrder: QueryFragment<C::Backend>,
+    Limit<order_status>: QueryFragment<C::Backend>,
+    C::Backend: QueryMetadata<Text>,
+    String: FromSqlRow<Text, C::Backend>,
+    InsertOperation<'a>: QueryFragment<C::Backend>,
 {
     let input = &capture.input;
     let amount =
         i32::try_from(input.amount.get()).map_err(|_| StoreError::from(OutOfRange("amount")))?;
-    let insert = InsertOperation {
+    let (tenant, order) = (to_i64(capture.tenant.get())?, to_i64(input.order.get())?);
+    let taken = TakeActiveOrder { tenant, order }
+        .execute(conn)
+        .await
+        .map_err(C::Backend::store_error)?;
+    if taken == 0 {
+        let status: Option<String> = order_status(tenant, order)
+            .first(conn)
+            .await
+            .optional()
+            .map_err(C::Backend::store_error)?;
+        return Err(StepError::Rejected(match status {
+            Some(status) if status != ACTIVE => CaptureRefusal::OrderCancelled,
+            _ => CaptureRefusal::OrderNotFound,
+        }));
+    }
+    let at = capture.accepted_at.naive_utc();
+    let row = NewOperationRow {
         id: capture.id.as_bytes(),
-        operation_type: capture.operation_type,
+        operation_type: capture.operation_type.as_bytes(),
+        tenant_id: tenant,
+        order_id: order,
         amount,
-        currency: input.currency.as_str(),
-        downstream_key: &capture.downstream_key,
+        currency: input.currency.as_str().as_bytes(),
+        downstream_key: capture.downstream_key.as_bytes(),
         state: OperationState::Pending.as_stored(),
-        at: capture.accepted_at.naive_utc(),
-        tenant: to_i64(capture.tenant.get())?,
-        order: to_i64(input.order.get())?,
+        generation: 0,
+        attempts: 0,
+        next_attempt_at: at,
+        created_at: at,
+        updated_at: at,
     };
-    match insert.execute(conn).await {
-        Ok(0) => Err(StepError::Rejected(CaptureRefusal::OrderNotFound)),
+    match diesel::insert_into(operations::table)
+        .values(row)
+        .execute(conn)
+        .await
+    {
         Ok(_) => Ok(()),
         Err(error) => Err(refused_on::<C::Backend, _>(
             error,
@@ -143,27 +182,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn both_backends_get_one_insert_select_from_the_tenants_order() {
-        let insert = InsertOperation {
-            id: &[0; 16],
-            operation_type: "payments.capture.v1",
-            amount: 1500,
-            currency: "JPY",
-            downstream_key: "k",
-            state: "PENDING",
-            at: chrono::DateTime::UNIX_EPOCH.naive_utc(),
+    fn both_backends_take_only_the_tenants_active_order() {
+        let take = TakeActiveOrder {
             tenant: 1,
             order: 9,
         };
-        const STATEMENT: &str = "INSERT INTO operations (id, operation_type, tenant_id, \
-            order_id, amount, currency, downstream_key, state, generation, attempts, \
-            next_attempt_at, created_at, updated_at) SELECT ?, ?, tenant_id, id, ?, ?, ?, \
-            ?, 0, 0, ?, ?, ? FROM orders WHERE tenant_id = ? AND id = ? -- binds: ";
         for text in [
-            debug_query::<Mysql, _>(&insert).to_string(),
-            debug_query::<Sqlite, _>(&insert).to_string(),
+            debug_query::<Mysql, _>(&take).to_string(),
+            debug_query::<Sqlite, _>(&take).to_string(),
         ] {
-            assert!(text.starts_with(STATEMENT), "{text}");
+            assert!(
+                text.starts_with(
+                    "UPDATE orders SET revision = revision + 1 WHERE id = ? AND tenant_id = ? \
+                     AND status = 'ACTIVE' -- binds: [9, 1]"
+                ),
+                "{text}"
+            );
         }
     }
 }

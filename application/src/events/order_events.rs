@@ -1,0 +1,93 @@
+//! An order's events, one envelope for all of them (`docs/events.md#the-events`): each
+//! carries the order as it then was and the order's revision, which orders its events.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::{EventOrder, NewEvent};
+use crate::orders::{Order, OrderBody};
+use crate::timestamps::rfc3339_micros;
+
+pub const ORDERS_CREATED: &str = "orders.created.v1";
+
+/// The revision a created order starts at, and its first event's sequence.
+pub const FIRST_REVISION: u64 = 1;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Document<'a> {
+    event_id: String,
+    #[serde(rename = "type")]
+    event_type: &'static str,
+    tenant_id: u64,
+    occurred_at: String,
+    sequence: u64,
+    order: OrderBody<'a>,
+}
+
+/// `id` is made once, with the change; the tenant in the subject lets consumers filter,
+/// and the order's id keys the order its events are relayed in.
+#[must_use]
+pub fn order_event(
+    event_type: &'static str,
+    id: Uuid,
+    order: &Order,
+    revision: u64,
+    occurred_at: DateTime<Utc>,
+) -> NewEvent {
+    let document = Document {
+        event_id: id.hyphenated().to_string(),
+        event_type,
+        tenant_id: order.tenant.get(),
+        occurred_at: rfc3339_micros(occurred_at),
+        sequence: revision,
+        order: order.body(),
+    };
+    NewEvent {
+        id,
+        event_type,
+        tenant: order.tenant,
+        subject: format!("{event_type}.{}", order.tenant.get()),
+        // Serializing strings and integers into memory cannot fail.
+        payload: serde_json::to_vec(&document).unwrap_or_default(),
+        created_at: occurred_at,
+        order: Some(EventOrder {
+            key: format!("orders/{}", order.id),
+            sequence: revision,
+        }),
+    }
+}
+
+/// `orders.created.v1`, written with the order.
+#[must_use]
+pub fn order_created(id: Uuid, order: &Order) -> NewEvent {
+    order_event(ORDERS_CREATED, id, order, FIRST_REVISION, order.created_at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::orders::sample_order;
+
+    #[test]
+    fn the_event_embeds_the_order_as_get_shows_it() {
+        let order = sample_order(7);
+        let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
+        let event = order_created(id, &order);
+        assert_eq!(event.subject, "orders.created.v1.7");
+        assert_eq!(event.created_at, order.created_at);
+        assert_eq!(
+            event.order,
+            Some(EventOrder {
+                key: "orders/42".to_owned(),
+                sequence: 1
+            })
+        );
+        let expected = format!(
+            r#"{{"eventId":"01234567-89ab-cdef-0123-456789abcdef","type":"orders.created.v1","tenantId":7,"occurredAt":"2023-11-14T22:13:20.000005Z","sequence":1,"order":{}}}"#,
+            String::from_utf8(order.to_json()).unwrap()
+        );
+        assert_eq!(String::from_utf8(event.payload).unwrap(), expected);
+    }
+}
