@@ -5,4 +5,5 @@ mod read;
 mod read_sql;
 
 pub use create::decode_new_order;
-pub(crate) use read::{ORDER_ID, parse_order_id};
+pub(crate) use read::{ORDER_ID, order_in_path};
+pub(crate) use read_sql::push_tenants_active_order;

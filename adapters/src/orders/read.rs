@@ -4,14 +4,14 @@ use application::ReadOrder;
 use domain::OrderId;
 use utoipa::ToSchema;
 
-use crate::http::route::{GetDoc, GetRoute, PathIds, PathParameter};
+use crate::http::route::{GetDoc, GetRoute, PathIds, PathParameter, Undecodable};
 
 impl GetRoute for ReadOrder {
     const PATH: &'static str = "/api/orders/{order_id}";
     type Answer = OrderDocument;
 
     fn parse_id(path: &PathIds<'_>) -> Option<OrderId> {
-        parse_order_id(path.get("order_id")?)
+        order_in_path(path).ok()
     }
 
     fn describe() -> GetDoc {
@@ -35,9 +35,17 @@ pub(crate) const ORDER_ID: PathParameter = PathParameter {
     example: "1",
 };
 
+/// The `{order_id}` of a route's path; one that cannot name an order is `404`, as an
+/// unknown one.
+pub(crate) fn order_in_path(path: &PathIds<'_>) -> Result<OrderId, Undecodable> {
+    path.get("order_id")
+        .and_then(parse_order_id)
+        .ok_or(Undecodable::NotFound)
+}
+
 /// `[1-9][0-9]*`, fitting a signed 64-bit column: one spelling per order, so `01` is as
 /// unknown as any other id that names nothing.
-pub(crate) fn parse_order_id(text: &str) -> Option<OrderId> {
+fn parse_order_id(text: &str) -> Option<OrderId> {
     if text.is_empty()
         || text.len() > 19
         || text.starts_with('0')

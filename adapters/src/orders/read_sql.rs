@@ -1,10 +1,16 @@
-//! The order read, and its port on both stores.
+//! The order read and its port on both stores, and the condition of every write that
+//! needs the tenant's active order.
 
 use application::Order;
 use application::ports::{OrderReader, StoreError};
 use chrono::NaiveDateTime;
+use diesel::QueryResult;
+use diesel::backend::Backend;
 use diesel::dsl::{self, Limit};
 use diesel::prelude::*;
+use diesel::query_builder::AstPass;
+use diesel::serialize::ToSql;
+use diesel::sql_types::BigInt;
 use domain::{ClientOrderRef, NewOrder, OrderId, OrderStatus, Quantity, Sku, TenantId};
 
 use crate::sql::bad_value::{bad, bad_row};
@@ -63,6 +69,28 @@ impl OrderRow {
             cancelled_at: self.cancelled_at.map(|at| at.and_utc()),
         })
     }
+}
+
+/// ` WHERE id = ? AND tenant_id = ? AND status = 'ACTIVE'`, for the hand-written updates
+/// of an order (a capture's, a cancel's): another tenant's order, or a cancelled one, is
+/// not there to change.
+pub(crate) fn push_tenants_active_order<'b, DB>(
+    out: &mut AstPass<'_, 'b, DB>,
+    order: &'b i64,
+    tenant: &'b i64,
+) -> QueryResult<()>
+where
+    DB: Backend,
+    i64: ToSql<BigInt, DB>,
+{
+    out.push_sql(" WHERE id = ");
+    out.push_bind_param::<BigInt, _>(order)?;
+    out.push_sql(" AND tenant_id = ");
+    out.push_bind_param::<BigInt, _>(tenant)?;
+    out.push_sql(" AND status = '");
+    out.push_sql(OrderStatus::Active.as_stored());
+    out.push_sql("'");
+    Ok(())
 }
 
 #[dsl::auto_type]

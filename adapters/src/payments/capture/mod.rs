@@ -12,7 +12,7 @@ pub use body::{CaptureBody, decode_capture_body};
 
 use super::read::OperationState;
 use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
-use crate::orders::{ORDER_ID, parse_order_id};
+use crate::orders::{ORDER_ID, order_in_path};
 
 impl PostRoute for CapturePayment {
     const PATH: &'static str = "/api/orders/{order_id}/payments";
@@ -22,10 +22,7 @@ impl PostRoute for CapturePayment {
     /// The body first, then the order id: a bad body is reported before a bad id.
     fn decode(path: &PathIds<'_>, body: &[u8]) -> Result<PaymentCapture, Undecodable> {
         let body = decode_capture_body(body).map_err(Undecodable::Body)?;
-        let order = path
-            .get("order_id")
-            .and_then(parse_order_id)
-            .ok_or(Undecodable::NotFound)?;
+        let order = order_in_path(path)?;
         Ok(body.of(order))
     }
 

@@ -18,6 +18,7 @@ use diesel::sql_types::{BigInt, Text};
 use diesel_async::RunQueryDsl;
 use domain::{OperationState, OrderStatus};
 
+use crate::orders::push_tenants_active_order;
 use crate::sql::bad_value::OutOfRange;
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Classify, Unique, refused_on};
@@ -55,14 +56,8 @@ where
     i64: ToSql<BigInt, DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        out.push_sql("UPDATE orders SET revision = revision + 1 WHERE id = ");
-        out.push_bind_param::<BigInt, _>(&self.order)?;
-        out.push_sql(" AND tenant_id = ");
-        out.push_bind_param::<BigInt, _>(&self.tenant)?;
-        out.push_sql(" AND status = '");
-        out.push_sql(ACTIVE);
-        out.push_sql("'");
-        Ok(())
+        out.push_sql("UPDATE orders SET revision = revision + 1");
+        push_tenants_active_order(&mut out, &self.order, &self.tenant)
     }
 }
 
