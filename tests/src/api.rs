@@ -9,7 +9,8 @@ use ureq::http::{HeaderMap, HeaderValue, Request};
 use crate::service::TEST_SECRET;
 
 /// Every permission the service knows.
-pub const ALL_PERMISSIONS: &str = "orders:create orders:read payments:create payments:read";
+pub const ALL_PERMISSIONS: &str =
+    "orders:create orders:read orders:cancel payments:create payments:read";
 
 /// One response, fully read.
 #[derive(Debug, Clone)]
@@ -114,6 +115,12 @@ pub fn order_json(client_order_ref: &str, sku: &str, quantity: u32) -> String {
     format!(r#"{{"clientOrderRef":"{client_order_ref}","sku":"{sku}","quantity":{quantity}}}"#)
 }
 
+/// The JSON of a cancel request.
+#[must_use]
+pub fn cancel_json(reason: &str) -> String {
+    serde_json::json!({ "reason": reason }).to_string()
+}
+
 /// The JSON of a capture request.
 #[must_use]
 pub fn capture_json(amount: u32, currency: &str) -> String {
@@ -204,6 +211,14 @@ impl Api {
     #[must_use]
     pub fn capture(&self, token: &str, order: &str, key: &str, body: &str) -> Reply {
         let path = format!("/api/orders/{order}/payments");
+        self.try_post_idempotent(&path, token, key, body)
+            .unwrap_or_else(|e| panic!("POST {path}: no response: {e}"))
+    }
+
+    /// `POST /api/orders/{order}/cancel` with a bearer token, a key and a JSON body.
+    #[must_use]
+    pub fn cancel(&self, token: &str, order: &str, key: &str, body: &str) -> Reply {
+        let path = format!("/api/orders/{order}/cancel");
         self.try_post_idempotent(&path, token, key, body)
             .unwrap_or_else(|e| panic!("POST {path}: no response: {e}"))
     }

@@ -26,7 +26,8 @@ mod sqlite_db;
 mod temp_dir;
 
 pub use api::{
-    ALL_PERMISSIONS, Api, Reply, capture_json, forged_token, order_json, token, token_expiring,
+    ALL_PERMISSIONS, Api, Reply, cancel_json, capture_json, forged_token, order_json, token,
+    token_expiring,
 };
 pub use backend::Backend;
 pub use batch_log::BatchLog;

@@ -1,5 +1,6 @@
-//! Orders over HTTP and SQL: the create and the read.
+//! Orders over HTTP and SQL: the create, the cancel and the read.
 
+mod cancel;
 mod create;
 mod read;
 mod read_sql;

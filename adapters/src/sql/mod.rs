@@ -10,6 +10,7 @@ mod complete_record;
 pub(crate) mod connection;
 pub(crate) mod due_operations;
 pub(crate) mod inbox;
+pub(crate) mod locked;
 mod operation_store;
 pub(crate) mod operations;
 pub(crate) mod outbox;

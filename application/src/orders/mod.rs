@@ -1,9 +1,14 @@
-//! Orders: creating one per key, and reading them back.
+//! Orders: creating one per key, cancelling one, and reading them back.
 
+mod cancel;
 mod create;
 mod order;
 mod read;
 
+pub use cancel::{
+    CancelOrder, CancelReason, CancelRefusal, LockedOrder, MAX_REASON_CHARS, ORDERS_CANCELLED,
+    OrderCancellation, OrderCancellations, ReasonError,
+};
 pub use create::{CreateOrder, CreateRefusal, OrderRepository};
 pub use order::Order;
 pub(crate) use order::OrderBody;

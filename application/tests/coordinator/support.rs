@@ -4,6 +4,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
+use application::orders::{CancelReason, LockedOrder, OrderCancellations};
 use application::ports::{
     Clock, CommitError, Delivery, InboxTx, InsertRecordError, NewEvent, NewRecord, NewShipment,
     OrderRepository, OutboxWriter, RecordReader, RecordTx, ReplayAuthorizer, ShipmentRepository,
@@ -15,8 +16,8 @@ use application::{
 use chrono::{DateTime, Utc};
 use domain::{
     ActorId, ClientOrderRef, Completion, ExistingRecord, Fingerprinted, IdempotencyKey, NewOrder,
-    Operation, OrderId, Quantity, RecordId, RecordState, RetentionPolicy, Scope, Sku,
-    StoredResponse, TenantId,
+    Operation, OperationState, OrderId, Quantity, RecordId, RecordState, RetentionPolicy, Scope,
+    Sku, StoredResponse, TenantId,
 };
 use mockall::{Sequence, mock};
 use uuid::Uuid;
@@ -43,6 +44,26 @@ mock! {
             order: &NewOrder,
             created_at: DateTime<Utc>,
         ) -> impl Future<Output = Result<OrderId, StepError<CreateRefusal>>> + Send;
+    }
+    impl OrderCancellations for Tx {
+        fn lock_order(
+            &mut self,
+            tenant: TenantId,
+            order: OrderId,
+        ) -> impl Future<Output = Result<Option<LockedOrder>, StoreError>> + Send;
+        fn blocking_capture(
+            &mut self,
+            tenant: TenantId,
+            order: OrderId,
+        ) -> impl Future<Output = Result<Option<OperationState>, StoreError>> + Send;
+        fn mark_cancelled(
+            &mut self,
+            tenant: TenantId,
+            order: OrderId,
+            at: DateTime<Utc>,
+            reason: &CancelReason,
+            revision: u64,
+        ) -> impl Future<Output = Result<(), StoreError>> + Send;
     }
     impl OutboxWriter for Tx {
         fn add_event(

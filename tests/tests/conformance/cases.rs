@@ -13,7 +13,7 @@ use application::{
 };
 use chrono::{DateTime, Utc};
 use domain::{
-    Completion, Fingerprinted, IdempotencyKey, NewOrder, Operation, RecordState, Scope,
+    Completion, Fingerprinted, IdempotencyKey, NewOrder, Operation, OrderId, RecordState, Scope,
     StoredResponse,
 };
 use tests::{
@@ -28,6 +28,22 @@ const LEADER_ROUNDS: usize = 5;
 
 pub(crate) fn coordinator<B: Backend>(db: &B) -> Coordinator<B::Store, B::Store> {
     coordinator_on(db.store())
+}
+
+/// Creates an order of tenant 1 through the coordinator and answers its id.
+pub(crate) async fn create<B: Backend>(db: &B, reference: &str) -> OrderId {
+    let outcome = coordinator(db)
+        .run(
+            &CreateOrder,
+            &caller(1, 1),
+            &key(reference),
+            &new_order(reference, 1),
+        )
+        .await;
+    let Outcome::Executed { response, .. } = outcome else {
+        panic!("{outcome:?}")
+    };
+    OrderId::new(order_id_in(response.body()))
 }
 
 /// Asserts one order for the reference, and that every success carries its id.

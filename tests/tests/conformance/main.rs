@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
 mod acceptance;
+mod cancel;
 mod cases;
 mod inbox;
 mod operations;
@@ -77,6 +78,17 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn a_capture_needs_the_tenants_own_order_and_no_active_capture() {
                 crate::acceptance::only_the_tenants_own_order_is_captured_and_only_once::<$backend>()
+                    .await;
+            }
+
+            #[tokio::test]
+            async fn the_cancel_reads_under_lock_and_marks_the_order() {
+                crate::cancel::the_cancel_reads_under_lock_and_marks_the_order::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_cancel_and_a_capture_of_one_order_never_both_win() {
+                crate::cancel::a_cancel_and_a_capture_of_one_order_never_both_win::<$backend>()
                     .await;
             }
 

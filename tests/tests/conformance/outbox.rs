@@ -7,11 +7,11 @@ use application::ports::{
     UnitOfWork,
 };
 use chrono::{TimeDelta, Utc};
-use domain::TenantId;
+use domain::{OrderId, TenantId};
 use tests::{Backend, caller, key, new_order};
 use uuid::Uuid;
 
-use crate::cases::coordinator;
+use crate::cases::{coordinator, create};
 
 /// The event's document names its own id and the order it announces.
 fn document(payload: &[u8]) -> serde_json::Value {
@@ -95,7 +95,7 @@ pub(crate) async fn purge_never_takes_a_pending_event<B: Backend>() {
 }
 
 /// A second event of `order` (as its cancel writes one), sequence 2, committed.
-async fn add_second_event<B: Backend>(db: &B, order: u64) -> Uuid {
+async fn add_second_event<B: Backend>(db: &B, order: OrderId) -> Uuid {
     let id = Uuid::new_v4();
     let mut tx = db.store().begin().await.unwrap();
     tx.add_event(&NewEvent {
@@ -118,19 +118,7 @@ async fn add_second_event<B: Backend>(db: &B, order: u64) -> Uuid {
 
 pub(crate) async fn an_orders_later_event_waits_for_its_earlier_one<B: Backend>() {
     let db = B::create().await;
-    let coordinator = coordinator(&db);
-    let mut orders = Vec::new();
-    for reference in ["R-1", "R-2"] {
-        coordinator
-            .run(
-                &CreateOrder,
-                &caller(1, 1),
-                &key(reference),
-                &new_order(reference, 1),
-            )
-            .await;
-        orders.push(db.order_ids(1, reference).await[0]);
-    }
+    let orders = [create(&db, "R-1").await, create(&db, "R-2").await];
     let later: Vec<Uuid> = [
         add_second_event(&db, orders[0]).await,
         add_second_event(&db, orders[1]).await,

@@ -7,6 +7,7 @@
 
 mod auth;
 mod body;
+mod cancel;
 mod deadlines;
 mod embedded;
 mod hostile;

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use crate::support::{App, full_token};
 
 /// Every route of `docs/http-api.md#routes`, as the document names it.
-const ROUTES: [(&str, &str); 8] = [
+const ROUTES: [(&str, &str); 9] = [
     ("/api/orders", "post"),
     ("/api/orders/{orderId}", "get"),
+    ("/api/orders/{orderId}/cancel", "post"),
     ("/api/orders/{orderId}/payments", "post"),
     ("/api/operations/{operationId}", "get"),
     ("/healthz", "get"),

@@ -3,29 +3,12 @@
 //! status read. No provider is configured here, so every accepted capture stays `pending`
 //! (the worker's rows are proven in the `payments` suite).
 
-use tests::{ALL_PERMISSIONS, Reply, capture_json, order_json, token};
+use tests::{ALL_PERMISSIONS, capture_json, token};
 
-use crate::support::{App, full_token};
-
-/// Creates an order of tenant 1 and answers its id.
-fn order(app: &App, reference: &str) -> String {
-    let created = app
-        .api
-        .create(&full_token(), reference, &order_json(reference, "SKU-1", 1));
-    assert_eq!(created.status, 201);
-    created.json()["orderId"].as_str().unwrap().to_owned()
-}
+use crate::support::{App, assert_problem, full_token, order};
 
 async fn operations(app: &App) -> i64 {
     app.db.count("SELECT COUNT(*) AS n FROM operations").await
-}
-
-fn assert_problem(reply: &Reply, status: u16, code: &str, context: &str) {
-    assert_eq!(
-        reply.status_code(),
-        (status, Some(code.to_owned())),
-        "{context}"
-    );
 }
 
 #[tokio::test]

@@ -1,6 +1,6 @@
 //! One server process on one fresh database, and the checks most tests end with.
 
-use tests::{ALL_PERMISSIONS, Api, Service, ServiceOptions, TestDb, token};
+use tests::{ALL_PERMISSIONS, Api, Reply, Service, ServiceOptions, TestDb, order_json, token};
 
 /// A database, a server process on it, and a client.
 pub(crate) struct App {
@@ -55,4 +55,22 @@ pub(crate) fn retry_while_unavailable(mut send: impl FnMut() -> tests::Reply) ->
         }
     }
     panic!("still 503 after 20 retries with the database back");
+}
+
+/// Creates an order of tenant 1 as `reference` and answers its id.
+pub(crate) fn order(app: &App, reference: &str) -> String {
+    let created = app
+        .api
+        .create(&full_token(), reference, &order_json(reference, "SKU-1", 1));
+    assert_eq!(created.status, 201);
+    created.json()["orderId"].as_str().unwrap().to_owned()
+}
+
+/// The reply is the problem `code` with `status`.
+pub(crate) fn assert_problem(reply: &Reply, status: u16, code: &str, context: &str) {
+    assert_eq!(
+        reply.status_code(),
+        (status, Some(code.to_owned())),
+        "{context}"
+    );
 }

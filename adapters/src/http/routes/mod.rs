@@ -9,6 +9,7 @@ mod read_one;
 mod served;
 mod state;
 
+use application::orders::{CancelOrder, OrderCancellations};
 use application::payments::{CapturePayment, ReadOperation};
 use application::ports::{
     OperationReader, OperationWriter, OrderReader, OrderRepository, OutboxWriter, Readiness,
@@ -22,9 +23,12 @@ use served::served;
 pub use state::AppState;
 
 /// The transaction every served operation writes through: one port per operation.
-pub trait OperationsTx: OrderRepository + OutboxWriter + OperationWriter {}
+pub trait OperationsTx:
+    OrderRepository + OutboxWriter + OperationWriter + OrderCancellations
+{
+}
 
-impl<T: OrderRepository + OutboxWriter + OperationWriter> OperationsTx for T {}
+impl<T: OrderRepository + OutboxWriter + OperationWriter + OrderCancellations> OperationsTx for T {}
 
 /// Implemented for every type that has the ports, so a new store needs no code here.
 pub trait ServiceStore:
@@ -54,4 +58,5 @@ served! {
     get ReadOrder,
     post CapturePayment,
     get ReadOperation,
+    post CancelOrder,
 }

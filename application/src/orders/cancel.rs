@@ -1,0 +1,287 @@
+//! `orders.cancel.v1`: an active order with no pending or succeeded capture becomes
+//! cancelled, for good, with its `orders.cancelled.v1` event (`docs/http-api.md`).
+
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+use domain::{
+    FingerprintVersion, Fingerprinted, OperationState, OrderId, OrderStatus, StoredResponse,
+    TenantId,
+};
+
+use super::Order;
+use crate::events::{OutboxWriter, order_event};
+use crate::idempotency::{
+    Execute, IdempotentOperation, Refusal, Refused, StepContext, StepError, json_response,
+};
+use crate::ports::StoreError;
+
+pub const ORDERS_CANCELLED: &str = "orders.cancelled.v1";
+
+/// The longest reason, in characters.
+pub const MAX_REASON_CHARS: usize = 200;
+
+/// Why the caller cancels: 1 to 200 characters, none of them a control character (so a
+/// reason is one line wherever it is shown, and its fingerprint field is unambiguous).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CancelReason(String);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ReasonError {
+    #[error("must not be empty")]
+    Empty,
+    #[error("must be at most 200 characters")]
+    TooLong,
+    #[error("must not contain control characters")]
+    ControlCharacter,
+}
+
+impl CancelReason {
+    /// # Errors
+    /// The first rule `raw` breaks.
+    pub fn parse(raw: &str) -> Result<Self, ReasonError> {
+        if raw.is_empty() {
+            Err(ReasonError::Empty)
+        } else if raw.chars().count() > MAX_REASON_CHARS {
+            Err(ReasonError::TooLong)
+        } else if raw.chars().any(char::is_control) {
+            Err(ReasonError::ControlCharacter)
+        } else {
+            Ok(Self(raw.to_owned()))
+        }
+    }
+
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The validated input: the order from the path, the reason from the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderCancellation {
+    pub order: OrderId,
+    pub reason: CancelReason,
+}
+
+impl Fingerprinted for OrderCancellation {
+    const RULE_VERSION: FingerprintVersion = FingerprintVersion(1);
+
+    /// Order, then reason (`docs/http-api.md#request-fingerprints`).
+    fn fingerprint_fields(&self) -> Vec<String> {
+        vec![
+            self.order.get().to_string(),
+            self.reason.as_str().to_owned(),
+        ]
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CancelOrder;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelRefusal {
+    OrderNotFound,
+    AlreadyCancelled,
+    CapturePending,
+    CaptureSucceeded,
+}
+
+impl CancelRefusal {
+    const fn not_cancellable(detail: &'static str) -> Refused {
+        Refused {
+            status: 409,
+            code: "order_not_cancellable",
+            title: "Order not cancellable",
+            detail,
+        }
+    }
+}
+
+impl Refusal for CancelRefusal {
+    const ALL: &'static [Self] = &[
+        Self::OrderNotFound,
+        Self::AlreadyCancelled,
+        Self::CapturePending,
+        Self::CaptureSucceeded,
+    ];
+
+    fn refused(self) -> Refused {
+        match self {
+            Self::OrderNotFound => Refused::NOT_FOUND,
+            Self::AlreadyCancelled => Self::not_cancellable("This order is already cancelled."),
+            Self::CapturePending => Self::not_cancellable(
+                "This order has a pending payment capture; it cannot be cancelled.",
+            ),
+            Self::CaptureSucceeded => Self::not_cancellable(
+                "This order has a succeeded payment capture; it cannot be cancelled.",
+            ),
+        }
+    }
+}
+
+/// The order as the cancel found it, locked until the transaction ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockedOrder {
+    pub order: Order,
+    pub revision: u64,
+}
+
+/// The cancel's reads and write, in its transaction.
+pub trait OrderCancellations {
+    /// The tenant's order, locked against any other change until the transaction ends;
+    /// `None` when the tenant has no such order.
+    fn lock_order(
+        &mut self,
+        tenant: TenantId,
+        order: OrderId,
+    ) -> impl Future<Output = Result<Option<LockedOrder>, StoreError>> + Send;
+
+    /// The state of the order's pending or succeeded capture, if it has one. Read under
+    /// the order's lock: a capture writes the order before its operation, so none can be
+    /// in flight unseen.
+    fn blocking_capture(
+        &mut self,
+        tenant: TenantId,
+        order: OrderId,
+    ) -> impl Future<Output = Result<Option<OperationState>, StoreError>> + Send;
+
+    /// Marks the locked order cancelled at `at`, for `reason`, at `revision`.
+    fn mark_cancelled(
+        &mut self,
+        tenant: TenantId,
+        order: OrderId,
+        at: DateTime<Utc>,
+        reason: &CancelReason,
+        revision: u64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+impl IdempotentOperation for CancelOrder {
+    const NAME: &'static str = "orders.cancel.v1";
+    const PERMISSION: &'static str = "orders:cancel";
+    type Input = OrderCancellation;
+    type Refusal = CancelRefusal;
+}
+
+impl<Tx: OrderCancellations + OutboxWriter + Send> Execute<Tx> for CancelOrder {
+    async fn execute(
+        &self,
+        tx: &mut Tx,
+        context: StepContext,
+        input: &OrderCancellation,
+    ) -> Result<StoredResponse, StepError<CancelRefusal>> {
+        let Some(found) = tx.lock_order(context.tenant, input.order).await? else {
+            return Err(StepError::Rejected(CancelRefusal::OrderNotFound));
+        };
+        if !found.order.status.is_active() {
+            return Err(StepError::Rejected(CancelRefusal::AlreadyCancelled));
+        }
+        match tx.blocking_capture(context.tenant, input.order).await? {
+            Some(OperationState::Succeeded) => {
+                return Err(StepError::Rejected(CancelRefusal::CaptureSucceeded));
+            }
+            Some(state) if state.blocks_another_capture() => {
+                return Err(StepError::Rejected(CancelRefusal::CapturePending));
+            }
+            _ => {}
+        }
+        let revision = found.revision + 1;
+        tx.mark_cancelled(
+            context.tenant,
+            input.order,
+            context.now,
+            &input.reason,
+            revision,
+        )
+        .await?;
+        let order = Order {
+            status: OrderStatus::Cancelled,
+            cancelled_at: Some(context.now),
+            ..found.order
+        };
+        // The event commits with the cancel or not at all; its id is made here, once.
+        let event = order_event(
+            ORDERS_CANCELLED,
+            uuid::Uuid::new_v4(),
+            &order,
+            revision,
+            context.now,
+        );
+        tx.add_event(&event).await?;
+        json_response(200, None, order.to_json())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use domain::Operation;
+
+    use super::*;
+
+    #[test]
+    fn a_reason_is_one_to_two_hundred_characters_and_no_control_character() {
+        assert!(CancelReason::parse("x").is_ok());
+        assert!(
+            CancelReason::parse(&"é".repeat(200)).is_ok(),
+            "characters, not bytes"
+        );
+        assert_eq!(CancelReason::parse(""), Err(ReasonError::Empty));
+        assert_eq!(
+            CancelReason::parse(&"x".repeat(201)),
+            Err(ReasonError::TooLong)
+        );
+        for bad in ["a\nb", "tab\there", "\u{7f}", "\u{85}"] {
+            assert_eq!(
+                CancelReason::parse(bad),
+                Err(ReasonError::ControlCharacter),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_fingerprint_is_the_order_then_the_reason() {
+        let input = OrderCancellation {
+            order: OrderId::new(42),
+            reason: CancelReason::parse("changed my mind").unwrap(),
+        };
+        assert_eq!(
+            domain::canonical_bytes(
+                &Operation::named(CancelOrder::NAME),
+                OrderCancellation::RULE_VERSION,
+                &input.fingerprint_fields()
+            ),
+            b"orders.cancel.v1\n1\n42\nchanged my mind\n"
+        );
+        // The documented vector (`docs/http-api.md#request-fingerprints`).
+        let hash: String = input
+            .fingerprint(&Operation::named(CancelOrder::NAME))
+            .hash()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            hash,
+            "9ca3eb935290c73408ea6b96d5ff848fcccd6ea9de332e54c7e519451fdebf36"
+        );
+    }
+
+    #[test]
+    fn every_refusal_but_not_found_is_order_not_cancellable_with_its_own_detail() {
+        let details: Vec<&str> = CancelRefusal::ALL[1..]
+            .iter()
+            .map(|refusal| {
+                let refused = refusal.refused();
+                assert_eq!(
+                    (refused.status, refused.code),
+                    (409, "order_not_cancellable")
+                );
+                refused.detail
+            })
+            .collect();
+        assert_eq!(details.len(), 3);
+        assert!(details.windows(2).all(|pair| pair[0] != pair[1]));
+        assert_eq!(CancelRefusal::OrderNotFound.refused(), Refused::NOT_FOUND);
+    }
+}
