@@ -12,6 +12,10 @@ use super::{Delivery, NatsError, PullConsumer, fetch};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ConsumeStats {
     pub applied: u64,
+    /// Recorded without a change: a newer event of the same thing came first.
+    pub outdated: u64,
+    /// Recorded without a change the consumer's state refused (logged at `warn`).
+    pub left_alone: u64,
     pub duplicates: u64,
     pub terminated: u64,
     /// Naked after a database failure.
@@ -74,6 +78,19 @@ async fn settle<U, C, H>(
     let settled: Result<(), NatsError> = match handled {
         Ok(Handled::Applied) => {
             stats.applied += 1;
+            delivery.ack().await
+        }
+        Ok(Handled::Outdated) => {
+            stats.outdated += 1;
+            tracing::info!(
+                msg_id,
+                "an older event than one already applied; nothing changed"
+            );
+            delivery.ack().await
+        }
+        Ok(Handled::LeftAlone(why)) => {
+            stats.left_alone += 1;
+            tracing::warn!(msg_id, why, "event left without effect");
             delivery.ack().await
         }
         Ok(Handled::Duplicate) => {

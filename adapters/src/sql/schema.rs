@@ -72,6 +72,7 @@ diesel::table! {
         state -> Text,
         event_id -> Binary,
         created_at -> Timestamp,
+        order_sequence -> BigInt,
     }
 }
 

@@ -24,7 +24,20 @@ pub trait InboxConsumer<Tx>: Send + Sync {
         event: &Self::Event,
         id: Uuid,
         now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    ) -> impl Future<Output = Result<Applied, StoreError>> + Send;
+}
+
+/// What applying an event did. Either way the delivery is recorded, so it is never
+/// applied again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// The consumer's write happened.
+    Changed,
+    /// Nothing to do: a newer event of the same thing was applied first.
+    Outdated,
+    /// The event asks for a change the consumer's state no longer allows; someone may
+    /// want to know. The reason never quotes the event.
+    LeftAlone(&'static str),
 }
 
 /// No retry can apply it: ack it as terminated. It names what is wrong, never a value.
@@ -35,6 +48,10 @@ pub struct Poison(pub &'static str);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handled {
     Applied,
+    /// Recorded without a change: see [`Applied::Outdated`].
+    Outdated,
+    /// Recorded without a change: see [`Applied::LeftAlone`].
+    LeftAlone(&'static str),
     Duplicate,
 }
 
@@ -68,20 +85,21 @@ where
     let applied = async {
         match tx.record_delivery(consumer.name(), id, now).await? {
             Delivery::Duplicate => Ok(Handled::Duplicate),
-            Delivery::First => {
-                consumer.apply(&mut tx, &event, id, now).await?;
-                Ok(Handled::Applied)
-            }
+            Delivery::First => Ok(match consumer.apply(&mut tx, &event, id, now).await? {
+                Applied::Changed => Handled::Applied,
+                Applied::Outdated => Handled::Outdated,
+                Applied::LeftAlone(why) => Handled::LeftAlone(why),
+            }),
         }
     }
     .await;
     match applied {
-        Ok(Handled::Applied) => {
+        Ok(handled @ (Handled::Applied | Handled::Outdated | Handled::LeftAlone(_))) => {
             tx.commit()
                 .await
                 .map_err(|_| HandleError::Retry(StoreError::ConnectionLost))?;
             hooks.reached(PausePoint::ConsumerCommitted).await;
-            Ok(Handled::Applied)
+            Ok(handled)
         }
         Ok(Handled::Duplicate) => {
             // Nothing was written; a failed rollback changes nothing either.

@@ -9,8 +9,10 @@ mod relay;
 mod relay_store;
 mod request_shipments;
 
-pub use inbox::{HandleError, Handled, InboxConsumer, Poison, handle_delivery};
-pub use inbox_store::{Delivery, InboxTx, NewShipment, ShipmentRepository};
+pub use inbox::{Applied, HandleError, Handled, InboxConsumer, Poison, handle_delivery};
+pub use inbox_store::{
+    Delivery, InboxTx, NewShipment, ShipmentRepository, ShipmentState, UnknownShipmentState,
+};
 pub use order_events::{FIRST_REVISION, ORDERS_CREATED, order_created, order_event};
 pub use outbox::{EventOrder, NewEvent, OutboxWriter};
 pub use purge::purge_published_events;
@@ -18,4 +20,4 @@ pub use relay::{Relay, RelayPacing, RelayPass};
 pub use relay_store::{
     EventPublisher, OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, PublishError,
 };
-pub use request_shipments::{RequestShipments, SHIPMENTS_CONSUMER, ShipmentRequest};
+pub use request_shipments::{OrderChange, RequestShipments, SHIPMENTS_CONSUMER, ShipmentRequest};

@@ -5,7 +5,9 @@
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
-use application::ports::{Delivery, FlowHooks, HookVerdict, NoHooks, PausePoint, StoreError};
+use application::ports::{
+    Delivery, FlowHooks, HookVerdict, NoHooks, PausePoint, ShipmentState, StoreError,
+};
 use application::{HandleError, Handled, Order, RequestShipments, handle_delivery, order_created};
 use domain::{IdempotencyKey, OrderId, Scope};
 use uuid::Uuid;
@@ -46,7 +48,7 @@ async fn a_first_delivery_requests_one_shipment_and_commits() {
                 && s.event == Uuid::from_u128(EVENT)
         })
         .times(1)
-        .returning(|_| ready(Ok(())));
+        .returning(|_| ready(Ok(true)));
     tx.expect_commit().times(1).returning(|| ready(Ok(())));
     tx.expect_rollback().never();
 
@@ -120,7 +122,7 @@ async fn a_failed_commit_is_left_to_a_redelivery() {
     let mut tx = tx_recording(Ok(Delivery::First));
     tx.expect_insert_shipment()
         .times(1)
-        .returning(|_| ready(Ok(())));
+        .returning(|_| ready(Ok(true)));
     tx.expect_commit()
         .times(1)
         .returning(|| ready(Err(application::ports::CommitError::CommitOutcomeUnknown)));
@@ -166,7 +168,9 @@ impl FlowHooks for Recording {
 async fn the_pause_point_follows_the_commit_only_when_something_was_applied() {
     let points = Arc::new(Mutex::new(Vec::new()));
     let mut first = tx_recording(Ok(Delivery::First));
-    first.expect_insert_shipment().returning(|_| ready(Ok(())));
+    first
+        .expect_insert_shipment()
+        .returning(|_| ready(Ok(true)));
     let seen = Arc::clone(&points);
     first.expect_commit().times(1).returning(move || {
         assert!(
@@ -187,4 +191,100 @@ async fn the_pause_point_follows_the_commit_only_when_something_was_applied() {
     }
 
     assert_eq!(*points.lock().unwrap(), vec![PausePoint::ConsumerCommitted]);
+}
+
+/// `orders.cancelled.v1` of order 9 at revision 2.
+fn cancelled_payload() -> Vec<u8> {
+    let order = Order {
+        status: domain::OrderStatus::Cancelled,
+        cancelled_at: Some(t0()),
+        ..Order::created(OrderId::new(9), caller().tenant, new_order(3), t0())
+    };
+    application::events::order_event(
+        application::orders::ORDERS_CANCELLED,
+        Uuid::from_u128(EVENT),
+        &order,
+        2,
+        t0(),
+    )
+    .payload
+}
+
+/// A first delivery of the cancel whose update finds `updated` and, if it found none, whose
+/// read finds `state`.
+fn tx_cancelling(updated: bool, state: Option<ShipmentState>) -> MockTx {
+    let mut tx = tx_recording(Ok(Delivery::First));
+    tx.expect_cancel_requested_shipment()
+        .withf(|order, sequence| *order == OrderId::new(9) && *sequence == 2)
+        .times(1)
+        .returning(move |_, _| ready(Ok(updated)));
+    tx.expect_shipment_state()
+        .returning(move |_| ready(Ok(state)));
+    tx.expect_commit().times(1).returning(|| ready(Ok(())));
+    tx.expect_rollback().never();
+    tx
+}
+
+#[tokio::test]
+async fn a_cancel_cancels_a_requested_shipment() {
+    let mut tx = tx_cancelling(true, None);
+    tx.expect_insert_shipment().never();
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &cancelled_payload()).await;
+    assert!(matches!(handled, Ok(Handled::Applied)), "{handled:?}");
+}
+
+#[tokio::test]
+async fn a_cancel_before_its_creation_writes_a_cancelled_shipment() {
+    let mut tx = tx_cancelling(false, None);
+    tx.expect_insert_shipment()
+        .withf(|s| s.state == ShipmentState::Cancelled && s.sequence == 2)
+        .times(1)
+        .returning(|_| ready(Ok(true)));
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &cancelled_payload()).await;
+    assert!(matches!(handled, Ok(Handled::Applied)), "{handled:?}");
+
+    // The creation then finds the shipment there and changes nothing.
+    let mut created = tx_recording(Ok(Delivery::First));
+    created
+        .expect_insert_shipment()
+        .withf(|s| s.state == ShipmentState::Requested && s.sequence == 1)
+        .times(1)
+        .returning(|_| ready(Ok(false)));
+    created.expect_commit().times(1).returning(|| ready(Ok(())));
+    let handled = handle(ScriptedUnitOfWork::of([created]), &payload()).await;
+    assert!(matches!(handled, Ok(Handled::Outdated)), "{handled:?}");
+}
+
+#[tokio::test]
+async fn a_shipped_shipment_is_left_alone_and_a_cancelled_one_is_outdated() {
+    let mut tx = tx_cancelling(false, Some(ShipmentState::Shipped));
+    tx.expect_insert_shipment().never();
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &cancelled_payload()).await;
+    assert!(
+        matches!(handled, Ok(Handled::LeftAlone(why)) if why.contains("shipped")),
+        "{handled:?}"
+    );
+
+    let mut tx = tx_cancelling(false, Some(ShipmentState::Cancelled));
+    tx.expect_insert_shipment().never();
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &cancelled_payload()).await;
+    assert!(matches!(handled, Ok(Handled::Outdated)), "{handled:?}");
+}
+
+#[tokio::test]
+async fn a_cancel_that_loses_the_insert_to_its_creation_cancels_what_the_creation_wrote() {
+    let mut tx = tx_recording(Ok(Delivery::First));
+    let updates = Mutex::new(vec![true, false]);
+    tx.expect_cancel_requested_shipment()
+        .times(2)
+        .returning(move |_, _| ready(Ok(updates.lock().unwrap().pop().unwrap())));
+    tx.expect_shipment_state()
+        .times(1)
+        .returning(|_| ready(Ok(None)));
+    tx.expect_insert_shipment()
+        .times(1)
+        .returning(|_| ready(Ok(false)));
+    tx.expect_commit().times(1).returning(|| ready(Ok(())));
+    let handled = handle(ScriptedUnitOfWork::of([tx]), &cancelled_payload()).await;
+    assert!(matches!(handled, Ok(Handled::Applied)), "{handled:?}");
 }

@@ -8,7 +8,7 @@ use application::orders::{CancelReason, LockedOrder, OrderCancellations};
 use application::ports::{
     Clock, CommitError, Delivery, InboxTx, InsertRecordError, NewEvent, NewRecord, NewShipment,
     OrderRepository, OutboxWriter, RecordReader, RecordTx, ReplayAuthorizer, ShipmentRepository,
-    StoreError, UnitOfWork,
+    ShipmentState, StoreError, UnitOfWork,
 };
 use application::{
     Caller, Coordinator, CoordinatorSettings, CreateOrder, CreateRefusal, Outcome, StepError,
@@ -83,7 +83,16 @@ mock! {
         fn insert_shipment(
             &mut self,
             shipment: &NewShipment,
-        ) -> impl Future<Output = Result<(), StoreError>> + Send;
+        ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+        fn cancel_requested_shipment(
+            &mut self,
+            order: OrderId,
+            sequence: u64,
+        ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+        fn shipment_state(
+            &mut self,
+            order: OrderId,
+        ) -> impl Future<Output = Result<Option<ShipmentState>, StoreError>> + Send;
     }
 }
 

@@ -1,8 +1,8 @@
 //! `server consume shipments`: the shipped inbox consumer, a durable JetStream pull
-//! consumer `shipments` on `orders.created.v1.>` (`docs/events.md#consumers-and-the-inbox`).
+//! consumer `shipments` on `orders.*.v1.>` (`docs/events.md#the-shipped-consumer`).
 
 use adapters::nats::{
-    ConsumerSpec, ORDERS_SUBJECTS, StreamSpec, connect, consume, ensure_stream, pull_consumer,
+    ConsumerSpec, ORDER_EVENTS, StreamSpec, connect, consume, ensure_stream, pull_consumer,
 };
 use application::ports::{InboxTx, ShipmentRepository, UnitOfWork};
 use application::{RequestShipments, SHIPMENTS_CONSUMER};
@@ -28,7 +28,7 @@ where
         &ConsumerSpec {
             stream: spec.name.clone(),
             durable_name: SHIPMENTS_CONSUMER.to_owned(),
-            filter_subject: ORDERS_SUBJECTS[0].to_owned(),
+            filter_subject: ORDER_EVENTS.to_owned(),
             ack_wait: events.consumer_ack_wait,
             max_deliver: None,
         },
@@ -47,6 +47,8 @@ where
     .await;
     tracing::info!(
         applied = stats.applied,
+        outdated = stats.outdated,
+        left_alone = stats.left_alone,
         duplicates = stats.duplicates,
         terminated = stats.terminated,
         retried = stats.retried,

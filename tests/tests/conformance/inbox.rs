@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use application::orders::ORDERS_CANCELLED;
 use application::ports::{NoHooks, OutboxClaim, OutboxRelayStore};
 use application::{CreateOrder, HandleError, Handled, RequestShipments, handle_delivery};
 use chrono::Utc;
@@ -91,5 +92,74 @@ pub(crate) async fn a_poison_payload_writes_nothing<B: Backend>() {
     );
     assert_eq!(db.count_rows("inbox").await, 0);
     assert_eq!(db.count_rows("shipments").await, 0);
+    db.finish().await;
+}
+
+/// The `orders.cancelled.v1` event of the order `created` announces, at revision 2.
+fn cancelled_event(created: &[u8]) -> Vec<u8> {
+    let mut document: serde_json::Value = serde_json::from_slice(created).unwrap();
+    document["eventId"] = uuid::Uuid::new_v4().to_string().into();
+    document["type"] = ORDERS_CANCELLED.into();
+    document["sequence"] = 2.into();
+    document["order"]["status"] = "cancelled".into();
+    serde_json::to_vec(&document).unwrap()
+}
+
+/// The shipment states, by order id.
+async fn states<B: Backend>(db: &B, state: &str) -> i64 {
+    db.count_rows(&format!("shipments WHERE state = '{state}'"))
+        .await
+}
+
+pub(crate) async fn a_cancel_ends_the_shipment_cancelled_in_either_order_unless_shipped<
+    B: Backend,
+>() {
+    let db = B::create().await;
+    let created = order_events(&db, 3).await;
+
+    // In order: requested, then cancelled; the cancel again is a duplicate.
+    assert!(matches!(
+        deliver(&db, &created[0]).await,
+        Ok(Handled::Applied)
+    ));
+    let cancel = cancelled_event(&created[0]);
+    assert!(matches!(deliver(&db, &cancel).await, Ok(Handled::Applied)));
+    assert!(matches!(
+        deliver(&db, &cancel).await,
+        Ok(Handled::Duplicate)
+    ));
+
+    // The cancel first: a cancelled shipment, and the creation then changes nothing.
+    assert!(matches!(
+        deliver(&db, &cancelled_event(&created[1])).await,
+        Ok(Handled::Applied)
+    ));
+    assert!(matches!(
+        deliver(&db, &created[1]).await,
+        Ok(Handled::Outdated)
+    ));
+
+    // Shipped before the cancel came: left as it is.
+    assert!(matches!(
+        deliver(&db, &created[2]).await,
+        Ok(Handled::Applied)
+    ));
+    db.run_sql("UPDATE shipments SET state = 'SHIPPED' WHERE state = 'REQUESTED'")
+        .await;
+    assert!(matches!(
+        deliver(&db, &cancelled_event(&created[2])).await,
+        Ok(Handled::LeftAlone(_))
+    ));
+
+    assert_eq!(
+        (states(&db, "CANCELLED").await, states(&db, "SHIPPED").await),
+        (2, 1)
+    );
+    assert_eq!(db.count_rows("shipments").await, 3, "one per order");
+    assert_eq!(
+        db.count_rows("inbox").await,
+        6,
+        "every delivery recorded once"
+    );
     db.finish().await;
 }

@@ -71,6 +71,12 @@ macro_rules! conformance_suite {
             }
 
             #[tokio::test]
+            async fn a_cancel_ends_the_shipment_cancelled_in_either_order_unless_shipped() {
+                crate::inbox::a_cancel_ends_the_shipment_cancelled_in_either_order_unless_shipped::<$backend>()
+                    .await;
+            }
+
+            #[tokio::test]
             async fn a_poison_payload_writes_nothing() {
                 crate::inbox::a_poison_payload_writes_nothing::<$backend>().await;
             }

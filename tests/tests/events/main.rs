@@ -8,5 +8,6 @@
 
 mod crashes;
 mod normal;
+mod ordering;
 mod outage;
 mod support;

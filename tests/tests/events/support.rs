@@ -1,8 +1,11 @@
 //! One rig per scenario: a database, a broker, a pause directory, and the processes.
 
+use std::future::Future;
 use std::time::{Duration, Instant};
 
-use tests::{Api, PauseDir, PrivateNats, Service, ServiceOptions, TestDb, order_json, token};
+use tests::{
+    Api, PauseDir, PrivateNats, Service, ServiceOptions, TestDb, cancel_json, order_json, token,
+};
 
 /// A scenario's world.
 pub(crate) struct Rig {
@@ -135,30 +138,22 @@ impl Rig {
     }
 }
 
-/// Sends `n` creates spread over `base_urls`, `threads` at a time; returns each status.
-pub(crate) async fn create_orders(
-    base_urls: &[String],
-    prefix: &str,
-    n: usize,
-    threads: usize,
-) -> Vec<u16> {
-    let urls = base_urls.to_vec();
-    let prefix = prefix.to_owned();
+/// Runs `request(api, i)` for `i` in `0..n`, spread over `base_urls` and `threads` threads;
+/// returns each request's statuses, in no particular order.
+async fn spread<F>(urls: Vec<String>, n: usize, threads: usize, request: F) -> Vec<u16>
+where
+    F: Fn(&Api, usize) -> Vec<u16> + Send + Sync + 'static,
+{
     tokio::task::spawn_blocking(move || {
-        let bearer = token(1, 1, "orders:create orders:read");
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|t| {
-                    let (urls, prefix, bearer) = (&urls, &prefix, &bearer);
+                    let (urls, request) = (&urls, &request);
                     scope.spawn(move || {
                         let api = Api::new(&urls[t % urls.len()]);
                         (t..n)
                             .step_by(threads)
-                            .map(|i| {
-                                let reference = format!("{prefix}-{i}");
-                                api.create(bearer, &reference, &order_json(&reference, "SKU-1", 1))
-                                    .status
-                            })
+                            .flat_map(|i| request(&api, i))
                             .collect::<Vec<_>>()
                     })
                 })
@@ -171,4 +166,43 @@ pub(crate) async fn create_orders(
     })
     .await
     .unwrap()
+}
+
+/// Sends `n` creates spread over `base_urls`, `threads` at a time; returns each status.
+pub(crate) fn create_orders(
+    base_urls: &[String],
+    prefix: &str,
+    n: usize,
+    threads: usize,
+) -> impl Future<Output = Vec<u16>> + Send + 'static {
+    let prefix = prefix.to_owned();
+    let bearer = token(1, 1, "orders:create orders:read");
+    spread(base_urls.to_vec(), n, threads, move |api, i| {
+        let reference = format!("{prefix}-{i}");
+        vec![
+            api.create(&bearer, &reference, &order_json(&reference, "SKU-1", 1))
+                .status,
+        ]
+    })
+}
+
+/// Creates `n` orders and cancels each as soon as its create answered; returns both
+/// statuses of every order.
+pub(crate) fn create_and_cancel_orders(
+    base_urls: &[String],
+    prefix: &str,
+    n: usize,
+    threads: usize,
+) -> impl Future<Output = Vec<u16>> + Send + 'static {
+    let prefix = prefix.to_owned();
+    let bearer = token(1, 1, "orders:create orders:read orders:cancel");
+    spread(base_urls.to_vec(), n, threads, move |api, i| {
+        let reference = format!("{prefix}-{i}");
+        let created = api.create(&bearer, &reference, &order_json(&reference, "SKU-1", 1));
+        let Some(id) = created.json()["orderId"].as_str().map(str::to_owned) else {
+            return vec![created.status];
+        };
+        let cancelled = api.cancel(&bearer, &id, &format!("c-{reference}"), &cancel_json("x"));
+        vec![created.status, cancelled.status]
+    })
 }

@@ -1,0 +1,1 @@
+ALTER TABLE shipments DROP COLUMN order_sequence;

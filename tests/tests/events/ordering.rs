@@ -1,0 +1,170 @@
+//! Orders created and at once cancelled, three relays (one killed in the middle of a batch,
+//! another killed and restarted while orders come in): an independent reader of the stream
+//! finds every order's creation before its cancel, each once, and the consumer ends every
+//! shipment cancelled (`docs/events.md#order-of-events`).
+
+use std::collections::HashMap;
+
+use tests::{PauseDir, Service, cancel_json, token};
+
+use crate::support::{Rig, create_and_cancel_orders, create_orders};
+
+const ORDERS: usize = 2000;
+
+/// Every message of `ORDERS` in stream order, as documents, read by a client of its own.
+async fn stream_in_order(url: &str) -> Vec<serde_json::Value> {
+    let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
+    let mut stream = js.get_stream("ORDERS").await.unwrap();
+    let state = stream.info().await.unwrap().state.clone();
+    let mut documents = Vec::new();
+    for sequence in state.first_sequence..=state.last_sequence {
+        let message = stream.get_raw_message(sequence).await.unwrap();
+        documents.push(serde_json::from_slice(&message.payload).unwrap());
+    }
+    documents
+}
+
+/// Counts of one event type in the outbox, in all and published.
+async fn events(rig: &Rig, event_type: &str) -> (i64, i64) {
+    let hex: String = event_type.bytes().map(|b| format!("{b:02x}")).collect();
+    let of_type = format!("FROM outbox WHERE event_type = X'{hex}'");
+    (
+        rig.db
+            .count(&format!("SELECT COUNT(*) AS n {of_type}"))
+            .await,
+        rig.db
+            .count(&format!(
+                "SELECT COUNT(*) AS n {of_type} AND published_at IS NOT NULL"
+            ))
+            .await,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_orders_creation_reaches_the_stream_before_its_cancel_through_relays_that_die() {
+    let rig = Rig::new().await;
+    // Relay A holds its first batch between JetStream's acks and its marks, and dies there.
+    let held = PauseDir::new();
+    held.arm("relay-acked");
+    let mut a_options = rig.options(&[]);
+    a_options.pause_dir = Some(held.path().to_owned());
+    let mut a = Service::start(&a_options);
+    a.wait_for_log("relay started").unwrap();
+    let mut b = rig.serve(&[]);
+    let c = rig.serve(&[]);
+    let _consumer = rig.consumer();
+    let urls = [b.base_url().to_owned(), c.base_url().to_owned()];
+
+    let first = create_and_cancel_orders(&urls, "O1", ORDERS / 2, 8);
+    let statuses = {
+        let first = tokio::spawn(first);
+        held.wait_until_reached("relay-acked");
+        a.kill();
+        let mut statuses = first.await.unwrap();
+        // B dies and comes back while the second half comes in through C.
+        let second = tokio::spawn(create_and_cancel_orders(
+            &[urls[1].clone()],
+            "O2",
+            ORDERS / 2,
+            8,
+        ));
+        b.kill();
+        let _b_again = rig.serve(&[]);
+        let _a_again = rig.serve(&[]);
+        statuses.extend(second.await.unwrap());
+        statuses
+    };
+    assert_eq!(statuses.len(), ORDERS * 2);
+    assert!(
+        statuses.chunks(2).all(|pair| pair == [201, 200]),
+        "every create 201, every cancel 200"
+    );
+
+    let orders = i64::try_from(ORDERS).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let created = events(&rig, "orders.created.v1").await;
+        let cancelled = events(&rig, "orders.cancelled.v1").await;
+        let shipped_cancelled = rig
+            .db
+            .count("SELECT COUNT(*) AS n FROM shipments WHERE state = 'CANCELLED'")
+            .await;
+        if created == (orders, orders)
+            && cancelled == (orders, orders)
+            && shipped_cancelled == orders
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not settled: created {created:?}, cancelled {cancelled:?}, \
+             cancelled shipments {shipped_cancelled}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        rig.counts().await.shipments,
+        orders,
+        "one shipment per order"
+    );
+
+    let documents = stream_in_order(&rig.nats.url()).await;
+    let mut seen: HashMap<String, Vec<(String, u64)>> = HashMap::new();
+    for document in &documents {
+        seen.entry(document["order"]["orderId"].as_str().unwrap().to_owned())
+            .or_default()
+            .push((
+                document["type"].as_str().unwrap().to_owned(),
+                document["sequence"].as_u64().unwrap(),
+            ));
+    }
+    assert_eq!(seen.len(), ORDERS, "every order in the stream");
+    for (order, events) in &seen {
+        assert_eq!(
+            events,
+            &[
+                ("orders.created.v1".to_owned(), 1),
+                ("orders.cancelled.v1".to_owned(), 2)
+            ],
+            "order {order}: its events in the stream, in stream order"
+        );
+    }
+    assert_eq!(documents.len(), ORDERS * 2, "each event once");
+    rig.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_of_a_shipped_order_leaves_the_shipment_alone_and_says_so() {
+    let rig = Rig::new().await;
+    let server = rig.serve(&[]);
+    let consumer = rig.consumer();
+    let statuses = create_orders(&[server.base_url().to_owned()], "S", 1, 1).await;
+    assert_eq!(statuses, [201]);
+    rig.wait_for("the shipment requested", |c| c.shipments == 1)
+        .await;
+    rig.db
+        .run_sql("UPDATE shipments SET state = 'SHIPPED'")
+        .await;
+
+    let bearer = token(1, 1, "orders:cancel");
+    let order = rig.db.order_ids(1, "S-0").await[0].to_string();
+    let api = tests::Api::new(server.base_url());
+    assert_eq!(
+        api.cancel(&bearer, &order, "late", &cancel_json("too late"))
+            .status,
+        200,
+        "the order is cancelled: shipping is the consumer's business"
+    );
+    consumer
+        .wait_for_log("event left without effect")
+        .unwrap_or_else(|log| panic!("the consumer said nothing:\n{log}"));
+    assert_eq!(
+        rig.db
+            .count("SELECT COUNT(*) AS n FROM shipments WHERE state = 'SHIPPED'")
+            .await,
+        1,
+        "a shipped shipment is left as it is"
+    );
+    assert!(consumer.log().contains("already shipped"));
+    rig.finish().await;
+}
