@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
-use tests::{ALL_PERMISSIONS, Api, GaleraCluster, Service, ServiceOptions, order_json, token};
+use tests::{ALL_PERMISSIONS, Api, GaleraCluster, Service, ServiceOptions, token};
 
 use crate::load::{self, Request};
 
@@ -24,13 +24,6 @@ pub(crate) struct GaleraFigures {
     pub(crate) replays_per_s: f64,
     pub(crate) replay_p99_ms: f64,
     pub(crate) retries_per_1000_creates: f64,
-}
-
-fn request(key: String) -> Request {
-    Request {
-        body: order_json(&key, "SKU-1", 1),
-        key,
-    }
 }
 
 /// Runs creates then replays for `duration` each.
@@ -54,7 +47,7 @@ pub(crate) async fn run(duration: Duration) -> GaleraFigures {
         &bearer,
         32,
         duration,
-        Arc::new(|w, i| request(format!("galera-{w}-{i}"))),
+        Arc::new(|w, i| Request::create(format!("galera-{w}-{i}"))),
     )
     .await;
     let created = creates.samples.iter().filter(|s| s.status == 201).count();
@@ -69,7 +62,7 @@ pub(crate) async fn run(duration: Duration) -> GaleraFigures {
         &bearer,
         32,
         duration,
-        Arc::new(|w, i| request(format!("galera-{w}-{}", i % 8))),
+        Arc::new(|w, i| Request::create(format!("galera-{w}-{}", i % 8))),
     )
     .await;
     drop(services);

@@ -8,11 +8,32 @@ use tokio::sync::Barrier;
 
 use crate::wire::Connection;
 
-/// One request to send: its key and body.
+/// One idempotent `POST` to send: its path, key and body.
 #[derive(Debug, Clone)]
 pub(crate) struct Request {
+    pub(crate) path: String,
     pub(crate) key: String,
     pub(crate) body: String,
+}
+
+impl Request {
+    /// A create under `key`, for an order referenced as `key`.
+    pub(crate) fn create(key: String) -> Self {
+        Self {
+            path: "/api/orders".to_owned(),
+            body: tests::order_json(&key, "SKU-1", 1),
+            key,
+        }
+    }
+
+    /// A cancel of order `order`, under a key of its own.
+    pub(crate) fn cancel(order: u64) -> Self {
+        Self {
+            path: format!("/api/orders/{order}/cancel"),
+            key: format!("cancel-{order}"),
+            body: tests::cancel_json("bench"),
+        }
+    }
 }
 
 /// What came back for one request.
@@ -52,7 +73,9 @@ impl Run {
 
 async fn send(connection: &mut Connection, token: &str, request: &Request) -> Sample {
     let started = Instant::now();
-    let answer = connection.create(token, &request.key, &request.body).await;
+    let answer = connection
+        .post(&request.path, token, &request.key, &request.body)
+        .await;
     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
     let (status, replayed) = answer.map_or((0, false), |a| (a.status, a.replayed));
     Sample {

@@ -17,6 +17,7 @@ mod galera;
 mod load;
 mod relay;
 mod report;
+mod seed;
 mod wire;
 
 use std::collections::HashSet;
@@ -29,22 +30,20 @@ use diesel_async::AsyncMysqlConnection;
 use diesel_async::pooled_connection::deadpool::Pool;
 use load::{Request, Run};
 use report::{Measured, Report, Scenario};
-use tests::{ALL_PERMISSIONS, Api, Service, ServiceOptions, TestDb, order_json, token};
+use tests::{ALL_PERMISSIONS, Api, Service, ServiceOptions, TestDb, token};
 use tokio::runtime::Runtime;
 
 const REPLAY_KEYS: usize = 500;
 const STORM_KEYS: usize = 200;
 const STORM_WIDTH: usize = 64;
-
-fn request(key: String) -> Request {
-    let body = order_json(&key, "SKU-1", 1);
-    Request { key, body }
-}
+/// Orders written for the cancel scenario: more than it can cancel in its phase.
+const CANCEL_ORDERS: u64 = 60_000;
+const CANCEL_CONCURRENCY: usize = 32;
 
 fn distinct_keys(run: &Run) -> usize {
     run.samples
         .iter()
-        .filter(|s| s.status == 201)
+        .filter(|s| matches!(s.status, 200 | 201))
         .map(|s| s.key.as_str())
         .collect::<HashSet<_>>()
         .len()
@@ -117,7 +116,7 @@ impl Bench {
 
     fn warm_up(&self) {
         let _ = self.load(8, Duration::from_secs(1), |w, i| {
-            request(format!("warm-{w}-{i}"))
+            Request::create(format!("warm-{w}-{i}"))
         });
         let _ = self.runtime.block_on(ceiling::measure(
             &self.pool,
@@ -134,7 +133,7 @@ impl Bench {
         let prefix = format!("create{concurrency}-");
         let key_prefix = prefix.clone();
         let (run, cost) = self.load(concurrency, self.duration, move |w, i| {
-            request(format!("{key_prefix}{w}-{i}"))
+            Request::create(format!("{key_prefix}{w}-{i}"))
         });
         let made = self.orders(&prefix);
         let roof = self.ceiling(
@@ -144,13 +143,13 @@ impl Bench {
             Vec::new(),
         );
         let keys = distinct_keys(&run);
-        report::scenario("create", concurrency, &run, keys, made, cost, roof)
+        report::scenario("create", concurrency, &run, keys, made, cost, Some(roof))
     }
 
     /// Retries of completed keys.
     fn replay(&self) -> Scenario {
         let seeds: Vec<Request> = (0..REPLAY_KEYS)
-            .map(|k| request(format!("replay-{k}")))
+            .map(|k| Request::create(format!("replay-{k}")))
             .collect();
         let seeder = Api::new(&self.base);
         for seed in &seeds {
@@ -168,30 +167,66 @@ impl Bench {
             self.runtime
                 .block_on(ceiling::seed(&self.pool, "ceil-replay", REPLAY_KEYS));
         let roof = self.ceiling("ceil-replay", Work::Read, 32, read_keys);
-        report::scenario("replay", 32, &run, REPLAY_KEYS, made, cost, roof)
+        report::scenario("replay", 32, &run, REPLAY_KEYS, made, cost, Some(roof))
     }
 
     /// 64 simultaneous requests on each key, key after key.
     fn storm(&self) -> Scenario {
         let rounds: Vec<Vec<Request>> = (0..STORM_KEYS)
-            .map(|k| vec![request(format!("storm-{k}")); STORM_WIDTH])
+            .map(|k| vec![Request::create(format!("storm-{k}")); STORM_WIDTH])
             .collect();
         let (run, cost) = self.http(load::in_rounds(&self.base, &self.bearer, Arc::new(rounds)));
         let made = self.orders("storm-");
         let roof = self.ceiling("ceil-storm", Work::Storm, STORM_WIDTH, Vec::new());
-        report::scenario("storm", STORM_WIDTH, &run, STORM_KEYS, made, cost, roof)
+        report::scenario(
+            "storm",
+            STORM_WIDTH,
+            &run,
+            STORM_KEYS,
+            made,
+            cost,
+            Some(roof),
+        )
+    }
+
+    /// Cancels of active orders, each order once, under a key of its own. The orders (with
+    /// their created events) are written by SQL beforehand; no ceiling of its own.
+    fn cancel(&self) -> Scenario {
+        let orders = Arc::new(self.runtime.block_on(seed::active_orders(
+            &self.pool,
+            "cancel-",
+            CANCEL_ORDERS,
+        )));
+        let (run, cost) = self.load(CANCEL_CONCURRENCY, self.duration, move |w, i| {
+            Request::cancel(orders[(i * CANCEL_CONCURRENCY + w) % orders.len()])
+        });
+        let cancelled = usize::try_from(self.runtime.block_on(self.db.count(
+            "SELECT COUNT(*) AS n FROM orders WHERE status = 'CANCELLED' \
+                 AND client_order_ref LIKE 'cancel-%'",
+        )))
+        .unwrap_or(0);
+        let keys = distinct_keys(&run);
+        report::scenario(
+            "cancel",
+            CANCEL_CONCURRENCY,
+            &run,
+            keys,
+            cancelled,
+            cost,
+            None,
+        )
     }
 
     /// 80% new keys, 20% retries of the request just before.
     fn mixed(&self) -> Scenario {
         let (run, cost) = self.load(32, self.duration, |w, i| {
             let n = if i % 5 == 4 { i - 1 } else { i };
-            request(format!("mixed-{w}-{n}"))
+            Request::create(format!("mixed-{w}-{n}"))
         });
         let made = self.orders("mixed-");
         let roof = self.ceiling("ceil-mixed", Work::Mixed, 32, Vec::new());
         let keys = distinct_keys(&run);
-        report::scenario("mixed", 32, &run, keys, made, cost, roof)
+        report::scenario("mixed", 32, &run, keys, made, cost, Some(roof))
     }
 }
 
@@ -245,6 +280,9 @@ fn main() {
     }
     if wanted("mixed") {
         scenarios.push(bench.mixed());
+    }
+    if wanted("cancel") {
+        scenarios.push(bench.cancel());
     }
 
     let relay = wanted("relay").then(|| {

@@ -11,7 +11,7 @@ use diesel::QueryableByName;
 use diesel::sql_types::BigInt;
 use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
 use serde::Serialize;
-use tests::{PrivateNats, Service, ServiceOptions, TestDb, order_json};
+use tests::{PrivateNats, Service, ServiceOptions, TestDb};
 
 use crate::load;
 
@@ -90,13 +90,7 @@ pub(crate) async fn run(db: &TestDb, options: &ServiceOptions, duration: Duratio
         &bearer,
         32,
         duration,
-        Arc::new(|w, i| {
-            let key = format!("relay-{w}-{i}");
-            load::Request {
-                body: order_json(&key, "SKU-1", 1),
-                key,
-            }
-        }),
+        Arc::new(|w, i| load::Request::create(format!("relay-{w}-{i}"))),
     )
     .await;
     let creates = run.samples.iter().filter(|s| s.status == 201).count();

@@ -19,15 +19,16 @@ pub(crate) struct Scenario {
     /// Executions beyond one per key, plus orders beyond one per executed key.
     pub(crate) duplicates: usize,
     pub(crate) rps: f64,
-    pub(crate) ceiling_rps: f64,
-    pub(crate) ratio: f64,
+    /// Absent for a scenario without a ceiling of its own (the cancel).
+    pub(crate) ceiling_rps: Option<f64>,
+    pub(crate) ratio: Option<f64>,
     pub(crate) p50_ms: f64,
     pub(crate) p99_ms: f64,
     pub(crate) max_ms: f64,
     /// Per request, over the measured phase.
     pub(crate) cost: Cost,
     /// Per unit of the ceiling's work (a transaction or a read), over its phase.
-    pub(crate) ceiling_cost: Cost,
+    pub(crate) ceiling_cost: Option<Cost>,
 }
 
 /// The ceiling's throughput and cost.
@@ -55,7 +56,7 @@ pub(crate) struct Report {
 /// Statuses a scenario may see: 201 (executed or replayed), 409 in progress. A 422 or
 /// 5xx never belongs to these workloads (every retry repeats its request exactly).
 fn is_expected(status: u16) -> bool {
-    matches!(status, 201 | 409)
+    matches!(status, 200 | 201 | 409)
 }
 
 /// Figures for `run`, which used `keys` distinct keys; `orders_in_db` is how many orders
@@ -67,14 +68,13 @@ pub(crate) fn scenario(
     keys: usize,
     orders_in_db: usize,
     cost: Cost,
-    ceiling: Measured,
+    ceiling: Option<Measured>,
 ) -> Scenario {
-    let ceiling_rps = ceiling.rps;
     let mut executed: HashMap<&str, usize> = HashMap::new();
     for sample in run
         .samples
         .iter()
-        .filter(|s| s.status == 201 && !s.replayed)
+        .filter(|s| matches!(s.status, 200 | 201) && !s.replayed)
     {
         *executed.entry(sample.key.as_str()).or_default() += 1;
     }
@@ -92,17 +92,15 @@ pub(crate) fn scenario(
             .count(),
         duplicates: extra_executions + extra_orders,
         rps,
-        ceiling_rps,
-        ratio: if ceiling_rps > 0.0 {
-            rps / ceiling_rps
-        } else {
-            0.0
-        },
+        ceiling_rps: ceiling.as_ref().map(|c| c.rps),
+        ratio: ceiling
+            .as_ref()
+            .and_then(|c| (c.rps > 0.0).then(|| rps / c.rps)),
         p50_ms: run.latency_ms(0.50),
         p99_ms: run.latency_ms(0.99),
         max_ms: run.latency_ms(1.0),
         cost,
-        ceiling_cost: ceiling.cost,
+        ceiling_cost: ceiling.map(|c| c.cost),
     }
 }
 
@@ -116,15 +114,15 @@ pub(crate) fn print(report: &Report) {
     );
     for s in &report.scenarios {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.2} | {:.1} |\n",
+            "| {} | {} | {} | {} | {} | {:.0} | {} | {} | {:.2} | {:.2} | {:.1} |\n",
             s.name,
             s.concurrency,
             s.requests,
             s.errors,
             s.duplicates,
             s.rps,
-            s.ceiling_rps,
-            s.ratio,
+            figure(s.ceiling_rps, 0),
+            figure(s.ratio, 2),
             s.p50_ms,
             s.p99_ms,
             s.max_ms
@@ -139,19 +137,19 @@ pub(crate) fn print(report: &Report) {
          | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
     for s in &report.scenarios {
-        let (c, r) = (&s.cost, &s.ceiling_cost);
+        let (c, r) = (&s.cost, s.ceiling_cost.as_ref());
         out.push_str(&format!(
-            "| {} | {} | {:.2} | {:.2} | {} | {} | {:.2} | {:.2} | {} | {} |\n",
+            "| {} | {} | {:.2} | {:.2} | {} | {} | {} | {} | {} | {} |\n",
             s.name,
             s.concurrency,
             c.db_commands,
             c.prepares,
             micros(c.client_cpu_us),
             micros(c.db_cpu_us),
-            r.db_commands,
-            r.prepares,
-            micros(r.client_cpu_us),
-            micros(r.db_cpu_us),
+            figure(r.map(|r| r.db_commands), 2),
+            figure(r.map(|r| r.prepares), 2),
+            r.map_or_else(|| "—".to_owned(), |r| micros(r.client_cpu_us)),
+            r.map_or_else(|| "—".to_owned(), |r| micros(r.db_cpu_us)),
         ));
     }
     if !report.database_cpu_measured {
@@ -205,6 +203,11 @@ pub(crate) fn print(report: &Report) {
     let _ = std::io::stdout().write_all(out.as_bytes());
 }
 
+/// `value` with `decimals`, or "—" for a scenario without it.
+fn figure(value: Option<f64>, decimals: usize) -> String {
+    value.map_or_else(|| "—".to_owned(), |v| format!("{v:.decimals$}"))
+}
+
 /// A CPU figure in whole µs, or "absent".
 fn micros(value: Option<f64>) -> String {
     value.map_or_else(|| "absent".to_owned(), |v| format!("{v:.0}"))
@@ -218,10 +221,10 @@ pub(crate) fn print_targets(report: &Report) {
             .iter()
             .find(|s| s.name == name && s.concurrency == 32)
     };
-    let ratio = |name: &str| at32(name).map(|s| s.ratio);
+    let ratio = |name: &str| at32(name).and_then(|s| s.ratio);
     let server_cpu = |name: &str| at32(name).and_then(|s| s.cost.client_cpu_us);
     let db_cpu_vs_ceiling = at32("create").and_then(|s| {
-        let (own, ceiling) = (s.cost.db_cpu_us?, s.ceiling_cost.db_cpu_us?);
+        let (own, ceiling) = (s.cost.db_cpu_us?, s.ceiling_cost.as_ref()?.db_cpu_us?);
         (ceiling > 0.0).then_some(own / ceiling)
     });
     let rss_mib = report.server_peak_rss_bytes as f64 / (1024.0 * 1024.0);

@@ -36,9 +36,11 @@ impl Connection {
         }
     }
 
-    /// `POST /api/orders`; reconnects once if a kept-alive connection was closed.
-    pub(crate) async fn create(
+    /// An idempotent `POST` to `path`; reconnects once if a kept-alive connection was
+    /// closed.
+    pub(crate) async fn post(
         &mut self,
+        path: &str,
         token: &str,
         key: &str,
         body: &str,
@@ -46,7 +48,7 @@ impl Connection {
         self.request.clear();
         write!(
             self.request,
-            "POST /api/orders HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\n\
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\n\
              Idempotency-Key: {key}\r\nContent-Type: application/json\r\n\
              Content-Length: {}\r\n\r\n{body}",
             self.address,
