@@ -10,7 +10,7 @@ pub(crate) fn log_try_it(keys: &TokenKeys, address: SocketAddr) {
     let claims = Claims {
         sub: "1".to_owned(),
         tid: 1,
-        scope: "orders:create orders:read".to_owned(),
+        scope: "orders:create orders:read orders:cancel".to_owned(),
         exp: now + 86_400,
         nbf: None,
         iat: Some(now),
