@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use application::Outcome;
+use application::RelayPass;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -68,6 +69,7 @@ struct OutboxMetrics {
     pending: Gauge,
     oldest_pending_age_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
     published: Counter,
+    publish_duplicates: Counter,
     publish_failures: Counter,
 }
 
@@ -111,6 +113,12 @@ impl Metrics {
             outbox.published.clone(),
         );
         registry.register(
+            "outbox_publish_duplicates",
+            "Of the published events, those the broker acknowledged as a copy of one already \
+             in the stream (another publish of it went first)",
+            outbox.publish_duplicates.clone(),
+        );
+        registry.register(
             "outbox_publish_failures",
             "Publishes that failed or timed out (the event stays pending)",
             outbox.publish_failures.clone(),
@@ -140,9 +148,12 @@ impl Metrics {
         Arc::clone(&self.transaction_retries.inner().0)
     }
 
-    pub fn count_relay_pass(&self, published: usize, failed: usize) {
-        self.outbox.published.inc_by(published as u64);
-        self.outbox.publish_failures.inc_by(failed as u64);
+    pub fn count_relay_pass(&self, pass: &RelayPass) {
+        self.outbox.published.inc_by(pass.published as u64);
+        self.outbox
+            .publish_duplicates
+            .inc_by(pass.duplicates as u64);
+        self.outbox.publish_failures.inc_by(pass.failed as u64);
     }
 
     pub fn set_outbox_pending(&self, count: u64, oldest_age_seconds: f64) {

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use application::ports::{EventPublisher, PendingEvent, PublishError};
+use application::ports::{EventPublisher, PendingEvent, PublishError, Stored};
 
 use super::{Context, OutgoingMessage, publish_batch};
 
@@ -22,7 +22,7 @@ impl NatsPublisher {
 }
 
 impl EventPublisher for NatsPublisher {
-    async fn publish(&self, events: &[PendingEvent]) -> Vec<Result<(), PublishError>> {
+    async fn publish(&self, events: &[PendingEvent]) -> Vec<Result<Stored, PublishError>> {
         let messages: Vec<OutgoingMessage> = events
             .iter()
             .map(|event| OutgoingMessage {
@@ -34,7 +34,17 @@ impl EventPublisher for NatsPublisher {
         publish_batch(&self.js, &messages, self.ack_timeout)
             .await
             .into_iter()
-            .map(|result| result.map(|_ack| ()).map_err(|e| PublishError(Box::new(e))))
+            .map(|result| {
+                result
+                    .map(|ack| {
+                        if ack.duplicate {
+                            Stored::Duplicate
+                        } else {
+                            Stored::New
+                        }
+                    })
+                    .map_err(|e| PublishError(Box::new(e)))
+            })
             .collect()
     }
 }

@@ -19,5 +19,6 @@ pub use purge::purge_published_events;
 pub use relay::{Relay, RelayPacing, RelayPass};
 pub use relay_store::{
     EventPublisher, OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, PublishError,
+    Stored,
 };
 pub use request_shipments::{OrderChange, RequestShipments, SHIPMENTS_CONSUMER, ShipmentRequest};

@@ -3,13 +3,16 @@
 
 use std::time::Duration;
 
-use super::relay_store::{EventPublisher, OutboxClaim, OutboxRelayStore};
+use super::relay_store::{EventPublisher, OutboxClaim, OutboxRelayStore, Stored};
 use crate::ports::{Clock, FlowHooks, PausePoint, StoreError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RelayPass {
     pub claimed: usize,
+    /// Acknowledged, and marked; duplicates included.
     pub published: usize,
+    /// Of those, acknowledged as a copy of an event already in the stream.
+    pub duplicates: usize,
     pub failed: usize,
 }
 
@@ -58,18 +61,22 @@ impl<S: OutboxRelayStore, P: EventPublisher, H: FlowHooks> Relay<S, P, H> {
             return Ok(RelayPass::default());
         }
         let results = self.publisher.publish(events).await;
-        let (mut published, mut failed) = (Vec::new(), Vec::new());
+        let (mut published, mut failed, mut duplicates) = (Vec::new(), Vec::new(), 0);
         for (index, event) in events.iter().enumerate() {
             // A publisher that answers for fewer events than it was given has not
             // confirmed the rest: they count as failed, never as published.
             match results.get(index) {
-                Some(Ok(())) => published.push(event.id),
+                Some(Ok(stored)) => {
+                    published.push(event.id);
+                    duplicates += usize::from(*stored == Stored::Duplicate);
+                }
                 Some(Err(_)) | None => failed.push(event.id),
             }
         }
         let pass = RelayPass {
             claimed: events.len(),
             published: published.len(),
+            duplicates,
             failed: failed.len(),
         };
         self.hooks.reached(PausePoint::RelayAcked).await;

@@ -60,11 +60,20 @@ pub trait OutboxClaim {
 #[error("publish failed")]
 pub struct PublishError(#[source] pub BoxError);
 
+/// What the broker said of an event it stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    New,
+    /// A copy of an event already in the stream (its id seen within the duplicate window):
+    /// another publish of it went first.
+    Duplicate,
+}
+
 pub trait EventPublisher: Send + Sync {
     /// All in flight together, each with its id as the dedup id, acks awaited (bounded). One
     /// result per event, in order: `Ok` only once the broker has stored it.
     fn publish(
         &self,
         events: &[PendingEvent],
-    ) -> impl Future<Output = Vec<Result<(), PublishError>>> + Send;
+    ) -> impl Future<Output = Vec<Result<Stored, PublishError>>> + Send;
 }

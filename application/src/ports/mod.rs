@@ -21,7 +21,7 @@ pub use unit_of_work::{NewRecord, RecordTx, UnitOfWork};
 pub use crate::events::{
     Delivery, EventOrder, EventPublisher, InboxTx, NewEvent, NewShipment, OutboxClaim,
     OutboxRelayStore, OutboxWriter, PendingEvent, PendingSummary, PublishError, ShipmentRepository,
-    ShipmentState,
+    ShipmentState, Stored,
 };
 pub use crate::orders::{OrderReader, OrderRepository};
 pub use crate::payments::{

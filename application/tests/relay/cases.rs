@@ -1,6 +1,6 @@
 //! The relay's cases, one per branch, and its pacing.
 
-use application::ports::{Clock, PausePoint, StoreError};
+use application::ports::{Clock, PausePoint, StoreError, Stored};
 use application::{Relay, RelayPacing, RelayPass};
 use mockall::Sequence;
 use std::sync::Arc;
@@ -33,7 +33,7 @@ async fn an_empty_outbox_ends_the_claim_without_calling_the_broker() {
 async fn acknowledged_events_are_marked_published() {
     let batch = events(3);
     let (store, settled) = store_claiming(batch.clone(), Ok(()));
-    let publisher = publisher_answering(vec![Ok(()), Ok(()), Ok(())]);
+    let publisher = publisher_answering(vec![new(), new(), new()]);
 
     let pass = Relay::new(store, publisher, quiet_hooks(), 10)
         .run_once(&FixedClock)
@@ -51,10 +51,25 @@ async fn acknowledged_events_are_marked_published() {
 }
 
 #[tokio::test]
+async fn a_duplicate_acknowledgement_is_published_and_counted_as_a_duplicate() {
+    let batch = events(2);
+    let (store, settled) = store_claiming(batch.clone(), Ok(()));
+    let publisher = publisher_answering(vec![Ok(Stored::Duplicate), new()]);
+
+    let pass = Relay::new(store, publisher, quiet_hooks(), 10)
+        .run_once(&FixedClock)
+        .await
+        .unwrap();
+
+    assert_eq!((pass.published, pass.duplicates, pass.failed), (2, 1, 0));
+    assert_eq!(settled.lock().unwrap()[0].published, ids(&batch));
+}
+
+#[tokio::test]
 async fn a_failed_publish_leaves_only_that_event_pending_with_an_attempt_counted() {
     let batch = events(3);
     let (store, settled) = store_claiming(batch.clone(), Ok(()));
-    let publisher = publisher_answering(vec![Ok(()), failed(), Ok(())]);
+    let publisher = publisher_answering(vec![new(), failed(), new()]);
 
     let pass = Relay::new(store, publisher, quiet_hooks(), 10)
         .run_once(&FixedClock)
@@ -75,7 +90,7 @@ async fn a_failed_publish_leaves_only_that_event_pending_with_an_attempt_counted
 async fn events_the_broker_did_not_answer_for_are_never_marked_published() {
     let batch = events(3);
     let (store, settled) = store_claiming(batch.clone(), Ok(()));
-    let publisher = publisher_answering(vec![Ok(())]);
+    let publisher = publisher_answering(vec![new()]);
 
     let pass = Relay::new(store, publisher, quiet_hooks(), 10)
         .run_once(&FixedClock)
@@ -89,7 +104,7 @@ async fn events_the_broker_did_not_answer_for_are_never_marked_published() {
 #[tokio::test]
 async fn a_failure_to_mark_is_reported_and_the_batch_stays_pending() {
     let (store, _settled) = store_claiming(events(2), Err(StoreError::ConnectionLost));
-    let publisher = publisher_answering(vec![Ok(()), Ok(())]);
+    let publisher = publisher_answering(vec![new(), new()]);
 
     let result = Relay::new(store, publisher, quiet_hooks(), 10)
         .run_once(&FixedClock)
@@ -128,7 +143,7 @@ async fn the_pause_point_lies_between_the_acks_and_the_marking() {
         .expect_publish()
         .times(1)
         .in_sequence(&mut sequence)
-        .returning(|_| ready(vec![Ok(())]));
+        .returning(|_| ready(vec![new()]));
     let mut hooks = MockHooks::new();
     let seen = Arc::clone(&settled);
     hooks
@@ -160,6 +175,7 @@ fn pacing_goes_on_after_a_full_batch_polls_after_a_short_one_and_backs_off_on_fa
             claimed,
             published: claimed - failed,
             failed,
+            ..RelayPass::default()
         })
     };
     assert_eq!(pacing.wait(&pass(10, 0), 10, 0), Duration::ZERO);

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use application::ports::{
     Clock, EventPublisher, FlowHooks, HookVerdict, OutboxClaim, OutboxRelayStore, PausePoint,
-    PendingEvent, PendingSummary, PublishError, StoreError,
+    PendingEvent, PendingSummary, PublishError, StoreError, Stored,
 };
 use chrono::{DateTime, Utc};
 use domain::{IdempotencyKey, Scope};
@@ -65,7 +65,7 @@ mock! {
         fn publish(
             &self,
             events: &[PendingEvent],
-        ) -> impl Future<Output = Vec<Result<(), PublishError>>> + Send;
+        ) -> impl Future<Output = Vec<Result<Stored, PublishError>>> + Send;
     }
 }
 
@@ -132,7 +132,7 @@ pub(crate) fn store_claiming(
     (store, settled)
 }
 
-pub(crate) fn publisher_answering(answers: Vec<Result<(), PublishError>>) -> MockPublisher {
+pub(crate) fn publisher_answering(answers: Vec<Result<Stored, PublishError>>) -> MockPublisher {
     let mut publisher = MockPublisher::new();
     let answers = Mutex::new(Some(answers));
     publisher
@@ -148,6 +148,11 @@ pub(crate) fn quiet_hooks() -> MockHooks {
     hooks
 }
 
-pub(crate) fn failed() -> Result<(), PublishError> {
+pub(crate) fn failed() -> Result<Stored, PublishError> {
     Err(PublishError("timed out".into()))
+}
+
+/// The broker stored it.
+pub(crate) fn new() -> Result<Stored, PublishError> {
+    Ok(Stored::New)
 }

@@ -72,7 +72,7 @@ pub(crate) async fn relay_until<S: OutboxRelayStore>(
             }
         }
         if let (Some(metrics), Ok(pass)) = (&metrics, &pass) {
-            metrics.count_relay_pass(pass.published, pass.failed);
+            metrics.count_relay_pass(pass);
         }
         if last_pending.elapsed() >= PENDING_EVERY {
             last_pending = tokio::time::Instant::now();
