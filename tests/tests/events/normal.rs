@@ -7,13 +7,15 @@ use crate::support::{Rig, create_orders};
 /// What the relaying processes say they published, and how many of those publishes
 /// JetStream acknowledged as copies of events it already had.
 fn sent(servers: &[Service]) -> (f64, f64) {
-    servers.iter().fold((0.0, 0.0), |(published, copies), server| {
-        let api = tests::Api::new(server.base_url());
-        (
-            published + api.metric("outbox_published_total"),
-            copies + api.metric("outbox_publish_duplicates_total"),
-        )
-    })
+    servers
+        .iter()
+        .fold((0.0, 0.0), |(published, copies), server| {
+            let api = tests::Api::new(server.base_url());
+            (
+                published + api.metric("outbox_published_total"),
+                copies + api.metric("outbox_publish_duplicates_total"),
+            )
+        })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

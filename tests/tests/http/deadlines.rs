@@ -174,6 +174,9 @@ async fn a_storm_on_a_silent_database_is_all_503_within_the_deadline_and_the_poo
             String::from_utf8_lossy(&reply.body)
         );
     }
+    // The silent storm's bytes the proxy held have landed by now (they went out at
+    // `speak_again`, before the storm above): none of them committed an order.
+    assert_eq!(app.db.orders_with_ref_prefix(1, "silent-").await, 0);
     assert_eq!(app.db.orders_with_ref_prefix(1, "after-").await, 32);
     app.finish().await;
 }

@@ -15,7 +15,8 @@ use tests::PrivateNats;
 async fn ensure_stream_creates_the_stream_once_and_then_finds_it() {
     let nats = PrivateNats::start();
     let js = adapters::nats::connect(&nats.url()).await.unwrap();
-    let spec = StreamSpec::orders(Duration::from_secs(120));
+    // Not JetStream's default (2 minutes): a window not passed on would show.
+    let spec = StreamSpec::orders(Duration::from_secs(7));
 
     let (first, second) = tokio::join!(ensure_stream(&js, &spec), ensure_stream(&js, &spec));
     let (mut first, _second) = (first.unwrap(), second.unwrap());
@@ -25,7 +26,7 @@ async fn ensure_stream_creates_the_stream_once_and_then_finds_it() {
     assert_eq!(info.config.name, ORDERS_STREAM);
     assert_eq!(info.config.subjects, ORDERS_SUBJECTS);
     assert_eq!(info.config.storage, StorageType::File);
-    assert_eq!(info.config.duplicate_window, Duration::from_secs(120));
+    assert_eq!(info.config.duplicate_window, Duration::from_secs(7));
     assert_eq!(
         again.info().await.unwrap().created,
         info.created,
@@ -36,7 +37,7 @@ async fn ensure_stream_creates_the_stream_once_and_then_finds_it() {
     let other = StreamSpec::orders(Duration::from_secs(1));
     let mut existing = ensure_stream(&js, &other).await.unwrap();
     let config = existing.info().await.unwrap().config.clone();
-    assert_eq!(config.duplicate_window, Duration::from_secs(120));
+    assert_eq!(config.duplicate_window, Duration::from_secs(7));
     assert_eq!(nats.stream_messages(ORDERS_STREAM), 0);
 }
 
