@@ -113,6 +113,7 @@ impl TestDb {
             max_connections: 48,
             database_timeout: std::time::Duration::from_secs(u64::from(secs) + 1),
             migration_timeout: std::time::Duration::from_secs(600),
+            node_return: std::time::Duration::from_secs(60),
         })
         .await
         .expect("connect the store");

@@ -1,9 +1,13 @@
 //! Several nodes in one `DATABASE_URL`: a new connection goes to the first that answers,
-//! in order, so a process prefers its own node and returns to it without a restart
+//! in order, and pooled connections are replaced after a while, so a process prefers its
+//! own node and returns to it without a restart once it answers again
 //! (`docs/storage.md#several-database-nodes-galera`). Also: whether a node is Galera.
+
+use std::time::Duration;
 
 use diesel::sql_types::Text;
 use diesel::{QueryResult, QueryableByName};
+use diesel_async::pooled_connection::deadpool::{Hook, HookError};
 use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 
 /// One URL per comma-separated `host:port`, in order, each with the same credentials,
@@ -52,6 +56,22 @@ pub(super) async fn first_answering_node(
         }
     }
     Err(last_error)
+}
+
+/// Retires a pooled connection older than `after` when it is next taken from the pool
+/// (the pool then takes another, or opens one to the first node that answers). Which node
+/// a connection went to is not known to the pool, so every connection is replaced; at the
+/// default of a minute that is one reconnect per connection per minute.
+pub(super) fn retire_after(after: Duration) -> Hook<AsyncMysqlConnection> {
+    Hook::sync_fn(move |_conn, metrics| {
+        if metrics.age() >= after {
+            Err(HookError::message(
+                "retired: the next connection goes to the first node that answers",
+            ))
+        } else {
+            Ok(())
+        }
+    })
 }
 
 /// MariaDB always has `wsrep_on`; MySQL has none, which reads as no.

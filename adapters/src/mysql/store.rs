@@ -22,7 +22,7 @@ use super::causal::CausalRead;
 use super::classify::store_error;
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
-use super::nodes::{first_answering_node, is_galera_node, node_urls};
+use super::nodes::{first_answering_node, is_galera_node, node_urls, retire_after};
 use crate::sql::tx_connection::Detach;
 
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
@@ -47,6 +47,10 @@ pub struct MysqlConfig {
     pub database_timeout: Duration,
     /// Bounds a whole migration run, which may take minutes.
     pub migration_timeout: Duration,
+    /// With several nodes in the URL, how long a pooled connection serves before it is
+    /// replaced by one to the first node that answers: how soon a process returns to its
+    /// own node after it rejoined. Unused with one node.
+    pub node_return: Duration,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -120,6 +124,7 @@ impl MysqlStore {
         // checkout would cost a round trip.
         manager_config.recycling_method = RecyclingMethod::Fast;
         let nodes = Arc::new(node_urls(&config.url));
+        let several_nodes = nodes.len() > 1;
         manager_config.custom_setup = Box::new(move |_url| {
             let nodes = Arc::clone(&nodes);
             let learn_insert_ids = Arc::clone(&learn_insert_ids);
@@ -146,10 +151,11 @@ impl MysqlStore {
             &config.url,
             manager_config,
         );
-        let pool = Pool::builder(manager)
-            .max_size(config.max_connections)
-            .build()
-            .map_err(ConnectError::Pool)?;
+        let mut pool = Pool::builder(manager).max_size(config.max_connections);
+        if several_nodes {
+            pool = pool.post_recycle(retire_after(config.node_return));
+        }
+        let pool = pool.build().map_err(ConnectError::Pool)?;
         Ok(Self {
             pool,
             insert_ids,

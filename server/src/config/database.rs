@@ -35,6 +35,7 @@ impl DatabaseConfig {
             ));
         }
         let migration_timeout = integer(lookup, "MIGRATION_TIMEOUT_SECS", 1..=86_400, 3600)?;
+        let node_return = integer(lookup, "DATABASE_NODE_RETURN_SECS", 1..=86_400, 60)?;
         let sqlite = |path: PathBuf| {
             Self::Sqlite(SqliteConfig {
                 path,
@@ -50,6 +51,7 @@ impl DatabaseConfig {
                 max_connections,
                 database_timeout: Duration::from_secs(timeout),
                 migration_timeout: Duration::from_secs(migration_timeout),
+                node_return: Duration::from_secs(node_return),
             })),
             Some(url) => match url.strip_prefix("sqlite://") {
                 Some(path) if !path.is_empty() => Ok(sqlite(PathBuf::from(path))),

@@ -1,52 +1,136 @@
-//! A node killed under a steady create load: what was in flight on it ends `201` or `503
-//! outcome_unknown`, retries with the same keys make exactly one order each, its process
-//! keeps serving through the other nodes without a restart, and uses the node again once
-//! it has rejoined.
+//! A node killed under a steady create load: a create held inside its transaction on that
+//! node at the kill ends `503 outcome_unknown`, what else was in flight ends `201` or the
+//! same, retries with the same keys make exactly one order each, its process keeps serving
+//! through the other nodes without a restart, and goes back to the node once it rejoined.
 
 use std::collections::HashMap;
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
-use tests::{Api, order_json, token};
+use diesel::QueryableByName;
+use diesel::sql_types::BigInt;
+use tests::{Api, GaleraCluster, PauseDir, order_json, token};
 
 use crate::support::Rig;
 
-/// Sends `count` creates with keys `prefix-i` through `api`; returns each key's status
-/// and code.
-fn creates(api: &Api, prefix: &str, count: usize) -> Vec<(String, u16, Option<String>)> {
+const DURING: usize = 300;
+
+/// One create with key `key` through `api`: its key, status and code.
+fn create(api: &Api, key: &str) -> (String, u16, Option<String>) {
     let bearer = token(1, 1, "orders:create orders:read");
+    let (status, code) = api
+        .create(&bearer, key, &order_json(key, "SKU-1", 1))
+        .status_code();
+    (key.to_owned(), status, code)
+}
+
+/// Sends `count` creates with keys `prefix-i`, counting each in `sent` as it is sent.
+fn creates(
+    api: &Api,
+    prefix: &str,
+    count: usize,
+    sent: &AtomicUsize,
+) -> Vec<(String, u16, Option<String>)> {
     (0..count)
         .map(|i| {
-            let key = format!("{prefix}-{i}");
-            let reply = api.create(&bearer, &key, &order_json(&key, "SKU-1", 1));
-            let (status, code) = reply.status_code();
-            (key, status, code)
+            sent.fetch_add(1, Ordering::SeqCst);
+            create(api, &format!("{prefix}-{i}"))
         })
         .collect()
 }
 
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+/// Client connections node `n` holds to the database `name` (the checks' own go to node 1).
+async fn clients_on(cluster: &GaleraCluster, n: usize, name: &str) -> i64 {
+    use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
+    let mut conn = AsyncMysqlConnection::establish(&cluster.url_of(n, ""))
+        .await
+        .expect("connect to the node");
+    let count: Count = diesel::sql_query(
+        "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()",
+    )
+    .bind::<diesel::sql_types::Text, _>(name)
+    .get_result(&mut conn)
+    .await
+    .expect("the node's process list");
+    count.n
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_killed_node_costs_only_unknown_outcomes_and_its_process_moves_on() {
-    let rig = Rig::with_node_lists().await;
+async fn a_killed_node_costs_only_unknown_outcomes_and_its_process_moves_on_and_back() {
+    let pause = Arc::new(PauseDir::new());
+    let rig = Rig::with_node_lists(&pause).await;
     let api = Api::new(&rig.url(3));
     let cluster = rig.cluster.clone();
-    let answers = tokio::task::spawn_blocking(move || {
-        let mut answers = creates(&api, "before", 50);
-        // Load on the process whose own node dies, from another thread.
-        let load = std::thread::spawn(move || {
-            let answers = creates(&api, "during", 300);
-            (api, answers)
-        });
-        std::thread::sleep(Duration::from_millis(300));
-        cluster.kill_node(3);
-        let (api, during) = load.join().unwrap();
-        answers.extend(during);
-        answers.extend(creates(&api, "after", 50));
-        cluster.restart_node(3);
-        answers.extend(creates(&api, "rejoined", 50));
-        answers
-    })
-    .await
-    .unwrap();
+    let sent = Arc::new(AtomicUsize::new(0));
+    let (mut answers, held, sent_at_kill) = {
+        let (api, cluster, sent) = (api.clone(), cluster.clone(), Arc::clone(&sent));
+        let pause = Arc::clone(&pause);
+        tokio::task::spawn_blocking(move || {
+            let mut answers = creates(&api, "before", 50, &sent);
+            // Held inside its transaction on node 3 when the node dies: in flight for sure.
+            let held = {
+                let api = api.clone();
+                std::thread::spawn(move || create(&api, "pause-inflight"))
+            };
+            pause.wait_until_paused("pause-inflight");
+            let load = {
+                let (api, sent) = (api.clone(), Arc::clone(&sent));
+                std::thread::spawn(move || creates(&api, "during", DURING, &sent))
+            };
+            // The load is under way when the node dies.
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while sent.load(Ordering::SeqCst) < 50 + 20 {
+                assert!(Instant::now() < deadline, "the load never started");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            cluster.kill_node(3);
+            let sent_at_kill = sent.load(Ordering::SeqCst) - 50;
+            pause.release("pause-inflight");
+            let held = held.join().unwrap();
+            answers.extend(load.join().unwrap());
+            answers.extend(creates(&api, "after", 50, &sent));
+            (answers, held, sent_at_kill)
+        })
+        .await
+        .unwrap()
+    };
+    assert_eq!(
+        (held.1, held.2.as_deref()),
+        (503, Some("outcome_unknown")),
+        "the create in its transaction on the killed node"
+    );
+    assert!(
+        sent_at_kill < DURING,
+        "creates went on after the kill: {sent_at_kill} of {DURING} sent before it"
+    );
+
+    // Back on its node without a restart: once node 3 rejoined, the process's connections
+    // are replaced by ones to its own node.
+    cluster.restart_node(3);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut rejoined = 0;
+    while clients_on(&cluster, 3, rig.db.name()).await == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the process never went back to its node"
+        );
+        let api = api.clone();
+        let key = format!("rejoined-{rejoined}");
+        answers.push(
+            tokio::task::spawn_blocking(move || create(&api, &key))
+                .await
+                .unwrap(),
+        );
+        rejoined += 1;
+    }
+    eprintln!("back on node 3 after {rejoined} creates");
 
     let unknown: Vec<_> = answers
         .iter()
@@ -67,7 +151,7 @@ async fn a_killed_node_costs_only_unknown_outcomes_and_its_process_moves_on() {
             .all(|(_, status, code)| *status == 503 && code.as_deref() == Some("outcome_unknown")),
         "only unknown outcomes: {unknown:?}"
     );
-    for phase in ["after", "rejoined"] {
+    for phase in ["before", "after", "rejoined"] {
         assert!(
             answers
                 .iter()
@@ -77,14 +161,14 @@ async fn a_killed_node_costs_only_unknown_outcomes_and_its_process_moves_on() {
         );
     }
 
-    // Retries with the same keys settle every unknown outcome, exactly once.
-    let api = Api::new(&rig.url(3));
-    let bearer = token(1, 1, "orders:create orders:read");
-    for (key, _, _) in &unknown {
-        let retried = api.create(&bearer, key, &order_json(key, "SKU-1", 1));
-        assert_eq!(retried.status, 201, "{key}");
+    // Retries with the same keys settle every unknown outcome, exactly once (the held
+    // key's retry is let through its pause point at once).
+    pause.release("pause-inflight");
+    for (key, _, _) in unknown.into_iter().chain([&held]) {
+        let (_, status, _) = create(&api, key);
+        assert_eq!(status, 201, "{key}");
     }
-    for (key, _, _) in &answers {
+    for (key, _, _) in answers.iter().chain([&held]) {
         assert_eq!(rig.orders_for(key).await.len(), 1, "{key}: one order");
     }
     rig.finish().await;

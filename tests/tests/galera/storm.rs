@@ -2,7 +2,7 @@
 //! one, it runs its whole transaction and loses at certification (1213, mostly at
 //! COMMIT). The coordinator runs it again, finds the winner and replays it.
 
-use tests::{Api, order_json, token};
+use tests::{Api, PauseDir, order_json, token};
 
 use crate::support::{Rig, at_once};
 
@@ -50,6 +50,36 @@ async fn nine_different_bodies_under_one_key_make_one_order_the_rest_key_reused(
         );
         assert_eq!(rig.orders_for(&reference).await.len(), 1, "round {round}");
     }
+    rig.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transaction_that_loses_certification_runs_again_counted_and_replays_the_winner() {
+    let pause = PauseDir::new();
+    let rig = Rig::pausing_on_node_1(&pause).await;
+    let (first, second) = (Api::new(&rig.url(1)), Api::new(&rig.url(2)));
+    let (key, body) = ("pause-certify", order_json("CERT-1", "SKU-1", 1));
+    let bearer = token(1, 1, "orders:create orders:read");
+    // Node 1's transaction holds the key's record, uncommitted, while node 2 (which cannot
+    // see it: Galera locks nothing across nodes) commits the same key.
+    let held = {
+        let (first, bearer, body) = (first.clone(), bearer.clone(), body.clone());
+        std::thread::spawn(move || first.create(&bearer, key, &body))
+    };
+    pause.wait_until_paused(key);
+    let winner = second.create(&bearer, key, &body);
+    assert_eq!(winner.status, 201);
+    assert_eq!(retries(&first), 0.0);
+    pause.release(key);
+    let loser = held.join().unwrap();
+
+    // Node 2's write set aborted node 1's transaction (1213); it ran again and replayed.
+    assert_eq!(retries(&first), 1.0, "the rerun is counted where it ran");
+    assert_eq!(retries(&second), 0.0);
+    assert_eq!(loser.status, 201);
+    assert_eq!(loser.header("idempotent-replayed").as_deref(), Some("true"));
+    assert_eq!(loser.body, winner.body);
+    assert_eq!(rig.orders_for("CERT-1").await.len(), 1);
     rig.finish().await;
 }
 

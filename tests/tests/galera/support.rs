@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Barrier};
 
-use tests::{Api, GaleraCluster, Service, ServiceOptions, TestDb, token};
+use tests::{Api, GaleraCluster, PauseDir, Service, ServiceOptions, TestDb, token};
 use tokio::sync::{Mutex, MutexGuard};
 
 /// The tests take turns on the cluster: on two cores, seven tests with three server
@@ -26,20 +26,37 @@ pub(crate) struct Rig {
 impl Rig {
     /// Process `n` on node `n` alone.
     pub(crate) async fn new() -> Self {
-        Self::start(|cluster, n, db| cluster.url_on(n, db)).await
+        Self::start(|cluster, n, db| ServiceOptions::new(&cluster.url_on(n, db))).await
     }
 
-    /// Process `n` given every node, node `n` first.
-    pub(crate) async fn with_node_lists() -> Self {
-        Self::start(|cluster, n, db| cluster.url_list_on(n, db)).await
+    /// [`Rig::new`], with requests of process 1 whose keys start with `pause-` held through
+    /// `pause`.
+    pub(crate) async fn pausing_on_node_1(pause: &PauseDir) -> Self {
+        Self::start(|cluster, n, db| ServiceOptions {
+            pause_dir: (n == 1).then(|| pause.path().to_owned()),
+            ..ServiceOptions::new(&cluster.url_on(n, db))
+        })
+        .await
     }
 
-    async fn start(url: impl Fn(&GaleraCluster, usize, &TestDb) -> String) -> Self {
+    /// Process `n` given every node, node `n` first, replacing its pooled connections
+    /// after a second (so it goes back to its node soon after it answers again); requests
+    /// with `pause-` keys are held through `pause`.
+    pub(crate) async fn with_node_lists(pause: &PauseDir) -> Self {
+        Self::start(|cluster, n, db| ServiceOptions {
+            pause_dir: Some(pause.path().to_owned()),
+            env: vec![("DATABASE_NODE_RETURN_SECS".into(), "1".into())],
+            ..ServiceOptions::new(&cluster.url_list_on(n, db))
+        })
+        .await
+    }
+
+    async fn start(options: impl Fn(&GaleraCluster, usize, &TestDb) -> ServiceOptions) -> Self {
         let alone = cluster_alone().await;
         let cluster = GaleraCluster::from_env();
         let db = cluster.database().await;
         let services = (1..=3)
-            .map(|n| Service::start(&ServiceOptions::new(&url(&cluster, n, &db))))
+            .map(|n| Service::start(&options(&cluster, n, &db)))
             .collect();
         Self {
             cluster,

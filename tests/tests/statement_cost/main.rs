@@ -162,6 +162,7 @@ async fn one_connection_store(db: &TestDb, ids: InsertIds) -> MysqlStore {
         max_connections: 1,
         database_timeout: Duration::from_secs(6),
         migration_timeout: Duration::from_secs(60),
+        node_return: Duration::from_secs(60),
     })
     .await
     .unwrap()
