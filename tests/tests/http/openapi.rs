@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use tests::{ALL_PERMISSIONS, forged_token, token};
+
 use crate::support::{App, full_token};
 
 /// Every route of `docs/http-api.md#routes`, as the document names it.
@@ -21,9 +23,27 @@ const ROUTES: [(&str, &str); 9] = [
     ("/openapi.json", "get"),
 ];
 
-/// The checks the run holds every response to.
+/// The checks the main run holds every response to: the document's statuses, headers and
+/// schemas, schema-valid data accepted and invalid data refused, and auth enforced.
 const CHECKS: &str = "not_a_server_error,status_code_conformance,content_type_conformance,\
-                      response_headers_conformance,response_schema_conformance";
+                      response_headers_conformance,response_schema_conformance,\
+                      negative_data_rejection,positive_data_acceptance,ignored_auth";
+
+/// What the data checks accept (`schemathesis.toml`). Valid data may still meet an order
+/// that does not exist (404), a business conflict (409), or a key already used with other
+/// values (422): the generated keys repeat. Invalid data is 400, or 404 for a path id no
+/// order can have; the size and media type checks come first (413, 415).
+const DATA_CHECKS: &str = r#"[checks.positive_data_acceptance]
+expected-statuses = ["200", "201", "202", "404", "409", "422"]
+
+[checks.negative_data_rejection]
+expected-statuses = ["400", "404", "413", "415"]
+"#;
+
+/// The checks of the runs whose token is refused: every answer as documented.
+const REFUSAL_CHECKS: &str = "not_a_server_error,status_code_conformance,\
+                              content_type_conformance,response_headers_conformance,\
+                              response_schema_conformance";
 
 /// Test cases per operation: enough for well over 300 requests in all.
 const MAX_EXAMPLES: &str = "200";
@@ -56,31 +76,42 @@ async fn the_document_is_openapi_3_1_with_every_route_and_needs_no_token() {
     app.finish().await;
 }
 
-#[tokio::test]
-async fn schemathesis_finds_no_response_that_breaks_the_document() {
-    let st = schemathesis();
-    let app = App::start().await;
+/// One schemathesis run against `app` in a scratch directory of its own, loading the
+/// document from a file (so that `GET /openapi.json` itself is tested too: schemathesis
+/// skips the operation it loaded the document from). Panics, with the server's log, when
+/// a check failed; returns the run's JSON report.
+#[allow(clippy::print_stdout)] // the run's own report, for whoever reads the test's output
+fn schemathesis_run(
+    app: &App,
+    token: &str,
+    checks: &str,
+    phases: &str,
+    examples: &str,
+) -> serde_json::Value {
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("schemathesis-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&scratch).unwrap();
-    // From a file, so that `GET /openapi.json` itself is tested too (schemathesis skips
-    // the operation it loaded the document from).
     let document = app.api.get("/openapi.json", None);
     assert_eq!(document.status, 200);
     let schema = scratch.join("openapi.json");
     std::fs::write(&schema, &document.body).unwrap();
+    std::fs::write(scratch.join("schemathesis.toml"), DATA_CHECKS).unwrap();
 
-    let mut command = Command::new(&st);
+    let mut command = Command::new(schemathesis());
     command
         .current_dir(&scratch)
+        .env(
+            "SCHEMATHESIS_HOOKS",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/schemathesis/hooks.py"),
+        )
         .arg("run")
         .arg(&schema)
         .args(["--url", app.service.base_url()])
-        .args(["-H", &format!("Authorization: Bearer {}", full_token())])
-        .args(["--checks", CHECKS])
+        .args(["-H", &format!("Authorization: Bearer {token}")])
+        .args(["--checks", checks])
         .args(["--mode", "all"])
-        .args(["--phases", "examples,coverage,fuzzing"])
-        .args(["--max-examples", MAX_EXAMPLES])
+        .args(["--phases", phases])
+        .args(["--max-examples", examples])
         .args(["--request-timeout", "10"])
         .args(["--generation-database", "none"])
         .args(["--report", "json", "--report-dir", "report"])
@@ -95,8 +126,31 @@ async fn schemathesis_finds_no_response_that_breaks_the_document() {
         scratch.display(),
         app.service.log()
     );
-
     let report = json_report(&scratch.join("report"));
+    std::fs::remove_dir_all(&scratch).ok();
+    report
+}
+
+/// Answers with `status` on `route` so far, from the server's request histogram.
+fn answered(app: &App, route: &str, status: u16) -> f64 {
+    app.api
+        .labelled_metric(
+            "http_request_duration_seconds_count",
+            &format!(r#"method="POST",route="{route}",status="{status}""#),
+        )
+        .unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn schemathesis_finds_no_response_that_breaks_the_document() {
+    let app = App::start().await;
+    let report = schemathesis_run(
+        &app,
+        &full_token(),
+        CHECKS,
+        "examples,coverage,fuzzing",
+        MAX_EXAMPLES,
+    );
     let generated = report["test_cases"]["generated"].as_u64().unwrap_or(0);
     let tested = report["operations"]["tested"].as_u64().unwrap_or(0);
     let rejected: u64 = report["valid_rates"]
@@ -114,7 +168,25 @@ async fn schemathesis_finds_no_response_that_breaks_the_document() {
     assert_eq!(tested, ROUTES.len() as u64, "every operation is tested");
     assert!(rejected > 0, "no invalid request was sent");
     println!("schemathesis: {generated} requests, {rejected} of them refused by the server");
-    std::fs::remove_dir_all(&scratch).ok();
+
+    // The same document holds for callers the server refuses: a token that grants nothing
+    // (403) and one it cannot verify (401, with its challenge).
+    for (token, status) in [
+        (token(1, 1, "orders:nothing"), 403),
+        (forged_token(1, 1, ALL_PERMISSIONS), 401),
+    ] {
+        schemathesis_run(&app, &token, REFUSAL_CHECKS, "examples,coverage", "20");
+        for route in [
+            "/api/orders",
+            "/api/orders/{order_id}/payments",
+            "/api/orders/{order_id}/cancel",
+        ] {
+            assert!(
+                answered(&app, route, status) > 0.0,
+                "no {status} on {route}"
+            );
+        }
+    }
     app.finish().await;
 }
 

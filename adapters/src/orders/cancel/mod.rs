@@ -63,6 +63,7 @@ impl PostRoute for CancelOrder {
 pub(crate) struct CancelRequest {
     /// Why: 1 to 200 characters, no control characters. Kept with the order.
     #[schema(
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$",
         min_length = 1,
         max_length = 200,
         example = "The customer changed their mind."
