@@ -59,10 +59,15 @@ start_node() {
   setsid /usr/sbin/mariadbd $(opts "$n") "$@" </dev/null >>"$DIR/n$n.out" 2>&1 &
 }
 
+# Returns 2, at once, when a node could not bind one of its ports (taken by another program
+# since the start looked): the caller then tries other ports.
 wait_synced() {
   local deadline=$((SECONDS + ${GALERA_TIMEOUT:-90})) n
   for n in 1 2 3; do
     until [[ "$(query $n "SELECT GROUP_CONCAT(VARIABLE_VALUE ORDER BY VARIABLE_NAME) FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('wsrep_cluster_size','wsrep_local_state_comment','wsrep_ready')")" == "3,Synced,ON" ]]; do
+      if grep -qsi "address already in use" "$DIR"/n?.err; then
+        return 2
+      fi
       if ((SECONDS >= deadline)); then
         echo "ERROR: Galera node $n not synced; its log:" >&2
         tail -30 "$DIR/n$n.err" >&2
@@ -73,17 +78,25 @@ wait_synced() {
   done
 }
 
-uuid() {
-  printf '%04x%04x-%04x-4%03x-a%03x-%04x%04x%04x\n' $RANDOM $RANDOM $RANDOM $((RANDOM % 4096)) \
-    $((RANDOM % 4096)) $RANDOM $RANDOM $RANDOM
+# Every node process of the cluster in $DIR, stopped: from the pid files, and by its data
+# directory (a node shutting down removes its pid file before it exits).
+stop_nodes() {
+  local pids pid
+  pids=$( { cat "$DIR"/n?.pid 2>/dev/null || true; pgrep -f -- "--datadir=$DIR/n" || true; } | sort -u)
+  for pid in $pids; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in $pids; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
 }
 
-case ${1:-} in
-start)
-  install_if_missing
+# A fresh cluster in a new $DIR on ports from $BASE + 1 to $BASE + 33: below the kernel's
+# ephemeral range, so no program binding port 0 is handed one, and in 20000-25999, which
+# the tests' own servers leave to these scripts (tests/src/ports.rs).
+start_cluster() {
   DIR=$(mktemp -d "${TMPDIR:-/tmp}/idem-galera.XXXXXX")
   for _ in $(seq 50); do
-    BASE=$((20000 + RANDOM % 19900))
+    BASE=$((20000 + RANDOM % 5960))
     busy=0
     for o in 1 2 3 11 12 13 21 22 23 31 32 33; do
       (exec 3<>"/dev/tcp/127.0.0.1/$((BASE + o))") 2>/dev/null && busy=1
@@ -111,6 +124,26 @@ start)
   start_node 2
   start_node 3
   wait_synced
+}
+
+uuid() {
+  printf '%04x%04x-%04x-4%03x-a%03x-%04x%04x%04x\n' $RANDOM $RANDOM $RANDOM $((RANDOM % 4096)) \
+    $((RANDOM % 4096)) $RANDOM $RANDOM $RANDOM
+}
+
+case ${1:-} in
+start)
+  install_if_missing
+  for attempt in 1 2 3 4 5; do
+    status=0
+    start_cluster || status=$?
+    [[ $status == 0 ]] && break
+    stop_nodes
+    rm -rf "$DIR"
+    [[ $status == 2 ]] || exit 1
+    echo "a Galera port was taken (attempt $attempt); trying others" >&2
+  done
+  [[ $status == 0 ]] || { echo "ERROR: no free ports for the Galera cluster after 5 attempts" >&2; exit 1; }
   echo "GALERA_DIR=$DIR"
   echo "GALERA_URLS=mysql://app:app@127.0.0.1:$((BASE + 1))?prefer_socket=false,mysql://app:app@127.0.0.1:$((BASE + 2))?prefer_socket=false,mysql://app:app@127.0.0.1:$((BASE + 3))?prefer_socket=false"
   ;;
@@ -132,14 +165,7 @@ restart)
   ;;
 stop)
   DIR=${GALERA_DIR:?}
-  # Every node process of this cluster: from the pid files, and by its data directory
-  # (a node shutting down removes its pid file before it exits).
-  pids=$( { cat "$DIR"/n?.pid 2>/dev/null || true; pgrep -f -- "--datadir=$DIR/n" || true; } | sort -u)
-  for pid in $pids; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in $pids; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
+  stop_nodes
   rm -rf "$DIR"
   ;;
 *)

@@ -2,13 +2,13 @@
 //! directory of its own, stopped, killed and restarted on the same ports and store (a
 //! broker outage, after which the stored messages are still there).
 
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::TempDir;
-use crate::service::send_sigterm;
+use crate::ports::{ReservedPort, reserve_port};
+use crate::service::{EXIT_BOUND, exit_within, send_sigterm};
 
 /// How long the server may take to become healthy.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -18,8 +18,8 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct PrivateNats {
     child: Option<Child>,
     binary: PathBuf,
-    port: u16,
-    monitor_port: u16,
+    port: ReservedPort,
+    monitor_port: ReservedPort,
     monitor: ureq::Agent,
     // Last: removed after the process is gone.
     dir: TempDir,
@@ -40,8 +40,8 @@ impl PrivateNats {
         let mut nats = Self {
             child: None,
             binary: nats_server_binary(),
-            port: free_port(),
-            monitor_port: free_port(),
+            port: reserve_port(),
+            monitor_port: reserve_port(),
             monitor,
             dir: TempDir::new("it-nats"),
         };
@@ -52,7 +52,7 @@ impl PrivateNats {
     /// `nats://127.0.0.1:<port>`.
     #[must_use]
     pub fn url(&self) -> String {
-        format!("nats://127.0.0.1:{}", self.port)
+        format!("nats://127.0.0.1:{}", self.port.get())
     }
 
     /// Sends SIGTERM and waits for the process to exit (a clean shutdown: JetStream
@@ -63,7 +63,7 @@ impl PrivateNats {
     pub fn stop(&mut self) {
         let mut child = self.child.take().expect("the NATS server is not running");
         send_sigterm(child.id());
-        child.wait().unwrap();
+        exit_within(&mut child, EXIT_BOUND);
     }
 
     /// Sends SIGKILL: the server dies at once, as in a crash.
@@ -96,7 +96,7 @@ impl PrivateNats {
     pub fn stream_messages(&self, name: &str) -> u64 {
         let url = format!(
             "http://127.0.0.1:{}/jsz?accounts=true&streams=true",
-            self.monitor_port
+            self.monitor_port.get()
         );
         let body = self
             .monitor
@@ -130,10 +130,10 @@ impl PrivateNats {
             .open(self.log_path())
             .unwrap();
         let child = Command::new(&self.binary)
-            .args(["-js", "-a", "127.0.0.1", "-p", &self.port.to_string()])
+            .args(["-js", "-a", "127.0.0.1", "-p", &self.port.get().to_string()])
             .arg("-sd")
             .arg(self.dir.path().join("store"))
-            .args(["-m", &self.monitor_port.to_string()])
+            .args(["-m", &self.monitor_port.get().to_string()])
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -152,7 +152,7 @@ impl PrivateNats {
     /// Polls `/healthz`, which answers 200 only once JetStream is up; panics with the
     /// log when the process exits or the time is up.
     fn wait_until_healthy(&mut self) {
-        let url = format!("http://127.0.0.1:{}/healthz", self.monitor_port);
+        let url = format!("http://127.0.0.1:{}/healthz", self.monitor_port.get());
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
             if self.monitor.get(&url).call().is_ok() {
@@ -167,7 +167,7 @@ impl PrivateNats {
                 panic!(
                     "the private NATS server ({}) did not become healthy on port {}:\n{log}",
                     self.binary.display(),
-                    self.port
+                    self.port.get()
                 );
             }
             std::thread::sleep(Duration::from_millis(10));
@@ -207,13 +207,4 @@ fn nats_server_binary() -> PathBuf {
              run them through scripts/test (it installs Debian's nats-server where it can), \
              install it (Debian: apt-get install nats-server), or set NATS_SERVER_BIN to its path",
         )
-}
-
-/// A local port nothing listens on now (the OS's pick; released for the server to take).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }

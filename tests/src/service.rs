@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::binaries::server_binary;
 
@@ -261,9 +261,12 @@ impl Service {
         self.child.wait().unwrap();
     }
 
-    /// Waits for the process to exit.
+    /// Waits for the process to exit (after [`Service::terminate`]).
+    ///
+    /// # Panics
+    /// When it is still running after [`EXIT_BOUND`].
     pub fn wait(&mut self) -> ExitStatus {
-        self.child.wait().unwrap()
+        exit_within(&mut self.child, EXIT_BOUND)
     }
 }
 
@@ -271,6 +274,31 @@ impl Drop for Service {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// How long a process asked to stop may take: far above a clean shutdown's
+/// milliseconds, so only a process that will never exit reaches it.
+pub(crate) const EXIT_BOUND: Duration = Duration::from_secs(60);
+
+/// Waits for `child` to exit, at most `bound`; past it the child is killed and the
+/// caller panics, so a process that ignores its stop signal fails the test instead of
+/// hanging the run.
+///
+/// # Panics
+/// When the child has not exited within `bound`.
+pub(crate) fn exit_within(child: &mut Child, bound: Duration) -> ExitStatus {
+    let deadline = Instant::now() + bound;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("process {} did not exit within {bound:?}", child.id());
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

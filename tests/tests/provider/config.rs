@@ -29,12 +29,11 @@ fn only_http_and_https_urls_are_accepted() {
 
 #[tokio::test]
 async fn a_provider_that_is_not_listening_is_unknown() {
-    // A port just freed: nothing listens there.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A port bound and never listened on: connecting is refused, and while the socket
+    // lives no other process can take the port and answer.
+    let held = tokio::net::TcpSocket::new_v4().unwrap();
+    held.bind(([127, 0, 0, 1], 0).into()).unwrap();
+    let port = held.local_addr().unwrap().port();
     let client = HttpPaymentProvider::new(&format!("http://127.0.0.1:{port}"), TIMEOUT).unwrap();
     let key = new_key();
 
