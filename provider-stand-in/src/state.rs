@@ -100,8 +100,10 @@ impl State {
 
     /// Releases every held answer; how many there were.
     pub(crate) fn release(&self) -> u64 {
+        // Read first: once released, answers leave the count as they go.
+        let held = self.held.load(Ordering::SeqCst);
         self.release.send_modify(|n| *n = n.wrapping_add(1));
-        self.held.load(Ordering::SeqCst)
+        held
     }
 
     pub(crate) async fn counters(&self) -> Counters {

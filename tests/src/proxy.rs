@@ -91,6 +91,7 @@ impl FaultProxy {
                     continue;
                 }
                 let Ok(server) = TcpStream::connect(upstream) else {
+                    let _ = client.shutdown(Shutdown::Both);
                     continue;
                 };
                 let _ = forward(client, server, &accept_shared);
@@ -107,8 +108,11 @@ impl FaultProxy {
 
     /// Breaks every open connection and refuses new ones: the database is gone.
     pub fn cut(&self) {
+        // Under the lock a connection registers with: one accepted meanwhile is either
+        // registered already, and broken here, or sees the cut when it registers.
+        let mut open = lock(&self.shared.open);
         self.shared.cut.store(true, Ordering::SeqCst);
-        for stream in lock(&self.shared.open).drain(..) {
+        for stream in open.drain(..) {
             let _ = stream.shutdown(Shutdown::Both);
         }
     }
@@ -152,6 +156,12 @@ impl Drop for FaultProxy {
 fn forward(client: TcpStream, server: TcpStream, shared: &Arc<Shared>) -> io::Result<()> {
     {
         let mut open = lock(&shared.open);
+        if shared.cut.load(Ordering::SeqCst) {
+            // Cut while this one was being connected upstream: it must not survive.
+            let _ = client.shutdown(Shutdown::Both);
+            let _ = server.shutdown(Shutdown::Both);
+            return Ok(());
+        }
         open.push(client.try_clone()?);
         open.push(server.try_clone()?);
     }

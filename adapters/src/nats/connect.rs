@@ -10,7 +10,7 @@ use super::NatsError;
 const CONNECTION_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Bounds every JetStream API request (look-ups, double acks); publishing sets its own.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The client's default grows to 4 s; at 1 s, events go out within about a second of the
 /// broker coming back, and a retry a second costs nothing.

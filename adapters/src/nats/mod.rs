@@ -11,7 +11,7 @@ mod publisher;
 mod stream;
 
 pub use async_nats::jetstream::Context;
-pub use connect::connect;
+pub use connect::{REQUEST_TIMEOUT, connect};
 pub use consume::{ConsumeStats, consume};
 pub use consumer::{ConsumerSpec, Delivery, PullConsumer, fetch, pull_consumer};
 pub use error::NatsError;

@@ -13,7 +13,9 @@ use tests::PrivateNats;
 
 use crate::{ACK_TIMEOUT, all_acked, events, orders_stream};
 
-const ACK_WAIT: Duration = Duration::from_secs(2);
+/// Long enough that a nak'd message, redelivered at once, comes well inside it on a
+/// loaded machine; the unsettled one waits it out.
+const ACK_WAIT: Duration = Duration::from_secs(6);
 
 fn shipments() -> ConsumerSpec {
     ConsumerSpec {
@@ -50,6 +52,7 @@ async fn unsettled_messages_come_again_and_termed_or_acked_ones_do_not() {
     let batch = events("c", 4);
     all_acked(publish_batch(&js, &batch, ACK_TIMEOUT).await);
 
+    let first_delivered = Instant::now();
     let first = fetch_n(&consumer, 4).await;
     for message in &batch {
         let delivery = &first[&message.msg_id];
@@ -80,6 +83,10 @@ async fn unsettled_messages_come_again_and_termed_or_acked_ones_do_not() {
         "the unsettled one after the ack wait: {again:?}"
     );
     assert_eq!(again["c-3"].delivered(), Some(2));
+    assert!(
+        first_delivered.elapsed() >= ACK_WAIT,
+        "not before its ack wait ran out"
+    );
     again["c-3"].ack().await.unwrap();
 
     // The same durable consumer, found again, has nothing more: a termed message is

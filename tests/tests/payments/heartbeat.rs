@@ -4,13 +4,17 @@ use tests::{Controls, FaultProxy, TestServer, url_via};
 
 use crate::support::{Counts, PATIENCE, Scenario};
 
-/// Owner A reaches the database through the fault proxy. While its charge call is held
-/// at the provider (charged, answer not yet sent), A's connections are cut, so its next
-/// lease extension (a third of the 2 s lease in) fails: A must stop at once and drop the
+/// Owner A reaches the database through the fault proxy. As soon as its charge call is
+/// held at the provider (charged, answer not yet sent), A's connections are cut, so its
+/// next lease extension (a third of the lease in) fails: A must stop at once and drop the
 /// call. It asks no result query (an owner that went on would see its call time out and
 /// ask one) and writes nothing. The database then comes back and the held answer is let
 /// go; once A's lease ran out, the next owner (B, or A claiming afresh) completes at
 /// generation 2 with the same charge.
+///
+/// The one window: the failed extension must come before A's call times out. With a 6 s
+/// lease and a 5.8 s call bound, it comes at most 2 s after the cut, so the cut has 3.8 s
+/// after the call is seen held; nothing but the cut is done in between.
 #[tokio::test]
 async fn an_owner_whose_extension_fails_stops_and_the_next_owner_completes() {
     let scenario = Scenario::new().await;
@@ -19,23 +23,25 @@ async fn an_owner_whose_extension_fails_stops_and_the_next_owner_completes() {
         hold: true,
         ..Controls::default()
     });
-    // A call allowed nearly the whole 2 s lease, so that the failed extension (after a
-    // third of the lease) comes well before the call could time out.
     let owner = scenario.worker_on(
         &url_via(scenario.db.url(), proxy.address()),
         None,
-        &[("PROVIDER_TIMEOUT_MS", "1900")],
+        &[
+            ("OPERATION_LEASE_SECS", "6"),
+            ("PROVIDER_TIMEOUT_MS", "5800"),
+        ],
     );
     let accepted = scenario.accept("REF-1");
 
     scenario.provider.wait_for(PATIENCE, |c| c.held == 1);
+    proxy.cut();
+    // Read directly, not through the proxy: A's claim as it stands.
     let claimed = scenario.operation(&accepted).await;
     claimed.assert_pending_under(1, &owner);
     let a_expires = claimed
         .lease_expires_at
         .clone()
         .expect("A's lease has an expiry");
-    proxy.cut();
     if let Err(log) = owner.wait_for_log("a database write failed") {
         panic!("A did not stop on the failed extension:\n{log}");
     }

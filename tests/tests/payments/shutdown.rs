@@ -5,9 +5,11 @@ use tests::Controls;
 use crate::support::{Counts, PATIENCE, Scenario};
 
 /// `server worker` A holds a lease while its call is held at the provider; SIGTERM makes
-/// it exit cleanly at once, dropping the call: the operation's row is exactly as A's claim
-/// left it (its lease runs out, nothing given back by a write). The next owner completes
-/// under the same key, with the one charge A's call made.
+/// it exit cleanly at once, dropping the call: the operation's row is as A's claim and
+/// its lease extensions left it (its lease runs out, nothing given back by a write, no
+/// attempt counted). The next owner completes under the same key, with the one charge A's
+/// call made. An extension may land between the read and the signal; that is A's lease
+/// going on, not a write of the shutdown, so the expiry may only have moved later.
 #[tokio::test]
 async fn a_worker_stopped_mid_call_exits_writing_nothing_and_the_next_owner_completes() {
     let scenario = Scenario::new().await;
@@ -28,10 +30,27 @@ async fn a_worker_stopped_mid_call_exits_writing_nothing_and_the_next_owner_comp
         "a clean exit: {status:?}\n{}",
         owner.log()
     );
+    let after = scenario.operation(&accepted).await;
     assert_eq!(
-        scenario.operation(&accepted).await,
-        claimed,
+        (
+            &after.state,
+            after.generation,
+            &after.lease_owner,
+            after.attempts,
+            &after.downstream_key,
+        ),
+        (
+            &claimed.state,
+            claimed.generation,
+            &claimed.lease_owner,
+            claimed.attempts,
+            &claimed.downstream_key,
+        ),
         "the stopped worker wrote nothing"
+    );
+    assert!(
+        after.lease_expires_at >= claimed.lease_expires_at,
+        "its lease was not given back: {after:?} vs {claimed:?}"
     );
 
     scenario.provider.control(&Controls::default());

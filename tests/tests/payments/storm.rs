@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use tests::{Api, Controls, Service};
 
-use crate::support::{Accepted, Counts, Scenario, accept_on, eventually};
+use crate::support::{Accepted, Counts, PATIENCE, Scenario, accept_on, eventually};
 
 /// Operations in the storm.
 const OPERATIONS: usize = 200;
@@ -46,16 +46,17 @@ async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_ch
     let scenario = Scenario::new().await;
     let accepted = accept_many(scenario.accepting.base_url(), OPERATIONS, 4).await;
     assert_eq!(accepted.len(), OPERATIONS);
-    // A little time per charge, so that both processes are at work together.
+    // Every charge is held until both processes have all their workers in a call: each
+    // has won claims before any operation ends, however the two start.
     scenario.provider.control(&Controls {
-        delay_ms: 20,
+        hold: true,
         ..Controls::default()
     });
 
     let env = [
         ("WORKER_CONCURRENCY", "4"),
-        ("OPERATION_LEASE_SECS", "10"),
-        ("PROVIDER_TIMEOUT_MS", "5000"),
+        ("OPERATION_LEASE_SECS", "60"),
+        ("PROVIDER_TIMEOUT_MS", "50000"),
     ];
     let options = scenario.worker_options(scenario.db.url(), None, &env);
     let processes: Vec<Service> = std::thread::scope(|scope| {
@@ -67,6 +68,9 @@ async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_ch
     for process in &processes {
         process.wait_for_log("capture workers started").unwrap();
     }
+    scenario.provider.wait_for(PATIENCE, |c| c.held == 8);
+    // Holding off lets the eight go, and every later call.
+    scenario.provider.control(&Controls::default());
 
     let pending = || async {
         let n = scenario
