@@ -220,8 +220,6 @@ pub(crate) enum Work {
     Read,
     /// Creations, with every fifth a read of a recent key.
     Mixed,
-    /// One creation, then 63 reads of that key.
-    Storm,
 }
 
 /// Units of work done, and per second, with `concurrency` tasks for `duration`.
@@ -252,10 +250,6 @@ pub(crate) async fn measure(
                             read(&mut conn, &format!("{label}-{w}-{}", i - 1)).await;
                         }
                         Work::Mixed => create(&mut conn, &key).await,
-                        Work::Storm if i.is_multiple_of(64) => create(&mut conn, &key).await,
-                        Work::Storm => {
-                            read(&mut conn, &format!("{label}-{w}-{}", i - i % 64)).await;
-                        }
                     }
                     done.fetch_add(1, Ordering::Relaxed);
                     i += 1;

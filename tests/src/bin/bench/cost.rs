@@ -1,12 +1,13 @@
 //! What a measured phase cost: the database server's own statement counters (`SHOW GLOBAL
-//! STATUS`, global to the server; the benchmark is its only client) and the CPU time of the
-//! service and database processes from `/proc`, read just before and just after the phase.
+//! STATUS`, global to the server: the run's alone only on a server of its own, which the
+//! output states) and the CPU time of the service and database processes from `/proc`,
+//! read just before and just after the phase.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use diesel_async::{AsyncConnection, AsyncMysqlConnection};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tests::{global_status, process_cpu_time};
 use tokio::sync::Mutex;
 
@@ -55,7 +56,7 @@ impl Client {
 }
 
 /// A phase's cost per request (or per unit of the ceiling's work).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Cost {
     /// `Questions`: statements the database ran (executions and text queries such as
     /// `BEGIN`, not prepares).

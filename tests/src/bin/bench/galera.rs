@@ -8,20 +8,23 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tests::{ALL_PERMISSIONS, Api, GaleraCluster, Service, ServiceOptions, token};
 
 use crate::load::{self, Request};
 
 /// The Galera run's figures.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct GaleraFigures {
     pub(crate) concurrency: usize,
     pub(crate) creates: usize,
     pub(crate) creates_per_s: f64,
     pub(crate) create_p99_ms: f64,
+    /// Answers other than 201, or none: each fails the run.
     pub(crate) create_errors: usize,
     pub(crate) replays_per_s: f64,
+    /// Replays answered other than 201 (or not at all): each fails the run.
+    pub(crate) replay_errors: usize,
     pub(crate) replay_p99_ms: f64,
     pub(crate) retries_per_1000_creates: f64,
 }
@@ -74,6 +77,7 @@ pub(crate) async fn run(duration: Duration) -> GaleraFigures {
         create_p99_ms: creates.latency_ms(0.99),
         create_errors: creates.samples.len() - created,
         replays_per_s: replays.rps(),
+        replay_errors: replays.samples.iter().filter(|s| s.status != 201).count(),
         replay_p99_ms: replays.latency_ms(0.99),
         retries_per_1000_creates: if created > 0 {
             retries * 1000.0 / created as f64

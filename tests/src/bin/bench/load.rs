@@ -128,7 +128,7 @@ pub(crate) async fn for_duration_over(
         .collect();
     let mut samples = Vec::new();
     for worker in workers {
-        samples.extend(worker.await.unwrap_or_default());
+        samples.extend(joined(worker.await));
     }
     Run {
         samples,
@@ -159,10 +159,20 @@ pub(crate) async fn in_rounds(base_url: &str, token: &str, rounds: Arc<Vec<Vec<R
         .collect();
     let mut samples = Vec::new();
     for column in columns {
-        samples.extend(column.await.unwrap_or_default());
+        samples.extend(joined(column.await));
     }
     Run {
         samples,
         elapsed: started.elapsed(),
+    }
+}
+
+/// A load task's samples; a task that panicked ends the run with its panic, since figures
+/// without its requests would look valid and be wrong.
+fn joined(task: Result<Vec<Sample>, tokio::task::JoinError>) -> Vec<Sample> {
+    match task {
+        Ok(samples) => samples,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => panic!("a load task did not finish: {e}"),
     }
 }

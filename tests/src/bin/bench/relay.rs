@@ -10,16 +10,18 @@ use std::time::{Duration, Instant};
 use diesel::QueryableByName;
 use diesel::sql_types::BigInt;
 use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tests::{PrivateNats, Service, ServiceOptions, TestDb};
 
 use crate::load;
 
 /// The relay scenario's figures.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RelayFigures {
     pub(crate) concurrency: usize,
     pub(crate) creates: usize,
+    /// Answers other than 201, or none: each fails the run.
+    pub(crate) errors: usize,
     pub(crate) creates_per_s: f64,
     /// Events of the phase published, divided by the time from the phase's start to the
     /// last of them marked published.
@@ -126,6 +128,7 @@ pub(crate) async fn run(db: &TestDb, options: &ServiceOptions, duration: Duratio
     RelayFigures {
         concurrency: 32,
         creates,
+        errors: run.samples.len() - creates,
         creates_per_s: creates as f64 / run.elapsed.as_secs_f64(),
         published_per_s: events as f64 / drained.as_secs_f64(),
         max_pending: AtomicI64::load(&most, Ordering::Relaxed),

@@ -1,14 +1,15 @@
-//! Figures per scenario: the table on stdout and `target/bench/latest.json`.
+//! Figures per scenario, in the shape of `target/bench/latest.json` (rendered as tables by
+//! `render.rs`).
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cost::Cost;
 use crate::load::Run;
 
 /// One scenario's figures, in the shape of `target/bench/latest.json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Scenario {
     pub(crate) name: String,
     pub(crate) concurrency: usize,
@@ -19,7 +20,7 @@ pub(crate) struct Scenario {
     /// Executions beyond one per key, plus orders beyond one per executed key.
     pub(crate) duplicates: usize,
     pub(crate) rps: f64,
-    /// Absent for a scenario without a ceiling of its own (the cancel).
+    /// Absent for a scenario without a ceiling of its own (the storm, the cancel).
     pub(crate) ceiling_rps: Option<f64>,
     pub(crate) ratio: Option<f64>,
     pub(crate) p50_ms: f64,
@@ -39,8 +40,10 @@ pub(crate) struct Measured {
 }
 
 /// The whole report.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Report {
+    /// When, where and how the run was made.
+    pub(crate) run: crate::run_info::RunInfo,
     pub(crate) scenarios: Vec<Scenario>,
     /// The relay scenario, when it ran.
     pub(crate) relay: Option<crate::relay::RelayFigures>,
@@ -51,6 +54,29 @@ pub(crate) struct Report {
     /// False when the database server's PID was not known (`DATABASE_URL` named another
     /// server): every `db_cpu_us` is then absent, not zero.
     pub(crate) database_cpu_measured: bool,
+}
+
+impl Report {
+    /// The parts of the run with an error or a duplicate: any one fails the run.
+    pub(crate) fn failures(&self) -> Vec<String> {
+        let mut wrong: Vec<String> = self
+            .scenarios
+            .iter()
+            .filter(|s| s.errors > 0 || s.duplicates > 0)
+            .map(|s| format!("{} c={}", s.name, s.concurrency))
+            .collect();
+        if self.relay.as_ref().is_some_and(|r| r.errors > 0) {
+            wrong.push("relay".to_owned());
+        }
+        if self
+            .galera
+            .as_ref()
+            .is_some_and(|g| g.create_errors > 0 || g.replay_errors > 0)
+        {
+            wrong.push("galera".to_owned());
+        }
+        wrong
+    }
 }
 
 /// Statuses a scenario may see: 201 (executed or replayed), 409 in progress. A 422 or
@@ -102,161 +128,4 @@ pub(crate) fn scenario(
         cost,
         ceiling_cost: ceiling.map(|c| c.cost),
     }
-}
-
-/// The table.
-pub(crate) fn print(report: &Report) {
-    let mut out = String::new();
-    out.push_str(&format!("database: {}\n\n", report.database));
-    out.push_str(
-        "| scenario | c | requests | errors | dup | rps | ceiling rps | ratio | p50 ms | p99 ms | max ms |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
-    );
-    for s in &report.scenarios {
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.0} | {} | {} | {:.2} | {:.2} | {:.1} |\n",
-            s.name,
-            s.concurrency,
-            s.requests,
-            s.errors,
-            s.duplicates,
-            s.rps,
-            figure(s.ceiling_rps, 0),
-            figure(s.ratio, 2),
-            s.p50_ms,
-            s.p99_ms,
-            s.max_ms
-        ));
-    }
-    out.push_str(
-        "\ncost per request (ceiling: per transaction or read; db commands = `Questions`, \
-         CPU = user + system):\n\n\
-         | scenario | c | db commands/req | prepares/req | server CPU µs/req | db CPU µs/req \
-         | ceiling db commands/tx | ceiling prepares/tx | ceiling client CPU µs/tx \
-         | ceiling db CPU µs/tx |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
-    );
-    for s in &report.scenarios {
-        let (c, r) = (&s.cost, s.ceiling_cost.as_ref());
-        out.push_str(&format!(
-            "| {} | {} | {:.2} | {:.2} | {} | {} | {} | {} | {} | {} |\n",
-            s.name,
-            s.concurrency,
-            c.db_commands,
-            c.prepares,
-            micros(c.client_cpu_us),
-            micros(c.db_cpu_us),
-            figure(r.map(|r| r.db_commands), 2),
-            figure(r.map(|r| r.prepares), 2),
-            r.map_or_else(|| "—".to_owned(), |r| micros(r.client_cpu_us)),
-            r.map_or_else(|| "—".to_owned(), |r| micros(r.db_cpu_us)),
-        ));
-    }
-    if !report.database_cpu_measured {
-        out.push_str("(db CPU: absent, the database server's PID is unknown: BENCH_DB_PID)\n");
-    }
-    if let Some(relay) = &report.relay {
-        out.push_str(&format!(
-            "\nrelay on (a private nats-server), creates at c={}:\n\n\
-             | creates | creates/s | events published/s | max outbox_pending | lag p50 ms | lag p99 ms |\n\
-             | ---: | ---: | ---: | ---: | ---: | ---: |\n\
-             | {} | {:.0} | {:.0} | {} | {:.1} | {:.1} |\n",
-            relay.concurrency,
-            relay.creates,
-            relay.creates_per_s,
-            relay.published_per_s,
-            relay.max_pending,
-            relay.lag_p50_ms,
-            relay.lag_p99_ms,
-        ));
-    }
-    if let Some(galera) = &report.galera {
-        let single = |name: &str| {
-            report
-                .scenarios
-                .iter()
-                .find(|s| s.name == name && s.concurrency == 32)
-                .map_or((0.0, 0.0), |s| (s.rps, s.p99_ms))
-        };
-        let ((create_rps, create_p99), (replay_rps, replay_p99)) =
-            (single("create"), single("replay"));
-        out.push_str(&format!(
-            "\nGalera, 3 nodes, 3 server processes, c={}:\n\n\
-             | | creates/s | create p99 ms | replays/s | replay p99 ms | reruns after 1213 per 1000 creates | create errors |\n\
-             | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
-             | Galera | {:.0} | {:.1} | {:.0} | {:.1} | {:.1} | {} |\n\
-             | one node, one process (above) | {create_rps:.0} | {create_p99:.1} | {replay_rps:.0} | {replay_p99:.1} | | |\n",
-            galera.concurrency,
-            galera.creates_per_s,
-            galera.create_p99_ms,
-            galera.replays_per_s,
-            galera.replay_p99_ms,
-            galera.retries_per_1000_creates,
-            galera.create_errors,
-        ));
-    }
-    out.push_str(&format!(
-        "\nserver peak RSS: {:.1} MiB\n",
-        report.server_peak_rss_bytes as f64 / (1024.0 * 1024.0)
-    ));
-    use std::io::Write;
-    let _ = std::io::stdout().write_all(out.as_bytes());
-}
-
-/// `value` with `decimals`, or "—" for a scenario without it.
-fn figure(value: Option<f64>, decimals: usize) -> String {
-    value.map_or_else(|| "—".to_owned(), |v| format!("{v:.decimals$}"))
-}
-
-/// A CPU figure in whole µs, or "absent".
-fn micros(value: Option<f64>) -> String {
-    value.map_or_else(|| "absent".to_owned(), |v| format!("{v:.0}"))
-}
-
-/// The targets at concurrency 32, pass or miss (absent when a figure could not be read).
-pub(crate) fn print_targets(report: &Report) {
-    let at32 = |name: &str| {
-        report
-            .scenarios
-            .iter()
-            .find(|s| s.name == name && s.concurrency == 32)
-    };
-    let ratio = |name: &str| at32(name).and_then(|s| s.ratio);
-    let server_cpu = |name: &str| at32(name).and_then(|s| s.cost.client_cpu_us);
-    let db_cpu_vs_ceiling = at32("create").and_then(|s| {
-        let (own, ceiling) = (s.cost.db_cpu_us?, s.ceiling_cost.as_ref()?.db_cpu_us?);
-        (ceiling > 0.0).then_some(own / ceiling)
-    });
-    let rss_mib = report.server_peak_rss_bytes as f64 / (1024.0 * 1024.0);
-    let at_least = |v: Option<f64>, min: f64| v.map(|v| (v, v >= min));
-    let at_most = |v: Option<f64>, max: f64| v.map(|v| (v, v <= max));
-    let lines = [
-        ("create ratio >= 0.70", at_least(ratio("create"), 0.70)),
-        ("replay ratio >= 0.55", at_least(ratio("replay"), 0.55)),
-        (
-            "server CPU per create <= 200 us",
-            at_most(server_cpu("create"), 200.0),
-        ),
-        (
-            "server CPU per replay <= 40 us",
-            at_most(server_cpu("replay"), 40.0),
-        ),
-        (
-            "db CPU per create <= 1.5x the ceiling's per transaction",
-            at_most(db_cpu_vs_ceiling, 1.5),
-        ),
-        ("server peak RSS <= 64 MiB", at_most(Some(rss_mib), 64.0)),
-    ];
-    let mut out = String::from("\ntargets (concurrency 32):\n");
-    for (target, figure) in lines {
-        match figure {
-            Some((value, met)) => out.push_str(&format!(
-                "  {target}: {value:.2} {}\n",
-                if met { "met" } else { "MISSED" }
-            )),
-            None => out.push_str(&format!("  {target}: absent\n")),
-        }
-    }
-    use std::io::Write;
-    let _ = std::io::stdout().write_all(out.as_bytes());
 }
