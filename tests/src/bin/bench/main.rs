@@ -315,9 +315,7 @@ fn main() {
     let relay = wanted("relay").then(|| {
         let mut options = options.clone();
         options.log_file = Some(format!("{log_dir}/relay-server.log").into());
-        bench
-            .runtime
-            .block_on(relay::run(&bench.db, &options, bench.duration))
+        bench.runtime.block_on(relay::run(&options, bench.duration))
     });
 
     let galera = std::env::var_os("GALERA_URLS")
