@@ -2,8 +2,9 @@
 //! (`SHOW GLOBAL STATUS`): every statement prepared once per connection and then reused,
 //! and the round trips the design needs and no more.
 //!
-//! A test binary of its own: cargo runs test binaries one after another, so while this one
-//! runs no other test's statements land in the server's global counters.
+//! A test binary of its own, which the test runner runs with nothing beside it
+//! (`.config/nextest.toml`), so while it runs no other test's statements land in the
+//! server's global counters.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
