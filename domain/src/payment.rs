@@ -87,6 +87,14 @@ pub enum OperationState {
 pub struct UnknownState;
 
 impl OperationState {
+    /// Every state, so a count by state can name the ones no operation is in.
+    pub const ALL: [Self; 4] = [
+        Self::Pending,
+        Self::Succeeded,
+        Self::Declined,
+        Self::NeedsReview,
+    ];
+
     #[must_use]
     pub const fn as_stored(self) -> &'static str {
         match self {
@@ -108,15 +116,10 @@ impl OperationState {
     }
 
     pub fn from_stored(raw: &str) -> Result<Self, UnknownState> {
-        [
-            Self::Pending,
-            Self::Succeeded,
-            Self::Declined,
-            Self::NeedsReview,
-        ]
-        .into_iter()
-        .find(|state| state.as_stored() == raw)
-        .ok_or(UnknownState)
+        Self::ALL
+            .into_iter()
+            .find(|state| state.as_stored() == raw)
+            .ok_or(UnknownState)
     }
 
     #[must_use]

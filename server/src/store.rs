@@ -7,7 +7,7 @@ use adapters::http::ServiceStore;
 use adapters::mysql::{MysqlConfig, MysqlStore};
 use adapters::sqlite::{SqliteConfig, SqliteStore};
 use anyhow::Context;
-use application::ports::{OperationStore, OutboxRelayStore, RecordPurger};
+use application::ports::{OperationCensus, OperationStore, OutboxRelayStore, RecordPurger};
 
 use crate::config::DatabaseConfig;
 
@@ -85,7 +85,7 @@ pub(crate) async fn open_for_capture(
 
 /// A store each HTTP worker, and the capture workers, open for themselves.
 pub(crate) trait WorkerStore:
-    ServiceStore + RecordPurger + OutboxRelayStore + OperationStore + Sized
+    ServiceStore + RecordPurger + OutboxRelayStore + OperationStore + OperationCensus + Sized
 {
     type Config: Clone + Send + 'static;
 

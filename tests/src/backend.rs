@@ -5,7 +5,8 @@ use std::future::Future;
 
 use adapters::http::ServiceStore;
 use application::ports::{
-    InboxTx, OperationStore, OutboxRelayStore, RecordPurger, ShipmentRepository, UnitOfWork,
+    InboxTx, OperationCensus, OperationStore, OutboxRelayStore, RecordPurger, ShipmentRepository,
+    UnitOfWork,
 };
 
 /// A fresh, migrated database of one store kind, with the checks the cases make.
@@ -15,6 +16,7 @@ pub trait Backend: Sized + Send + Sync + 'static {
         + RecordPurger
         + OutboxRelayStore
         + OperationStore
+        + OperationCensus
         + UnitOfWork<Tx: InboxTx + ShipmentRepository>;
 
     /// A fresh database; a writer waits up to 5 s for another's same-key transaction.

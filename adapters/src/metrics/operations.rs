@@ -4,6 +4,7 @@ use domain::OperationState;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use super::Metrics;
@@ -25,8 +26,15 @@ struct ProviderCallLabels {
     result: &'static str,
 }
 
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StateLabels {
+    state: &'static str,
+}
+
 #[derive(Debug, Default)]
 pub(super) struct OperationMetrics {
+    in_state: Family<StateLabels, Gauge>,
+    polls: Counter,
     ended: Family<EndedLabels, Counter>,
     claims: Family<ClaimLabels, Counter>,
     lease_losses: Counter,
@@ -37,6 +45,18 @@ pub(super) struct OperationMetrics {
 
 impl OperationMetrics {
     pub(super) fn register(&self, registry: &mut Registry) {
+        registry.register(
+            "operations_in_state",
+            "Operations in each state (pending, succeeded, declined, needs_review), every \
+             state shown, read from the database by the capture workers' process",
+            self.in_state.clone(),
+        );
+        registry.register(
+            "operation_worker_polls",
+            "Passes of the capture workers over the due operations, whatever they found: \
+             a rate of zero means no worker is looking",
+            self.polls.clone(),
+        );
         registry.register(
             "operations_ended",
             "Long-running operations a worker ended, by type and end state \
@@ -75,6 +95,26 @@ impl OperationMetrics {
 }
 
 impl Metrics {
+    /// Sets the gauge of every state from `counts`; a state not in it has none.
+    pub fn set_operations_in_state(&self, counts: &[(OperationState, u64)]) {
+        for state in OperationState::ALL {
+            let count = counts
+                .iter()
+                .find(|(counted, _)| *counted == state)
+                .map_or(0, |(_, n)| *n);
+            self.operations
+                .in_state
+                .get_or_create(&StateLabels {
+                    state: state.as_api(),
+                })
+                .set(i64::try_from(count).unwrap_or(i64::MAX));
+        }
+    }
+
+    pub fn count_worker_poll(&self) {
+        self.operations.polls.inc();
+    }
+
     pub fn count_operation_ended(&self, operation_type: &'static str, state: OperationState) {
         self.operations
             .ended
@@ -140,6 +180,24 @@ mod tests {
             "operations_abandoned_total 1",
             "operation_retries_total 1",
             r#"payment_provider_calls_total{call="lookup",result="not_found"} 1"#,
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
+    }
+
+    #[test]
+    fn every_state_is_shown_with_zero_for_the_ones_no_operation_is_in() {
+        let metrics = Metrics::new();
+        metrics.set_operations_in_state(&[(OperationState::NeedsReview, 2)]);
+        metrics.set_operations_in_state(&[(OperationState::Pending, 3)]);
+        metrics.count_worker_poll();
+        let text = metrics.render();
+        for line in [
+            r#"operations_in_state{state="pending"} 3"#,
+            r#"operations_in_state{state="succeeded"} 0"#,
+            r#"operations_in_state{state="declined"} 0"#,
+            r#"operations_in_state{state="needs_review"} 0"#,
+            "operation_worker_polls_total 1",
         ] {
             assert!(text.contains(line), "{line} in {text}");
         }

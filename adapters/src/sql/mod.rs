@@ -11,6 +11,7 @@ pub(crate) mod connection;
 pub(crate) mod due_operations;
 pub(crate) mod inbox;
 pub(crate) mod locked;
+mod operation_census;
 mod operation_store;
 pub(crate) mod operations;
 pub(crate) mod outbox;

@@ -10,7 +10,8 @@ pub use capture::{
     CapturePayment, CaptureRefusal, NewCapture, OperationWriter, operation_location,
 };
 pub use ports::{
-    Charge, DueOperation, Ending, NoAnswer, OperationStore, PaymentProvider, ProviderAnswer,
+    Charge, DueOperation, Ending, NoAnswer, OperationCensus, OperationStore, PaymentProvider,
+    ProviderAnswer,
 };
 pub use read::{OperationReader, OperationView, PaymentView, ReadOperation};
 pub use worked::{Step, Worked};

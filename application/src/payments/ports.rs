@@ -97,6 +97,18 @@ pub trait OperationStore: Send + Sync {
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 
+/// How many operations are in each state: what the `operations_in_state` gauge shows, so
+/// an alert sees an operation waiting for a person (`needs_review`) however it got there.
+pub trait OperationCensus: Send + Sync {
+    /// The states some operation is in, with their counts (a state absent has none).
+    ///
+    /// # Errors
+    /// [`StoreError`] as the store's reads give it.
+    fn count_by_state(
+        &self,
+    ) -> impl Future<Output = Result<Vec<(OperationState, u64)>, StoreError>> + Send;
+}
+
 #[derive(Debug, PartialEq)]
 pub enum ProviderAnswer {
     Definite(Charge),

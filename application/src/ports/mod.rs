@@ -25,6 +25,6 @@ pub use crate::events::{
 };
 pub use crate::orders::{OrderReader, OrderRepository};
 pub use crate::payments::{
-    Charge, DueOperation, Ending, NewCapture, NoAnswer, OperationReader, OperationStore,
-    OperationView, OperationWriter, PaymentProvider, PaymentView, ProviderAnswer,
+    Charge, DueOperation, Ending, NewCapture, NoAnswer, OperationCensus, OperationReader,
+    OperationStore, OperationView, OperationWriter, PaymentProvider, PaymentView, ProviderAnswer,
 };

@@ -8,7 +8,7 @@ use std::time::Duration;
 use adapters::SystemClock;
 use adapters::metrics::Metrics;
 use application::payments::{Worked, WorkerPorts, WorkerSettings, work_once};
-use application::ports::{Clock, FlowHooks, OperationStore, PaymentProvider};
+use application::ports::{Clock, FlowHooks, OperationCensus, OperationStore, PaymentProvider};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::Instrument;
@@ -17,11 +17,13 @@ use uuid::Uuid;
 use crate::config::payments::PaymentsConfig;
 use crate::tasks::capture_report::report;
 use crate::tasks::capture_spread::{Place, failure_wait, owner_id, spread_seed};
+use crate::tasks::census::run_census;
 
 const DUE_BATCH: usize = 16;
 
 /// Returns once every worker has stopped; fails only when an owner id cannot be made,
-/// which its fixed format rules out.
+/// which its fixed format rules out. With `metrics`, the operations are also counted by
+/// state for the `operations_in_state` gauge.
 pub(crate) async fn run_workers<S, P, H>(
     store: S,
     provider: P,
@@ -31,12 +33,15 @@ pub(crate) async fn run_workers<S, P, H>(
     stop: watch::Receiver<bool>,
 ) -> anyhow::Result<()>
 where
-    S: OperationStore + Clone + 'static,
+    S: OperationStore + OperationCensus + Clone + 'static,
     P: PaymentProvider + Clone + 'static,
     H: FlowHooks + Clone + 'static,
 {
     let seed = spread_seed(Uuid::new_v4());
     let mut workers = JoinSet::new();
+    if let Some(metrics) = &metrics {
+        workers.spawn(run_census(store.clone(), Arc::clone(metrics), stop.clone()));
+    }
     for task in 0..config.concurrency {
         let owner = owner_id(std::process::id(), task, Uuid::new_v4())?;
         let span = tracing::info_span!("capture_worker", owner = owner.as_str());
@@ -134,7 +139,12 @@ where
             due = self.store.due(DUE_BATCH, SystemClock.now()) => due,
         };
         let mut due = match due {
-            Ok(due) => due,
+            Ok(due) => {
+                if let Some(metrics) = &self.metrics {
+                    metrics.count_worker_poll();
+                }
+                due
+            }
             Err(error) => {
                 tracing::warn!(error = %ErrorChain(&error), "cannot read the due operations; backing off");
                 return Pass::Failed;

@@ -3,6 +3,7 @@
 pub(crate) mod capture;
 mod capture_report;
 mod capture_spread;
+mod census;
 pub(crate) mod consume;
 pub(crate) mod purge;
 pub(crate) mod relay;

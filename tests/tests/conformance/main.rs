@@ -116,6 +116,11 @@ macro_rules! conformance_suite {
             }
 
             #[tokio::test]
+            async fn operations_are_counted_by_state() {
+                crate::operations::operations_are_counted_by_state::<$backend>().await;
+            }
+
+            #[tokio::test]
             async fn a_stale_owner_changes_nothing_and_a_success_pays_once() {
                 crate::operations::a_stale_owner_changes_nothing_and_a_success_pays_once::<$backend>()
                     .await;

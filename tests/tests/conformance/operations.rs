@@ -4,8 +4,9 @@
 
 use std::sync::Arc;
 
-use application::ports::{Ending, OperationStore};
+use application::ports::{Ending, OperationCensus, OperationStore};
 use chrono::{DateTime, TimeDelta, Utc};
+use domain::OperationState;
 use domain::{Generation, OwnerId};
 use tests::{Backend, join_all};
 use uuid::Uuid;
@@ -86,6 +87,34 @@ pub(crate) async fn one_claimer_wins_each_generation<B: Backend>() {
     let Ok(db) = Arc::try_unwrap(db) else {
         panic!("tasks ended")
     };
+    db.finish().await;
+}
+
+/// One grouped read gives the states operations are in; none at all is an empty list.
+pub(crate) async fn operations_are_counted_by_state<B: Backend>() {
+    let db = B::create().await;
+    assert_eq!(db.store().count_by_state().await.unwrap(), vec![]);
+    add_operation(&db).await;
+    for (n, state) in [(8, "NEEDS_REVIEW"), (9, "NEEDS_REVIEW"), (10, "SUCCEEDED")] {
+        db.run_sql(&format!(
+            "INSERT INTO operations (id, operation_type, tenant_id, order_id, amount, currency, \
+             downstream_key, state, generation, attempts, next_attempt_at, created_at, \
+             updated_at) VALUES (X'{n:032x}', X'7061796d656e7473', 1, {n}, 1500, X'4a5059', \
+             X'6b65792d{n:02x}', '{state}', 1, 3, '2026-01-01 00:00:00', \
+             '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
+        ))
+        .await;
+    }
+    let mut counts = db.store().count_by_state().await.unwrap();
+    counts.sort_by_key(|(state, _)| state.as_stored());
+    assert_eq!(
+        counts,
+        vec![
+            (OperationState::NeedsReview, 2),
+            (OperationState::Pending, 1),
+            (OperationState::Succeeded, 1),
+        ]
+    );
     db.finish().await;
 }
 
