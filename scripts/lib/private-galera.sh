@@ -22,17 +22,12 @@ RUNAS=$(id -un)
 # by mistake (1 s was, in CI).
 PROV_EXTRA=${PROV_EXTRA-";evs.keepalive_period=PT0.5S;evs.inactive_check_period=PT0.5S;evs.suspect_timeout=PT2S;evs.inactive_timeout=PT4S;evs.install_timeout=PT4S;evs.join_retrans_period=PT0.2S"}
 
+source "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
+
 install_if_missing() {
   [[ -f $PROVIDER ]] && command -v rsync >/dev/null && return 0
-  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-    echo "installing galera-4 and rsync (Debian)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq galera-4 rsync >&2
-    return 0
-  fi
-  echo "ERROR: the Galera tests need galera-4 and rsync (Debian: apt-get install galera-4 rsync)," \
-    "or GALERA_URLS naming three nodes of a running cluster" >&2
-  exit 1
+  debian_install "MariaDB Galera, or GALERA_URLS naming three nodes of a running cluster" \
+    galera-4 rsync
 }
 
 opts() {

@@ -2,6 +2,8 @@
 # Source it, call private_mysql_start, then use $PRIVATE_MYSQL_URL; private_mysql_stop
 # kills the server and deletes its data directory.
 
+source "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
+
 _find_bin() {
   local name
   for name in "$@"; do
@@ -14,20 +16,11 @@ _find_bin() {
 
 _install_server_if_missing() {
   _find_bin mariadbd mysqld >/dev/null && return 0
-  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
-    echo "no MySQL-compatible server installed: installing mariadb-server (Debian)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server mariadb-client >&2
-    # The package may start its own service; the tests never use it.
-    return 0
-  fi
-  cat >&2 <<'MSG'
-ERROR: the tests need a MySQL-compatible server and none is installed.
-Either install one (Debian: apt-get install mariadb-server), or point the tests at a
-running server with DATABASE_URL=mysql://user:pass@host:port (no database in the path;
-each test creates its own database there).
-MSG
-  exit 1
+  # The package may start its own service; the tests never use it. Without root, point the
+  # tests at a running server instead: DATABASE_URL=mysql://user:pass@host:port (no
+  # database in the path; each test creates its own database there).
+  debian_install "a MySQL-compatible server, or DATABASE_URL naming one" \
+    mariadb-server mariadb-client
 }
 
 # A port for a private server: below the kernel's ephemeral range, so no program that

@@ -1,5 +1,7 @@
-//! The workspace's binaries the black-box tests start: named by an environment variable,
-//! or else found beside this test's build output, where `scripts/test` builds them.
+//! The binaries the black-box tests start: the workspace's own, named by an environment
+//! variable or else found beside this test's build output, where `scripts/test` builds
+//! them; and installed servers (NATS, Prometheus), named by an environment variable or
+//! found on the `PATH` or where Debian puts them.
 
 use std::path::{Path, PathBuf};
 
@@ -47,4 +49,18 @@ fn built(variable: &str, name: &str) -> PathBuf {
         path.display()
     );
     path
+}
+
+/// `$variable`, else `name` on the `PATH`, else `debian_path`; `None` when none exists.
+pub(crate) fn installed_binary(variable: &str, name: &str, debian_path: &str) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(variable) {
+        return Some(PathBuf::from(path));
+    }
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| dir.join(name))
+        .chain([PathBuf::from(debian_path)])
+        .find(|path| path.is_file())
 }

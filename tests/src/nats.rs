@@ -7,6 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::TempDir;
+use crate::binaries::installed_binary;
 use crate::ports::{ReservedPort, reserve_port};
 use crate::service::{EXIT_BOUND, exit_within, send_sigterm};
 
@@ -190,21 +191,9 @@ impl Drop for PrivateNats {
 /// # Panics
 /// When none exists: the NATS tests need a real server and are never skipped.
 fn nats_server_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("NATS_SERVER_BIN") {
-        return PathBuf::from(path);
-    }
-    let on_path = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|dir| dir.join("nats-server"))
-        .find(|path| path.is_file());
-    let debian = PathBuf::from("/usr/sbin/nats-server");
-    on_path
-        .or_else(|| debian.is_file().then_some(debian))
-        .expect(
-            "the NATS tests need nats-server (JetStream, 2.9 or later) and none was found: \
-             run them through scripts/test (it installs Debian's nats-server where it can), \
-             install it (Debian: apt-get install nats-server), or set NATS_SERVER_BIN to its path",
-        )
+    installed_binary("NATS_SERVER_BIN", "nats-server", "/usr/sbin/nats-server").expect(
+        "the NATS tests need nats-server (JetStream, 2.9 or later) and none was found: \
+         run them through scripts/test (it installs Debian's nats-server where it can), \
+         install it (Debian: apt-get install nats-server), or set NATS_SERVER_BIN to its path",
+    )
 }

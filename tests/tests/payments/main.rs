@@ -14,6 +14,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
+mod alerts;
 mod answers;
 mod counts;
 mod fencing;
