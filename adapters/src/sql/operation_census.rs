@@ -11,7 +11,7 @@ use diesel::sql_types::{BigInt, Text};
 use diesel_async::RunQueryDsl;
 use domain::OperationState;
 
-use super::bad_value::bad_row;
+use super::bad_value::bad;
 use super::both_stores::for_both_stores;
 use super::classify::Classify;
 use super::connection::SqlConnection;
@@ -38,8 +38,7 @@ where
         .map_err(C::Backend::store_error)?;
     rows.into_iter()
         .map(|(state, count)| {
-            let state =
-                OperationState::from_stored(&state).map_err(|_| bad_row("operations", "state"))?;
+            let state = OperationState::from_stored(&state).map_err(bad("operations", "state"))?;
             Ok((state, u64::try_from(count).unwrap_or(0)))
         })
         .collect()

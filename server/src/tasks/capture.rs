@@ -18,6 +18,7 @@ use crate::config::payments::PaymentsConfig;
 use crate::tasks::capture_report::report;
 use crate::tasks::capture_spread::{Place, failure_wait, owner_id, spread_seed};
 use crate::tasks::census::run_census;
+use crate::tasks::stopped;
 
 const DUE_BATCH: usize = 16;
 
@@ -189,9 +190,4 @@ where
         }
         pass
     }
-}
-
-/// Also resolves when the sender is gone: the process is ending.
-async fn stopped(stop: &mut watch::Receiver<bool>) {
-    let _ = stop.wait_for(|stop| *stop).await;
 }

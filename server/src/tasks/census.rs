@@ -10,6 +10,8 @@ use application::ErrorChain;
 use application::ports::OperationCensus;
 use tokio::sync::watch;
 
+use crate::tasks::stopped;
+
 /// Often enough for an alert evaluated every 30 s; one grouped index read each time.
 const CENSUS_EVERY: Duration = Duration::from_secs(10);
 
@@ -28,7 +30,7 @@ pub(crate) async fn run_census<S: OperationCensus>(
         }
         tokio::select! {
             () = tokio::time::sleep(CENSUS_EVERY) => {}
-            _ = stop.wait_for(|stop| *stop) => break,
+            () = stopped(&mut stop) => break,
         }
     }
 }

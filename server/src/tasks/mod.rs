@@ -7,3 +7,10 @@ mod census;
 pub(crate) mod consume;
 pub(crate) mod purge;
 pub(crate) mod relay;
+
+use tokio::sync::watch;
+
+/// Resolves once `stop` turns true, or when its sender is gone: the process is ending.
+pub(crate) async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|stop| *stop).await;
+}
