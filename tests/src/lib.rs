@@ -19,6 +19,7 @@ mod invariants;
 mod nats;
 mod pause;
 mod ports;
+mod process;
 mod prometheus;
 mod provider;
 mod proxy;
@@ -42,13 +43,13 @@ pub use global_status::global_status;
 pub use nats::PrivateNats;
 pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
 pub use ports::{ReservedPort, reserve_port};
+pub use process::process_cpu_time;
 pub use prometheus::{ALERT_RULES, PrivatePrometheus};
 pub use provider::{Controls, Counters, ProviderStandIn};
 pub use proxy::{CommitFault, FaultProxy};
 pub use server::{TestServer, url_via};
 pub use service::{
-    Service, ServiceOptions, TEST_SECRET, process_cpu_time, run_binary_in, run_command,
-    run_command_in,
+    Service, ServiceOptions, TEST_SECRET, run_binary_in, run_command, run_command_in,
 };
 pub use sqlite_db::SqliteDb;
 pub use temp_dir::TempDir;

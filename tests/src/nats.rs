@@ -4,12 +4,12 @@
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::TempDir;
 use crate::binaries::installed_binary;
 use crate::ports::{ReservedPort, reserve_port};
-use crate::service::{EXIT_BOUND, exit_within, send_sigterm};
+use crate::process::{EXIT_BOUND, exit_within, send_sigterm, until_up};
 
 /// How long the server may take to become healthy.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -154,24 +154,19 @@ impl PrivateNats {
     /// log when the process exits or the time is up.
     fn wait_until_healthy(&mut self) {
         let url = format!("http://127.0.0.1:{}/healthz", self.monitor_port.get());
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            if self.monitor.get(&url).call().is_ok() {
-                return;
-            }
-            let exited = self
-                .child
-                .as_mut()
-                .is_some_and(|child| matches!(child.try_wait(), Ok(Some(_))));
-            if exited || Instant::now() > deadline {
-                let log = std::fs::read_to_string(self.log_path()).unwrap_or_default();
-                panic!(
-                    "the private NATS server ({}) did not become healthy on port {}:\n{log}",
-                    self.binary.display(),
-                    self.port.get()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        let monitor = &self.monitor;
+        let child = self
+            .child
+            .as_mut()
+            .expect("the NATS server was just started");
+        let healthy = until_up(child, START_TIMEOUT, || monitor.get(&url).call().ok());
+        if healthy.is_none() {
+            let log = std::fs::read_to_string(self.log_path()).unwrap_or_default();
+            panic!(
+                "the private NATS server ({}) did not become healthy on port {}:\n{log}",
+                self.binary.display(),
+                self.port.get()
+            );
         }
     }
 }

@@ -5,11 +5,12 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::TempDir;
 use crate::binaries::installed_binary;
 use crate::ports::{ReservedPort, reserve_port};
+use crate::process::until_up;
 
 /// How long Prometheus may take to become ready.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -125,26 +126,21 @@ impl PrivatePrometheus {
 
     fn wait_until_ready(&mut self, binary: &Path) {
         let url = format!("http://127.0.0.1:{}/-/ready", self.port.get());
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            if self
-                .agent
+        let agent = &self.agent;
+        let ready = until_up(&mut self.child, START_TIMEOUT, || {
+            agent
                 .get(&url)
                 .call()
-                .is_ok_and(|r| r.status().as_u16() == 200)
-            {
-                return;
-            }
-            let exited = matches!(self.child.try_wait(), Ok(Some(_)));
-            assert!(
-                !exited && Instant::now() < deadline,
-                "{} did not become ready on port {}:\n{}",
-                binary.display(),
-                self.port.get(),
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+                .ok()
+                .filter(|r| r.status().as_u16() == 200)
+        });
+        assert!(
+            ready.is_some(),
+            "{} did not become ready on port {}:\n{}",
+            binary.display(),
+            self.port.get(),
+            self.log()
+        );
     }
 }
 

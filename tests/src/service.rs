@@ -4,10 +4,11 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use crate::binaries::server_binary;
+use crate::process::{EXIT_BOUND, exit_within, send_sigterm, until_up};
 
 /// The HS256 secret every test server signs with.
 pub const TEST_SECRET: &str = "black-box-test-secret-0123456789abcdef";
@@ -277,74 +278,6 @@ impl Drop for Service {
     }
 }
 
-/// How long a process asked to stop may take: far above a clean shutdown's
-/// milliseconds, so only a process that will never exit reaches it.
-pub(crate) const EXIT_BOUND: Duration = Duration::from_secs(60);
-
-/// Waits for `child` to exit, at most `bound`; past it the child is killed and the
-/// caller panics, so a process that ignores its stop signal fails the test instead of
-/// hanging the run.
-///
-/// # Panics
-/// When the child has not exited within `bound`.
-pub(crate) fn exit_within(child: &mut Child, bound: Duration) -> ExitStatus {
-    let deadline = Instant::now() + bound;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("process {} did not exit within {bound:?}", child.id());
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Sends SIGTERM to process `pid`, through `kill(1)` (the crate has no `unsafe` for a
-/// direct `kill(2)`).
-///
-/// # Panics
-/// When `kill` fails (no such process).
-pub(crate) fn send_sigterm(pid: u32) {
-    let status = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success(), "kill -TERM {pid} failed");
-}
-
-/// The CPU time (user plus system, all threads) process `pid` has used so far, from
-/// `/proc/<pid>/stat`; `None` when there is no such process (or no `/proc`).
-#[must_use]
-pub fn process_cpu_time(pid: u32) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Field 2, the command name, is in parentheses and may hold spaces; after it come
-    // field 3 (state) onwards, so utime (field 14) and stime (15) are the 12th and 13th.
-    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
-    let utime: u64 = fields.next()?.parse().ok()?;
-    let stime: u64 = fields.next()?.parse().ok()?;
-    let ticks = utime + stime;
-    let hz = clock_ticks_per_second()?;
-    Some(Duration::from_secs(ticks / hz) + Duration::from_nanos((ticks % hz) * 1_000_000_000 / hz))
-}
-
-/// The kernel's `USER_HZ` (the unit of `/proc/<pid>/stat` times), asked of `getconf
-/// CLK_TCK` once.
-fn clock_ticks_per_second() -> Option<u64> {
-    static HZ: OnceLock<Option<u64>> = OnceLock::new();
-    *HZ.get_or_init(|| {
-        let output = Command::new("getconf").arg("CLK_TCK").output().ok()?;
-        String::from_utf8(output.stdout)
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-            .filter(|hz| *hz > 0)
-    })
-}
-
 /// The address in the server's "listening" log line.
 /// The address in the "listening" line, as text (`address=...`) or JSON
 /// (`"address":"..."`) logs write it.
@@ -360,16 +293,17 @@ fn listening_address(line: &str) -> Option<String> {
 
 /// Waits for the "listening" line in a log file.
 fn wait_for_address_in(path: &Path, child: &mut Child) -> String {
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if let Some(address) = text.lines().find_map(listening_address) {
-            return address;
-        }
-        if std::time::Instant::now() > deadline || matches!(child.try_wait(), Ok(Some(_))) {
-            let _ = child.kill();
-            panic!("the server did not start:\n{text}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let address = until_up(child, Duration::from_secs(60), || {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .find_map(listening_address)
+    });
+    address.unwrap_or_else(|| {
+        let _ = child.kill();
+        panic!(
+            "the server did not start:\n{}",
+            std::fs::read_to_string(path).unwrap_or_default()
+        )
+    })
 }
