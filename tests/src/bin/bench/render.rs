@@ -206,6 +206,26 @@ fn targets(out: &mut String, report: &Report) {
     }
 }
 
+/// The README whose figures section `scripts/bench readme` writes.
+const README: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
+
+/// `bench readme`: the README's figures section from the report at `latest`.
+///
+/// # Errors
+/// When the report or the README cannot be read or written, or [`into_readme`] refuses.
+pub(crate) fn write_readme(latest: &str) -> Result<(), String> {
+    let json = std::fs::read(latest).map_err(|e| format!("{latest}: {e}; run scripts/bench"))?;
+    let report: Report = serde_json::from_slice(&json).map_err(|e| format!("{latest}: {e}"))?;
+    let old = std::fs::read_to_string(README).map_err(|e| format!("{README}: {e}"))?;
+    let new = into_readme(&old, &report)?;
+    std::fs::write(README, new).map_err(|e| format!("{README}: {e}"))?;
+    println!(
+        "README.md: figures of the run of {} ({})",
+        report.run.date, report.run.commit
+    );
+    Ok(())
+}
+
 /// `readme` with its generated section replaced by `report`'s figures.
 ///
 /// # Errors
