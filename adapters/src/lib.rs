@@ -2,6 +2,7 @@
 //! leave this crate as types: each is sorted into the port's own variant (see
 //! [`mysql::classify`]) and kept as its cause.
 
+pub mod admin;
 mod clock;
 pub mod http;
 pub mod metrics;

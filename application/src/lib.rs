@@ -1,6 +1,7 @@
 //! Ports, the idempotent coordinator, and the features built on them. Runtime-free: nothing
 //! here knows SQL, HTTP or an async runtime.
 
+pub mod admin;
 mod caller;
 mod error_chain;
 pub mod events;

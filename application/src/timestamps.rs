@@ -7,3 +7,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 pub fn rfc3339_micros(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
+
+/// `None` outside the range `chrono` represents.
+#[must_use]
+pub(crate) fn from_micros(micros: i64) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp_micros(micros)
+}

@@ -80,6 +80,8 @@ pub enum OperationState {
     Declined,
     /// Attempts ran out or the outcome cannot be known: a person decides, never a blind retry.
     NeedsReview,
+    /// An operator stopped it before it was charged (`docs/admin.md#actions`).
+    Cancelled,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -88,11 +90,12 @@ pub struct UnknownState;
 
 impl OperationState {
     /// Every state, so a count by state can name the ones no operation is in.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 5] = [
         Self::Pending,
         Self::Succeeded,
         Self::Declined,
         Self::NeedsReview,
+        Self::Cancelled,
     ];
 
     #[must_use]
@@ -102,6 +105,7 @@ impl OperationState {
             Self::Succeeded => "SUCCEEDED",
             Self::Declined => "DECLINED",
             Self::NeedsReview => "NEEDS_REVIEW",
+            Self::Cancelled => "CANCELLED",
         }
     }
 
@@ -112,6 +116,7 @@ impl OperationState {
             Self::Succeeded => "succeeded",
             Self::Declined => "declined",
             Self::NeedsReview => "needs_review",
+            Self::Cancelled => "cancelled",
         }
     }
 
@@ -119,6 +124,14 @@ impl OperationState {
         Self::ALL
             .into_iter()
             .find(|state| state.as_stored() == raw)
+            .ok_or(UnknownState)
+    }
+
+    /// The API's spelling, as a filter names it.
+    pub fn from_api(raw: &str) -> Result<Self, UnknownState> {
+        Self::ALL
+            .into_iter()
+            .find(|state| state.as_api() == raw)
             .ok_or(UnknownState)
     }
 
@@ -133,7 +146,7 @@ impl OperationState {
     }
 
     /// Pending or succeeded keeps a second capture of the order out (`409 payment_exists`);
-    /// declined or reviewed leaves room for another try.
+    /// declined, reviewed or cancelled leaves room for another try.
     #[must_use]
     pub fn blocks_another_capture(self) -> bool {
         matches!(self, Self::Pending | Self::Succeeded)
@@ -192,9 +205,8 @@ mod tests {
     #[test]
     fn only_a_pending_operation_ends_and_only_in_a_final_state() {
         use OperationState::*;
-        let all = [Pending, Succeeded, Declined, NeedsReview];
-        for from in all {
-            for to in all {
+        for from in OperationState::ALL {
+            for to in OperationState::ALL {
                 assert_eq!(
                     from.may_end_in(to),
                     from == Pending && to != Pending,
@@ -207,12 +219,13 @@ mod tests {
     #[test]
     fn stored_and_api_names_round_trip_and_unknown_names_are_refused() {
         use OperationState::*;
-        for state in [Pending, Succeeded, Declined, NeedsReview] {
+        for state in OperationState::ALL {
             assert_eq!(OperationState::from_stored(state.as_stored()), Ok(state));
             assert_eq!(state.as_api(), state.as_stored().to_ascii_lowercase());
         }
         assert_eq!(OperationState::from_stored("pending"), Err(UnknownState));
         assert!(Pending.blocks_another_capture() && Succeeded.blocks_another_capture());
         assert!(!Declined.blocks_another_capture() && !NeedsReview.blocks_another_capture());
+        assert!(!Cancelled.blocks_another_capture());
     }
 }

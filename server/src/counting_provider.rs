@@ -54,7 +54,7 @@ fn lookup_result(found: &Result<Option<Charge>, NoAnswer>) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use domain::{Amount, Currency, OrderId, PaymentCapture};
+    use domain::{Amount, AttemptError, Currency, OrderId, PaymentCapture};
 
     use super::*;
 
@@ -95,7 +95,7 @@ mod tests {
         let metrics = Arc::new(Metrics::new());
         let provider = CountingProvider::new(
             Scripted {
-                charge: || ProviderAnswer::Unknown(NoAnswer("timeout".into())),
+                charge: || ProviderAnswer::Unknown(NoAnswer::new(AttemptError::Timeout, "timeout")),
                 lookup: || Ok(Some(charged())),
             },
             Arc::clone(&metrics),
@@ -104,7 +104,7 @@ mod tests {
         for _ in 0..2 {
             assert!(matches!(
                 provider.charge("k", &capture, "r").await,
-                ProviderAnswer::Unknown(reason) if reason.0.to_string() == "timeout"
+                ProviderAnswer::Unknown(reason) if reason.cause.to_string() == "timeout"
             ));
         }
         assert!(matches!(provider.lookup("k").await, Ok(Some(found)) if found == charged()));
@@ -112,7 +112,7 @@ mod tests {
         let definite = CountingProvider::new(
             Scripted {
                 charge: || ProviderAnswer::Definite(charged()),
-                lookup: || Err(NoAnswer("reset".into())),
+                lookup: || Err(NoAnswer::new(AttemptError::Transport, "reset")),
             },
             Arc::clone(&metrics),
         );
@@ -122,7 +122,7 @@ mod tests {
         ));
         assert!(matches!(
             definite.lookup("k").await,
-            Err(reason) if reason.0.to_string() == "reset"
+            Err(reason) if reason.cause.to_string() == "reset"
         ));
 
         let text = metrics.render();
@@ -140,6 +140,9 @@ mod tests {
     #[test]
     fn a_definite_none_is_told_apart_from_an_error() {
         assert_eq!(lookup_result(&Ok(None)), "not_found");
-        assert_eq!(lookup_result(&Err(NoAnswer("reset".into()))), "error");
+        assert_eq!(
+            lookup_result(&Err(NoAnswer::new(AttemptError::Transport, "reset"))),
+            "error"
+        );
     }
 }

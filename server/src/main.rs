@@ -46,6 +46,33 @@ fn main() -> ExitCode {
                 }
             })
             .and_then(|token| writeln!(std::io::stdout(), "{token}").map_err(anyhow::Error::from)),
+        Command::Admin(args) => DatabaseConfig::from_lookup(&lookup)
+            .and_then(|database| {
+                Ok((
+                    database,
+                    config::payments::PaymentsConfig::from_lookup(&lookup)?,
+                ))
+            })
+            .map_err(anyhow::Error::from)
+            .and_then(|(database, payments)| {
+                let retention = payments.key_retention();
+                runtime()?.block_on(async {
+                    match store::open(&database).await? {
+                        AnyStore::Mysql(store) => {
+                            commands::admin::run(&store, retention, args).await
+                        }
+                        AnyStore::Sqlite(store) => {
+                            commands::admin::run(&store, retention, args).await
+                        }
+                    }
+                })
+            })
+            .and_then(|json| {
+                let mut out = std::io::stdout();
+                out.write_all(&json)
+                    .and_then(|()| writeln!(out))
+                    .map_err(anyhow::Error::from)
+            }),
         Command::Serve => ServeConfig::from_lookup(&lookup)
             .map_err(anyhow::Error::from)
             .and_then(|config| runtime()?.block_on(commands::serve::serve(config))),

@@ -9,8 +9,8 @@ use ureq::http::{HeaderMap, HeaderValue, Request};
 use crate::service::TEST_SECRET;
 
 /// Every permission the service knows.
-pub const ALL_PERMISSIONS: &str =
-    "orders:create orders:read orders:cancel payments:create payments:read";
+pub const ALL_PERMISSIONS: &str = "orders:create orders:read orders:cancel payments:create \
+     payments:read admin:read admin:write admin:all-tenants";
 
 /// One response, fully read.
 #[derive(Debug, Clone)]
@@ -245,6 +245,17 @@ impl Api {
             ],
             body.as_bytes(),
         )
+    }
+
+    /// An admin request: `method path` with a bearer token and, when given, a JSON body.
+    #[must_use]
+    pub fn admin(&self, method: &str, path: &str, token: &str, body: Option<&str>) -> Reply {
+        let bearer = format!("Bearer {token}");
+        let mut headers: Vec<(&str, &[u8])> = vec![("authorization", bearer.as_bytes())];
+        if body.is_some() {
+            headers.push(("content-type", b"application/json"));
+        }
+        self.send(method, path, &headers, body.unwrap_or("").as_bytes())
     }
 
     /// `GET path` with an optional bearer token.

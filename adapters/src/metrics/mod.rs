@@ -175,7 +175,7 @@ impl Metrics {
             .inc();
     }
 
-    /// `method` is a closed set (`GET`, `POST`, `other`), `route` a served pattern or
+    /// `method` is a closed set (`GET`, `POST`, `DELETE`, `other`), `route` a served pattern or
     /// `unmatched`: what a client sends cannot add a series.
     pub fn observe_request(&self, method: &'static str, route: &str, status: u16, seconds: f64) {
         self.latency

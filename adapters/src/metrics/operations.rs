@@ -47,8 +47,9 @@ impl OperationMetrics {
     pub(super) fn register(&self, registry: &mut Registry) {
         registry.register(
             "operations_in_state",
-            "Operations in each state (pending, succeeded, declined, needs_review), every \
-             state shown, read from the database by the capture workers' process",
+            "Operations in each state (pending, succeeded, declined, needs_review, \
+             cancelled), every state shown, read from the database by the capture workers' \
+             process",
             self.in_state.clone(),
         );
         registry.register(
@@ -197,6 +198,7 @@ mod tests {
             r#"operations_in_state{state="succeeded"} 0"#,
             r#"operations_in_state{state="declined"} 0"#,
             r#"operations_in_state{state="needs_review"} 0"#,
+            r#"operations_in_state{state="cancelled"} 0"#,
             "operation_worker_polls_total 1",
         ] {
             assert!(text.contains(line), "{line} in {text}");

@@ -2,7 +2,7 @@
 //! SQL is in `crate::sql` (`operations`, `due_operations`, `operation_store`).
 
 mod capture;
-mod read;
-mod read_sql;
+pub(crate) mod read;
+pub(crate) mod read_sql;
 
 pub use capture::{CaptureBody, decode_capture_body};

@@ -36,8 +36,9 @@ impl GetRoute for ReadOperation {
     }
 }
 
-/// A hyphenated UUID, in either case: the form the `Location` gives.
-fn parse_operation_id(text: &str) -> Option<Uuid> {
+/// A hyphenated UUID, in either case: the form the `Location` gives. `None` names nothing.
+#[must_use]
+pub fn parse_operation_id(text: &str) -> Option<Uuid> {
     if text.len() != 36 {
         return None;
     }
@@ -58,6 +59,8 @@ pub(crate) enum OperationState {
     Declined,
     /// No definite answer within the bounded attempts: a person decides.
     NeedsReview,
+    /// Stopped by an operator before it was charged; the order may be captured again.
+    Cancelled,
 }
 
 /// `GET /api/operations/{operationId}`.

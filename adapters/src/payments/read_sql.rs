@@ -27,21 +27,7 @@ impl OperationRow {
     /// A row that breaks the domain's rules is corrupt and says so.
     pub(crate) fn into_view(self) -> Result<OperationView, StoreError> {
         let corrupt = |column| bad_row("operations", column);
-        let payment = self
-            .payment
-            .map(|(id, charge, amount, currency)| {
-                Ok::<_, StoreError>(PaymentView {
-                    id: u64::try_from(id).map_err(|_| corrupt("payment id"))?,
-                    provider_charge_id: String::from_utf8(charge)
-                        .map_err(|_| corrupt("charge id"))?,
-                    amount: Amount::parse(i64::from(amount)).map_err(|_| corrupt("amount"))?,
-                    currency: std::str::from_utf8(&currency)
-                        .ok()
-                        .and_then(|c| Currency::parse(c).ok())
-                        .ok_or_else(|| corrupt("currency"))?,
-                })
-            })
-            .transpose()?;
+        let payment = self.payment.map(payment_view).transpose()?;
         Ok(OperationView {
             id: Uuid::from_slice(&self.id).map_err(|_| corrupt("id"))?,
             operation_type: String::from_utf8(self.operation_type).map_err(|_| corrupt("type"))?,
@@ -55,6 +41,34 @@ impl OperationRow {
     }
 }
 
+/// The payment columns of [`payment_columns`], checked.
+pub(crate) fn payment_view(
+    (id, charge, amount, currency): (i64, Vec<u8>, i32, Vec<u8>),
+) -> Result<PaymentView, StoreError> {
+    let corrupt = |column| bad_row("payments", column);
+    Ok(PaymentView {
+        id: u64::try_from(id).map_err(|_| corrupt("id"))?,
+        provider_charge_id: String::from_utf8(charge).map_err(|_| corrupt("charge id"))?,
+        amount: Amount::parse(i64::from(amount)).map_err(|_| corrupt("amount"))?,
+        currency: std::str::from_utf8(&currency)
+            .ok()
+            .and_then(|c| Currency::parse(c).ok())
+            .ok_or_else(|| corrupt("currency"))?,
+    })
+}
+
+/// A left-joined payment's columns, `NULL` when there is none.
+#[dsl::auto_type]
+pub(crate) fn payment_columns() -> _ {
+    (
+        payments::id,
+        payments::provider_charge_id,
+        payments::amount,
+        payments::currency,
+    )
+        .nullable()
+}
+
 /// The columns of [`OperationRow`], in its field order.
 #[dsl::auto_type]
 pub(crate) fn view_columns() -> _ {
@@ -64,13 +78,10 @@ pub(crate) fn view_columns() -> _ {
         operations::order_id,
         operations::state,
         operations::updated_at,
-        (
-            payments::id,
-            payments::provider_charge_id,
-            payments::amount,
-            payments::currency,
-        )
-            .nullable(),
+        {
+            let payment: payment_columns = payment_columns();
+            payment
+        },
     )
 }
 

@@ -2,6 +2,7 @@
 //! (`docs/long-running-operations.md#the-payment-provider`).
 
 use application::ports::{Charge, NoAnswer, ProviderAnswer};
+use domain::AttemptError;
 use reqwest::StatusCode;
 
 use super::wire::parse_charge;
@@ -36,9 +37,21 @@ pub(super) enum Failure {
     NotEncoded(#[source] serde_json::Error),
 }
 
+impl Failure {
+    fn class(&self) -> AttemptError {
+        match self {
+            Self::Status(_) => AttemptError::ProviderStatus,
+            Self::NotACharge(_) | Self::TooLarge { .. } => AttemptError::Malformed,
+            Self::Refused(_) | Self::NotEncoded(_) => AttemptError::Refused,
+            Self::Transport { source, .. } if source.is_timeout() => AttemptError::Timeout,
+            Self::Transport { .. } => AttemptError::Transport,
+        }
+    }
+}
+
 impl From<Failure> for NoAnswer {
     fn from(failure: Failure) -> Self {
-        NoAnswer(Box::new(failure))
+        NoAnswer::new(failure.class(), failure)
     }
 }
 

@@ -8,13 +8,14 @@ use diesel::expression::QueryMetadata;
 use diesel::prelude::*;
 use diesel::query_builder::QueryFragment;
 use diesel_async::RunQueryDsl;
-use domain::{Amount, Currency, Generation, LeaseView, OrderId, OwnerId, PaymentCapture, TenantId};
+use domain::{Generation, LeaseView, OwnerId};
 use uuid::Uuid;
 
 use super::bad_value::bad_row;
 use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::operations::PENDING;
+use super::rows::{stored_capture, stored_tenant};
 use super::schema::operations;
 
 #[derive(Queryable)]
@@ -47,20 +48,8 @@ impl DueRow {
         };
         Ok(DueOperation {
             id: Uuid::from_slice(&self.id).map_err(|_| corrupt("id"))?,
-            tenant: u64::try_from(self.tenant_id)
-                .ok()
-                .and_then(|t| TenantId::parse(t).ok())
-                .ok_or_else(|| corrupt("tenant"))?,
-            input: PaymentCapture {
-                order: u64::try_from(self.order_id)
-                    .map(OrderId::new)
-                    .map_err(|_| corrupt("order"))?,
-                amount: Amount::parse(i64::from(self.amount)).map_err(|_| corrupt("amount"))?,
-                currency: std::str::from_utf8(&self.currency)
-                    .ok()
-                    .and_then(|c| Currency::parse(c).ok())
-                    .ok_or_else(|| corrupt("currency"))?,
-            },
+            tenant: stored_tenant(self.tenant_id)?,
+            input: stored_capture(self.order_id, self.amount, &self.currency)?,
             downstream_key: String::from_utf8(self.downstream_key)
                 .map_err(|_| corrupt("downstream key"))?,
             attempts: u32::try_from(self.attempts).unwrap_or(0),

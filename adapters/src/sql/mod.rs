@@ -6,6 +6,7 @@
 pub(crate) mod bad_value;
 pub(crate) mod both_stores;
 pub(crate) mod classify;
+pub(crate) mod commit_if;
 mod complete_record;
 pub(crate) mod connection;
 pub(crate) mod due_operations;

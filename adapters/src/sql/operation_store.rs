@@ -3,10 +3,11 @@
 
 use application::ports::{DueOperation, Ending, OperationStore, StoreError, UnitOfWork};
 use chrono::{DateTime, Utc};
-use domain::{Generation, Lease};
+use domain::{AttemptError, Generation, Lease};
 use uuid::Uuid;
 
 use super::both_stores::for_both_stores;
+use super::commit_if::commit_if;
 use super::{due_operations, operations};
 
 for_both_stores! {
@@ -56,14 +57,7 @@ for_both_stores! {
                     operations::complete(conn, id, lease, ending, attempts, now.naive_utc()).await
                 })
                 .await?;
-            if ended {
-                tx.commit_transaction()
-                    .await
-                    .map(|()| true)
-                    .map_err(|_| StoreError::ConnectionLost)
-            } else {
-                tx.rollback_transaction().await.map(|()| false)
-            }
+            commit_if(tx, ended).await
         }
 
         async fn retry_later(
@@ -71,6 +65,7 @@ for_both_stores! {
             id: Uuid,
             lease: &Lease,
             attempts: u32,
+            error: AttemptError,
             next_attempt_at: DateTime<Utc>,
             now: DateTime<Utc>,
         ) -> Result<bool, StoreError> {
@@ -80,6 +75,7 @@ for_both_stores! {
                     id,
                     lease,
                     attempts,
+                    error,
                     next_attempt_at.naive_utc(),
                     now.naive_utc(),
                 )

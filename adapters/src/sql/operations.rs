@@ -10,7 +10,7 @@ use diesel::serialize::ToSql;
 use diesel::sql_types::HasSqlType;
 use diesel::sql_types::{Binary, Timestamp};
 use diesel_async::RunQueryDsl;
-use domain::{Generation, Lease, OperationState};
+use domain::{AttemptError, Generation, Lease, OperationState};
 use uuid::Uuid;
 
 use super::bad_value::OutOfRange;
@@ -19,6 +19,23 @@ use super::connection::SqlConnection;
 use super::schema::operations;
 
 pub(crate) const PENDING: &str = OperationState::Pending.as_stored();
+
+/// Still in `state` at `generation`, with no lease live at `now`: what a claim and an
+/// operator's change both require.
+#[dsl::auto_type]
+pub(crate) fn unleased(id: Vec<u8>, state: &'static str, generation: i64, now: NaiveDateTime) -> _ {
+    operations::table.filter(
+        operations::id
+            .eq(id)
+            .and(operations::state.eq(state))
+            .and(operations::generation.eq(generation))
+            .and(
+                operations::lease_expires_at
+                    .is_null()
+                    .or(operations::lease_expires_at.le(now)),
+            ),
+    )
+}
 
 /// The claim: generation `seen` + 1 to `owner` until `expires`, if still pending at
 /// generation `seen` with the lease free or run out at `now`.
@@ -32,19 +49,10 @@ fn claim_statement(
     owner: Option<Vec<u8>>,
     expires: Option<NaiveDateTime>,
 ) -> _ {
-    dsl::update(
-        operations::table.filter(
-            operations::id
-                .eq(id)
-                .and(operations::state.eq(state))
-                .and(operations::generation.eq(seen))
-                .and(
-                    operations::lease_expires_at
-                        .is_null()
-                        .or(operations::lease_expires_at.le(now)),
-                ),
-        ),
-    )
+    dsl::update({
+        let target: unleased = unleased(id, state, seen, now);
+        target
+    })
     .set((
         operations::generation.eq(next),
         operations::lease_owner.eq(owner),
@@ -85,6 +93,7 @@ fn retry_statement(
     state: &'static str,
     generation: i64,
     attempts: i32,
+    error: &'static str,
     next_at: NaiveDateTime,
     now: NaiveDateTime,
 ) -> _ {
@@ -94,6 +103,7 @@ fn retry_statement(
     })
     .set((
         operations::attempts.eq(attempts),
+        operations::last_error.eq(error),
         operations::next_attempt_at.eq(next_at),
         operations::lease_expires_at.eq(now),
         operations::updated_at.eq(now),
@@ -107,6 +117,7 @@ fn end_statement(
     generation: i64,
     end_state: &'static str,
     attempts: i32,
+    error: Option<&'static str>,
     now: NaiveDateTime,
 ) -> _ {
     let no_owner: Option<Vec<u8>> = None;
@@ -118,6 +129,7 @@ fn end_statement(
     .set((
         operations::state.eq(end_state),
         operations::attempts.eq(attempts),
+        operations::last_error.eq(error),
         operations::lease_owner.eq(no_owner),
         operations::lease_expires_at.eq(no_expiry),
         operations::updated_at.eq(now),
@@ -185,6 +197,7 @@ pub(crate) async fn retry_later<C>(
     id: Uuid,
     lease: &Lease,
     attempts: u32,
+    error: AttemptError,
     next_at: NaiveDateTime,
     now: NaiveDateTime,
 ) -> Result<bool, StoreError>
@@ -197,6 +210,7 @@ where
         PENDING,
         stored(lease.generation)?,
         i32::try_from(attempts).unwrap_or(i32::MAX),
+        error.as_str(),
         next_at,
         now,
     )
@@ -230,6 +244,10 @@ where
         stored(lease.generation)?,
         ending.state().as_stored(),
         i32::try_from(attempts).unwrap_or(i32::MAX),
+        match ending {
+            Ending::NeedsReview(error) => Some(error.as_str()),
+            Ending::Succeeded { .. } | Ending::Declined => None,
+        },
         now,
     )
     .execute(conn)
@@ -239,15 +257,33 @@ where
         return Ok(false);
     }
     if let Ending::Succeeded { charge_id } = ending {
-        let insert = diesel::sql_query(INSERT_PAYMENT)
-            .into_boxed::<C::Backend>()
-            .bind::<Binary, _>(charge_id.as_bytes().to_vec())
-            .bind::<Timestamp, _>(now)
-            .bind::<Binary, _>(id.as_bytes().to_vec());
-        insert
-            .execute(conn)
-            .await
-            .map_err(C::Backend::store_error)?;
+        insert_payment(conn, id, charge_id, now).await?;
     }
     Ok(true)
+}
+
+/// The payment of operation `id`, charged as `charge_id`: inside the transaction that
+/// ended it.
+pub(crate) async fn insert_payment<C>(
+    conn: &mut C,
+    id: Uuid,
+    charge_id: &str,
+    now: NaiveDateTime,
+) -> Result<(), StoreError>
+where
+    C: SqlConnection,
+    C::Backend: HasSqlType<Binary> + HasSqlType<Timestamp>,
+    Vec<u8>: ToSql<Binary, C::Backend>,
+    NaiveDateTime: ToSql<Timestamp, C::Backend>,
+    for<'f> BoxedSqlQuery<'f, C::Backend, SqlQuery>: QueryFragment<C::Backend> + QueryId,
+{
+    diesel::sql_query(INSERT_PAYMENT)
+        .into_boxed::<C::Backend>()
+        .bind::<Binary, _>(charge_id.as_bytes().to_vec())
+        .bind::<Timestamp, _>(now)
+        .bind::<Binary, _>(id.as_bytes().to_vec())
+        .execute(conn)
+        .await
+        .map(drop)
+        .map_err(C::Backend::store_error)
 }

@@ -5,8 +5,8 @@ use chrono::NaiveDateTime;
 use diesel::dsl;
 use diesel::prelude::*;
 use domain::{
-    Completion, ExistingRecord, Fingerprint, FingerprintVersion, RecordId, RecordState,
-    StoredResponse,
+    Amount, Completion, Currency, ExistingRecord, Fingerprint, FingerprintVersion, OrderId,
+    PaymentCapture, RecordId, RecordState, StoredResponse, TenantId,
 };
 
 use super::bad_value::{OutOfRange, bad_row};
@@ -14,6 +14,33 @@ use super::schema::api_idempotency;
 
 pub(crate) const PROCESSING: &str = "PROCESSING";
 pub(crate) const COMPLETED: &str = "COMPLETED";
+
+/// An operation's tenant, as stored.
+pub(crate) fn stored_tenant(raw: i64) -> Result<TenantId, StoreError> {
+    u64::try_from(raw)
+        .ok()
+        .and_then(|id| TenantId::parse(id).ok())
+        .ok_or_else(|| bad_row("operations", "tenant"))
+}
+
+/// An operation's capture (order, amount, currency), as stored.
+pub(crate) fn stored_capture(
+    order_id: i64,
+    amount: i32,
+    currency: &[u8],
+) -> Result<PaymentCapture, StoreError> {
+    let corrupt = |column| bad_row("operations", column);
+    Ok(PaymentCapture {
+        order: u64::try_from(order_id)
+            .map(OrderId::new)
+            .map_err(|_| corrupt("order"))?,
+        amount: Amount::parse(i64::from(amount)).map_err(|_| corrupt("amount"))?,
+        currency: std::str::from_utf8(currency)
+            .ok()
+            .and_then(|c| Currency::parse(c).ok())
+            .ok_or_else(|| corrupt("currency"))?,
+    })
+}
 
 /// Cannot fail for ids the domain validated (`1..=i64::MAX`).
 pub(crate) fn to_i64(value: u64) -> Result<i64, StoreError> {

@@ -93,6 +93,7 @@ diesel::table! {
         next_attempt_at -> Timestamp,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        last_error -> Nullable<Text>,
     }
 }
 
@@ -106,6 +107,23 @@ diesel::table! {
         amount -> Integer,
         currency -> Binary,
         created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    audit_events (id) {
+        id -> BigInt,
+        occurred_at -> Timestamp,
+        actor_tenant_id -> Nullable<BigInt>,
+        actor_id -> Nullable<BigInt>,
+        operator -> Nullable<Binary>,
+        action -> Text,
+        target_type -> Text,
+        target_id -> Binary,
+        target_tenant_id -> BigInt,
+        state_before -> Text,
+        state_after -> Text,
+        request_id -> Binary,
     }
 }
 

@@ -4,7 +4,9 @@
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
-use domain::{Generation, Lease, LeaseView, OperationState, PaymentCapture, TenantId};
+use domain::{
+    AttemptError, Generation, Lease, LeaseView, OperationState, PaymentCapture, TenantId,
+};
 use uuid::Uuid;
 
 use crate::BoxError;
@@ -38,7 +40,8 @@ pub enum Ending {
         charge_id: String,
     },
     Declined,
-    NeedsReview,
+    /// With why the last attempt got no definite answer, or why none was made.
+    NeedsReview(AttemptError),
 }
 
 impl Ending {
@@ -47,7 +50,7 @@ impl Ending {
         match self {
             Self::Succeeded { .. } => OperationState::Succeeded,
             Self::Declined => OperationState::Declined,
-            Self::NeedsReview => OperationState::NeedsReview,
+            Self::NeedsReview(_) => OperationState::NeedsReview,
         }
     }
 }
@@ -86,12 +89,14 @@ pub trait OperationStore: Send + Sync {
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
-    /// Counts the attempt, sets when the next is due and gives the lease back.
+    /// Counts the attempt and why it failed, sets when the next is due and gives the lease
+    /// back.
     fn retry_later(
         &self,
         id: Uuid,
         lease: &Lease,
         attempts: u32,
+        error: AttemptError,
         next_attempt_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
@@ -116,14 +121,28 @@ pub enum ProviderAnswer {
     Unknown(NoAnswer),
 }
 
-/// The cause is for logs and never holds the key or a body.
+/// The class is stored on the operation; the cause is for logs and never holds the key or
+/// a body.
 #[derive(Debug, thiserror::Error)]
 #[error("no definite answer from the payment provider")]
-pub struct NoAnswer(#[source] pub BoxError);
+pub struct NoAnswer {
+    pub class: AttemptError,
+    #[source]
+    pub cause: BoxError,
+}
+
+impl NoAnswer {
+    pub fn new(class: AttemptError, cause: impl Into<BoxError>) -> Self {
+        Self {
+            class,
+            cause: cause.into(),
+        }
+    }
+}
 
 impl PartialEq for NoAnswer {
     fn eq(&self, other: &Self) -> bool {
-        same_error(self, other)
+        self.class == other.class && same_error(self, other)
     }
 }
 

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use domain::{Lease, OwnerId};
+use domain::{AttemptError, Lease, OwnerId};
 use futures_util::future::{Either, select};
 
 use super::ports::{Charge, DueOperation, Ending, OperationStore, PaymentProvider, ProviderAnswer};
@@ -104,7 +104,7 @@ where
     } = ports;
     if operation.accepted_at + settings.key_retention <= claimed_at {
         // The provider may have forgotten the key: a call could charge a second time.
-        let ending = Ending::NeedsReview;
+        let ending = Ending::NeedsReview(AttemptError::KeyRetentionPassed);
         return end(
             store,
             operation,
@@ -116,29 +116,29 @@ where
         .await;
     }
     let ask = ask_provider(provider, operation);
-    let Some(charge) = while_leased(store, clock, settings, operation, &mut lease, ask)
+    let Some(answer) = while_leased(store, clock, settings, operation, &mut lease, ask)
         .await
         .map_err(|error| (Step::Extension, error))?
     else {
         return Ok(Worked::LeaseLost);
     };
     hooks.reached(PausePoint::OperationCharged).await;
-    let (ending, attempts) = match charge {
-        Some(Charge {
+    let (ending, attempts) = match answer {
+        Ok(Charge {
             id,
             succeeded: true,
         }) => (Ending::Succeeded { charge_id: id }, operation.attempts),
-        Some(Charge {
+        Ok(Charge {
             succeeded: false, ..
         }) => (Ending::Declined, operation.attempts),
-        None => {
+        Err(error) => {
             let attempts = operation.attempts.saturating_add(1);
             if attempts < settings.max_attempts {
                 let now = clock.now();
                 let next = now + backoff(settings, attempts);
                 return Ok(
                     if store
-                        .retry_later(operation.id, &lease, attempts, next, now)
+                        .retry_later(operation.id, &lease, attempts, error, next, now)
                         .await
                         .map_err(|error| (Step::Retry, error))?
                     {
@@ -148,7 +148,7 @@ where
                     },
                 );
             }
-            (Ending::NeedsReview, attempts)
+            (Ending::NeedsReview(error), attempts)
         }
     };
     end(store, operation, &lease, &ending, attempts, clock.now()).await
@@ -174,21 +174,23 @@ async fn end<S: OperationStore>(
 }
 
 /// An unknown outcome is resolved by the result query for the same key, never a new one.
+/// `Err` is the class of the charge's failure: the attempt's, whatever the query said.
 async fn ask_provider<P: PaymentProvider>(
     provider: &P,
     operation: &DueOperation,
-) -> Option<Charge> {
+) -> Result<Charge, AttemptError> {
     let reference = operation.id.hyphenated().to_string();
     match provider
         .charge(&operation.downstream_key, &operation.input, &reference)
         .await
     {
-        ProviderAnswer::Definite(charge) => Some(charge),
-        ProviderAnswer::Unknown(_) => provider
+        ProviderAnswer::Definite(charge) => Ok(charge),
+        ProviderAnswer::Unknown(unknown) => provider
             .lookup(&operation.downstream_key)
             .await
             .ok()
-            .flatten(),
+            .flatten()
+            .ok_or(unknown.class),
     }
 }
 

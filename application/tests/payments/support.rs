@@ -12,7 +12,8 @@ use application::ports::{
 };
 use chrono::{DateTime, TimeDelta, Utc};
 use domain::{
-    Amount, Currency, Generation, Lease, LeaseView, OrderId, OwnerId, PaymentCapture, TenantId,
+    Amount, AttemptError, Currency, Generation, Lease, LeaseView, OrderId, OwnerId, PaymentCapture,
+    TenantId,
 };
 use mockall::mock;
 use uuid::Uuid;
@@ -46,6 +47,7 @@ mock! {
             id: Uuid,
             lease: &Lease,
             attempts: u32,
+            error: AttemptError,
             next_attempt_at: DateTime<Utc>,
             now: DateTime<Utc>,
         ) -> impl Future<Output = Result<bool, StoreError>> + Send;

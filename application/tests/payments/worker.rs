@@ -4,7 +4,7 @@
 use application::payments::Worked;
 use application::ports::{Ending, NoAnswer, ProviderAnswer};
 use chrono::TimeDelta;
-use domain::Generation;
+use domain::{AttemptError, Generation};
 
 use crate::support::*;
 
@@ -54,8 +54,10 @@ async fn an_answer_lost_after_the_charge_is_resolved_by_the_result_query_under_t
         0,
         true,
     );
-    let mut provider =
-        provider_answering(ProviderAnswer::Unknown(NoAnswer("connection reset".into())));
+    let mut provider = provider_answering(ProviderAnswer::Unknown(NoAnswer::new(
+        AttemptError::Transport,
+        "connection reset",
+    )));
     provider
         .expect_lookup()
         .withf(|key| key == KEY)
@@ -73,17 +75,21 @@ async fn no_charge_found_counts_the_attempt_and_retries_later_with_backoff() {
     let mut store = store_claiming();
     store
         .expect_retry_later()
-        .withf(|_, lease, attempts, next, now| {
+        .withf(|_, lease, attempts, error, next, now| {
             lease.generation == Generation::new(5)
                 && *attempts == 2
+                && *error == AttemptError::ProviderStatus
                 // The second failed attempt waits twice the first backoff.
                 && *now == t0() + TimeDelta::seconds(1)
                 && *next == t0() + TimeDelta::seconds(1) + TimeDelta::seconds(4)
         })
         .times(1)
-        .returning(|_, _, _, _, _| ready(Ok(true)));
+        .returning(|_, _, _, _, _, _| ready(Ok(true)));
     store.expect_complete().never();
-    let mut provider = provider_answering(ProviderAnswer::Unknown(NoAnswer("503".into())));
+    let mut provider = provider_answering(ProviderAnswer::Unknown(NoAnswer::new(
+        AttemptError::ProviderStatus,
+        "503",
+    )));
     provider
         .expect_lookup()
         .times(1)
@@ -99,17 +105,21 @@ async fn no_charge_found_counts_the_attempt_and_retries_later_with_backoff() {
 async fn the_last_attempt_without_an_answer_ends_needs_review_never_a_new_key() {
     let mut store = store_claiming();
     store.expect_retry_later().never();
-    // The last attempt is counted with the end: 3 of 3.
-    expect_completion(&mut store, Ending::NeedsReview, 3, true);
-    let mut provider = provider_answering(ProviderAnswer::Unknown(NoAnswer("timeout".into())));
+    // The last attempt is counted with the end: 3 of 3; its class is the charge's.
+    let ending = Ending::NeedsReview(AttemptError::Timeout);
+    expect_completion(&mut store, ending.clone(), 3, true);
+    let mut provider = provider_answering(ProviderAnswer::Unknown(NoAnswer::new(
+        AttemptError::Timeout,
+        "timeout",
+    )));
     provider
         .expect_lookup()
         .times(1)
-        .returning(|_| ready(Err(NoAnswer("timeout".into()))));
+        .returning(|_| ready(Err(NoAnswer::new(AttemptError::Transport, "reset"))));
 
     assert_eq!(
         work(&store, &provider, &operation(2)).await,
-        Worked::Ended(Ending::NeedsReview)
+        Worked::Ended(ending)
     );
 }
 
@@ -117,15 +127,13 @@ async fn the_last_attempt_without_an_answer_ends_needs_review_never_a_new_key() 
 async fn an_operation_older_than_the_providers_key_retention_ends_needs_review_uncalled() {
     let mut store = store_claiming();
     // No call was made: the attempts stay as they were.
-    expect_completion(&mut store, Ending::NeedsReview, 1, true);
+    let ending = Ending::NeedsReview(AttemptError::KeyRetentionPassed);
+    expect_completion(&mut store, ending.clone(), 1, true);
     let mut provider = MockProvider::new();
     provider.expect_charge().never();
     provider.expect_lookup().never();
     let mut op = operation(1);
     op.accepted_at = t0() - TimeDelta::hours(24);
 
-    assert_eq!(
-        work(&store, &provider, &op).await,
-        Worked::Ended(Ending::NeedsReview)
-    );
+    assert_eq!(work(&store, &provider, &op).await, Worked::Ended(ending));
 }

@@ -1,5 +1,6 @@
-//! The commands that do more than read the configuration: `serve`, `worker`, `token`.
+//! The commands that do more than read the configuration: `serve`, `worker`, `token`, `admin`.
 
+pub(crate) mod admin;
 pub(crate) mod serve;
 pub(crate) mod token;
 pub(crate) mod try_it;

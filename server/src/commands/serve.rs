@@ -66,6 +66,7 @@ async fn serve_with<S: WorkerStore>(
     let worker_database = S::with_connections(&database, S::connection_budget(&database) / workers);
     let keys = config.keys.clone();
     let body_timeout = config.body_timeout;
+    let key_retention = config.payments.key_retention();
     let metrics = Arc::new(Metrics::new());
     let relay_metrics = Arc::clone(&metrics);
     let capture_metrics = Arc::clone(&metrics);
@@ -102,13 +103,10 @@ async fn serve_with<S: WorkerStore>(
                     )
                     .with_deadlock_counter(metrics.transaction_retries())
                     .with_hooks(hooks);
-                    anyhow::Ok(AppState::new(
-                        coordinator,
-                        store,
-                        keys,
-                        metrics,
-                        body_timeout,
-                    ))
+                    anyhow::Ok(
+                        AppState::new(coordinator, store, keys, metrics, body_timeout)
+                            .with_key_retention(key_retention),
+                    )
                 }
             })
             .configure(routes::<S, Hooks>(Arc::clone(&metrics)))

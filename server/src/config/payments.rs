@@ -66,9 +66,13 @@ impl PaymentsConfig {
             lease: TimeDelta::from_std(self.lease).unwrap_or(TimeDelta::seconds(30)),
             max_attempts: self.max_attempts,
             first_backoff: self.first_backoff,
-            key_retention: TimeDelta::from_std(self.key_retention)
-                .unwrap_or(TimeDelta::seconds(86_400)),
+            key_retention: self.key_retention(),
         }
+    }
+
+    /// `PROVIDER_KEY_RETENTION_SECS`: workers and operators both honour it.
+    pub(crate) fn key_retention(&self) -> TimeDelta {
+        TimeDelta::from_std(self.key_retention).unwrap_or(TimeDelta::seconds(86_400))
     }
 
     pub(crate) fn required_url(&self) -> Result<&str, ConfigError> {

@@ -19,10 +19,11 @@ pub(crate) fn report(operation: &DueOperation, worked: &Worked, metrics: Option<
         }
         Worked::Ended(ending) => {
             let state = ending.state().as_api();
-            if *ending == Ending::NeedsReview {
+            if let Ending::NeedsReview(last_error) = ending {
                 tracing::warn!(
                     %operation_id,
                     state,
+                    last_error = last_error.as_str(),
                     attempts = operation.attempts.saturating_add(1),
                     "operation needs review: no definite answer from the provider within the \
                      attempts; for a person to look at"
@@ -69,7 +70,9 @@ pub(crate) fn report(operation: &DueOperation, worked: &Worked, metrics: Option<
 
 #[cfg(test)]
 mod tests {
-    use domain::{Amount, Currency, Generation, LeaseView, OrderId, PaymentCapture, TenantId};
+    use domain::{
+        Amount, AttemptError, Currency, Generation, LeaseView, OrderId, PaymentCapture, TenantId,
+    };
 
     use adapters::SystemClock;
     use application::ports::Clock;
@@ -102,7 +105,10 @@ mod tests {
         let operation = due();
         let results = [
             (Worked::NotClaimed, false),
-            (Worked::Ended(Ending::NeedsReview), true),
+            (
+                Worked::Ended(Ending::NeedsReview(AttemptError::Timeout)),
+                true,
+            ),
             (
                 Worked::Ended(Ending::Succeeded {
                     charge_id: "ch_1".to_owned(),

@@ -8,13 +8,15 @@ use application::ports::{
     Ending, NewCapture, OperationReader, OperationStore, OperationWriter, RecordTx, UnitOfWork,
 };
 use chrono::{DateTime, TimeDelta, Utc};
-use domain::{Amount, Currency, OperationState, OrderId, OwnerId, PaymentCapture, TenantId};
+use domain::{
+    Amount, AttemptError, Currency, OperationState, OrderId, OwnerId, PaymentCapture, TenantId,
+};
 use tests::Backend;
 use uuid::Uuid;
 
 /// Order 9 of tenant 1 with its `orders.created.v1` event (as every committed order has
 /// one), in SQL both dialects accept.
-async fn add_order<B: Backend>(db: &B) {
+pub(crate) async fn add_order<B: Backend>(db: &B) {
     db.run_sql(
         "INSERT INTO orders (id, tenant_id, client_order_ref, sku, quantity, created_at) \
          VALUES (9, 1, X'52454639', X'534b55', 1, '2026-01-01 00:00:00')",
@@ -208,7 +210,7 @@ pub(crate) async fn a_declined_capture_leaves_the_order_free_for_another<B: Back
     let (now, next) = (t0() + TimeDelta::seconds(1), t0() + TimeDelta::seconds(60));
     assert!(
         store
-            .retry_later(first.id, &lease, 1, next, now)
+            .retry_later(first.id, &lease, 1, AttemptError::Timeout, next, now)
             .await
             .unwrap()
     );

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
 mod acceptance;
+mod admin;
 mod cancel;
 mod cases;
 mod inbox;
@@ -139,6 +140,41 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn a_replay_over_http_repeats_the_stored_bytes() {
                 crate::cases::replay_bytes_over_http::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn admin_listings_are_newest_first_filtered_scoped_and_paged() {
+                crate::admin::listings_are_newest_first_filtered_scoped_and_paged::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn admin_changes_are_fenced_and_a_resolved_success_pays_once() {
+                crate::admin::a_change_is_fenced_and_a_resolved_success_pays_once::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn admin_retry_makes_the_operation_due_now_under_its_key() {
+                crate::admin::a_retry_makes_the_operation_due_now_under_its_key::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn admin_cancel_frees_the_order_for_another_capture() {
+                crate::admin::a_cancel_frees_the_order_for_another_capture::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn admin_evicts_only_a_completed_key_and_reads_its_metadata() {
+                crate::admin::only_a_completed_key_is_evicted_and_its_metadata_reads_back::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn admin_sees_the_last_attempts_error_until_a_success() {
+                crate::admin::the_last_attempts_error_is_kept_until_a_success::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn admin_audit_rows_page_newest_first_within_the_scope() {
+                crate::admin::audit_rows_page_newest_first_within_the_scope::<$backend>().await;
             }
         }
     };

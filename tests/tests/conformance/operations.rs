@@ -7,7 +7,7 @@ use std::sync::Arc;
 use application::ports::{Ending, OperationCensus, OperationStore};
 use chrono::{DateTime, TimeDelta, Utc};
 use domain::OperationState;
-use domain::{Generation, OwnerId};
+use domain::{AttemptError, Generation, OwnerId};
 use tests::{Backend, join_all};
 use uuid::Uuid;
 
@@ -79,7 +79,14 @@ pub(crate) async fn one_claimer_wins_each_generation<B: Backend>() {
         let past = now() - TimeDelta::seconds(1);
         assert!(
             db.store()
-                .retry_later(Uuid::from_u128(ID), lease, 1, past, past)
+                .retry_later(
+                    Uuid::from_u128(ID),
+                    lease,
+                    1,
+                    AttemptError::Timeout,
+                    past,
+                    past
+                )
                 .await
                 .unwrap()
         );
@@ -143,7 +150,12 @@ pub(crate) async fn a_stale_owner_changes_nothing_and_a_success_pays_once<B: Bac
 
     // Everything the old owner tries is refused by the fence.
     assert!(!store.extend(id, &old).await.unwrap());
-    assert!(!store.retry_later(id, &old, 5, later, later).await.unwrap());
+    assert!(
+        !store
+            .retry_later(id, &old, 5, AttemptError::Timeout, later, later)
+            .await
+            .unwrap()
+    );
     let stale_success = Ending::Succeeded {
         charge_id: "ch_old".into(),
     };

@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
+mod admin;
 mod auth;
 mod body;
 mod cancel;

@@ -11,12 +11,20 @@ use tests::{ALL_PERMISSIONS, forged_token, token};
 use crate::support::{App, full_token};
 
 /// Every route of `docs/http-api.md#routes`, as the document names it.
-const ROUTES: [(&str, &str); 9] = [
+const ROUTES: [(&str, &str); 17] = [
     ("/api/orders", "post"),
     ("/api/orders/{orderId}", "get"),
     ("/api/orders/{orderId}/cancel", "post"),
     ("/api/orders/{orderId}/payments", "post"),
     ("/api/operations/{operationId}", "get"),
+    ("/api/admin/operations", "get"),
+    ("/api/admin/operations/{operationId}", "get"),
+    ("/api/admin/operations/{operationId}/resolve", "post"),
+    ("/api/admin/operations/{operationId}/retry", "post"),
+    ("/api/admin/operations/{operationId}/cancel", "post"),
+    ("/api/admin/idempotency-keys", "get"),
+    ("/api/admin/idempotency-keys", "delete"),
+    ("/api/admin/audit", "get"),
     ("/healthz", "get"),
     ("/readyz", "get"),
     ("/metrics", "get"),

@@ -145,7 +145,7 @@ impl Scenario {
 }
 
 /// The id of the charge the provider holds under `key`, asked with its result query.
-fn lookup(provider: &str, key: &str) -> Option<String> {
+pub(crate) fn lookup(provider: &str, key: &str) -> Option<String> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .timeout_global(Some(Duration::from_secs(10)))

@@ -19,6 +19,7 @@ mod answers;
 mod counts;
 mod fencing;
 mod heartbeat;
+mod operator;
 mod shutdown;
 mod storm;
 mod support;

@@ -44,21 +44,43 @@ pub(crate) async fn admit(
         .collect();
     let key = parse_key_header(&key_fields)
         .map_err(|error| respond::problem(&Problem::for_key(error)))?;
+    let body = json_body(request, payload, body_timeout).await?;
+    Ok(Admitted { caller, key, body })
+}
+
+/// The body checks every JSON route makes, in order: media type, declared size, then
+/// the body itself within `body_timeout` and the size limit. `Err` is the response to send.
+pub(crate) async fn json_body(
+    request: &HttpRequest,
+    payload: Payload,
+    body_timeout: Duration,
+) -> Result<Bytes, HttpResponse> {
     if !is_json_utf8(request) || has_content_coding(request) {
+        return Err(respond::problem(&Problem::unsupported_media_type()));
+    }
+    any_body(request, payload, body_timeout).await
+}
+
+/// [`json_body`] without the media type: for routes where no body is the normal case.
+pub(crate) async fn any_body(
+    request: &HttpRequest,
+    payload: Payload,
+    body_timeout: Duration,
+) -> Result<Bytes, HttpResponse> {
+    if has_content_coding(request) {
         return Err(respond::problem(&Problem::unsupported_media_type()));
     }
     if declared_length(request).is_some_and(|length| length > BODY_LIMIT_BYTES) {
         return Err(respond::problem(&Problem::payload_too_large()));
     }
     let read = tokio::time::timeout(body_timeout, payload.to_bytes_limited(BODY_LIMIT_BYTES));
-    let body = match read.await {
-        Ok(Ok(Ok(bytes))) => bytes,
+    match read.await {
+        Ok(Ok(Ok(bytes))) => Ok(bytes),
         // The client broke off or sent a malformed chunk encoding.
-        Ok(Ok(Err(_))) => return Err(respond::problem(&Problem::invalid_body(&[]))),
-        Ok(Err(_limit_exceeded)) => return Err(respond::problem(&Problem::payload_too_large())),
-        Err(_elapsed) => return Err(respond::problem(&Problem::request_timeout())),
-    };
-    Ok(Admitted { caller, key, body })
+        Ok(Ok(Err(_))) => Err(respond::problem(&Problem::invalid_body(&[]))),
+        Ok(Err(_limit_exceeded)) => Err(respond::problem(&Problem::payload_too_large())),
+        Err(_elapsed) => Err(respond::problem(&Problem::request_timeout())),
+    }
 }
 
 pub(crate) fn respond_outcome<R: Refusal>(

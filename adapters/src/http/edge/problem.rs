@@ -42,6 +42,10 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schema(max_items = 16)]
     pub errors: Vec<ProblemField>,
+    /// The resource's current state, on a `409 state_conflict` of an admin action.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "succeeded")]
+    pub state: Option<&'static str>,
     /// `Retry-After` to send, in seconds.
     #[serde(skip)]
     pub retry_after: Option<u32>,
@@ -71,6 +75,7 @@ impl Problem {
             detail,
             code,
             errors: Vec::new(),
+            state: None,
             retry_after: None,
         }
     }
@@ -155,20 +160,72 @@ impl Problem {
 
     #[must_use]
     pub fn invalid_body(errors: &[FieldError]) -> Self {
-        let mut problem = Self::new(
+        Self::new(
             400,
             "invalid_body",
             "Invalid body",
             "The body does not match the operation's schema; see errors.",
+        )
+        .with_errors(errors)
+    }
+
+    /// A pointer `/name` names the query parameter `name`.
+    #[must_use]
+    pub fn invalid_query(errors: &[FieldError]) -> Self {
+        Self::new(
+            400,
+            "invalid_query",
+            "Invalid query",
+            "The query parameters do not match the route's; see errors.",
+        )
+        .with_errors(errors)
+    }
+
+    /// `409`: the action does not apply to the resource's `state`, reported with it.
+    #[must_use]
+    pub fn state_conflict(state: &'static str) -> Self {
+        let mut problem = Self::new(
+            409,
+            "state_conflict",
+            "State conflict",
+            "The action does not apply to the current state, given in state.",
         );
-        problem.errors = errors
+        problem.state = Some(state);
+        problem
+    }
+
+    #[must_use]
+    pub fn key_retention_passed() -> Self {
+        Self::new(
+            409,
+            "key_retention_passed",
+            "Provider key retention passed",
+            "The provider may have forgotten this operation's key, so a retry could charge twice. Check the provider and resolve instead.",
+        )
+    }
+
+    /// `409` with `Retry-After`: a worker's lease is live for that many more seconds.
+    #[must_use]
+    pub fn operation_busy(retry_after_secs: u64) -> Self {
+        let mut problem = Self::new(
+            409,
+            "operation_busy",
+            "Operation busy",
+            "A worker holds the operation now. Retry after Retry-After seconds.",
+        );
+        problem.retry_after = Some(u32::try_from(retry_after_secs).unwrap_or(u32::MAX));
+        problem
+    }
+
+    fn with_errors(mut self, errors: &[FieldError]) -> Self {
+        self.errors = errors
             .iter()
             .map(|e| ProblemField {
                 pointer: e.pointer.clone(),
                 reason: e.reason,
             })
             .collect();
-        problem
+        self
     }
 
     /// `auth::Denied` adds the `WWW-Authenticate` challenge.

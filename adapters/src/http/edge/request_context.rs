@@ -21,6 +21,21 @@ use crate::metrics::Metrics;
 
 pub const REQUEST_ID: &str = "x-request-id";
 
+/// This request's id, for handlers that record it (the audit trail).
+#[derive(Debug, Clone)]
+pub(crate) struct RequestId(pub(crate) String);
+
+impl RequestId {
+    /// A request that did not pass [`request_context`] gets an id of its own.
+    pub(crate) fn of(request: &actix_web::HttpRequest) -> String {
+        use actix_web::HttpMessage;
+        request.extensions().get::<Self>().map_or_else(
+            || uuid::Uuid::new_v4().hyphenated().to_string(),
+            |id| id.0.clone(),
+        )
+    }
+}
+
 /// The idempotent `POST` handler fills in the span's `record_id` and `outcome`.
 ///
 /// # Errors
@@ -37,6 +52,7 @@ pub async fn request_context(
         .unwrap_or_else(|| "unmatched".to_owned());
     let method = method_label(request.method());
     let body_end = watch_body(&mut request);
+    actix_web::HttpMessage::extensions_mut(&request).insert(RequestId(request_id.to_owned()));
     let metrics = request.app_data::<web::Data<Arc<Metrics>>>().cloned();
     let span = tracing::info_span!(
         "request",
@@ -84,6 +100,7 @@ fn method_label(method: &Method) -> &'static str {
     match *method {
         Method::GET => "GET",
         Method::POST => "POST",
+        Method::DELETE => "DELETE",
         _ => "other",
     }
 }

@@ -6,8 +6,8 @@
 mod additions;
 mod describe_get;
 mod describe_post;
-mod problem_schemas;
-mod responses;
+pub(crate) mod problem_schemas;
+pub(crate) mod responses;
 pub(crate) mod schemas;
 
 use serde_json::Value;
@@ -59,6 +59,7 @@ pub(crate) struct Described {
     tags(
         (name = "orders", description = "Idempotent order creation and reads."),
         (name = "payments", description = "Payment captures: accepted at once, carried out by a worker under a lease."),
+        (name = "admin", description = "For people on call: list, inspect, resolve, retry and cancel operations, evict idempotency records, read the audit trail (`admin:read`, `admin:write`, `admin:all-tenants`)."),
         (name = "operations", description = "Probes, metrics and this document; no token."),
     ),
 )]

@@ -39,7 +39,7 @@ macro_rules! problem_schema {
     ($(#[$doc:meta])* $name:ident => [$($problem:expr),+ $(,)?]) => {
         $(#[$doc])*
         #[derive(Debug)]
-        pub(super) struct $name;
+        pub(crate) struct $name;
 
         impl PartialSchema for $name {
             fn schema() -> RefOr<Schema> {
@@ -96,6 +96,22 @@ problem_schema! {
 }
 problem_schema! {
     ReadUnavailable => [Problem::unavailable()]
+}
+problem_schema! {
+    AdminBadQuery => [Problem::invalid_query(&[])]
+}
+problem_schema! {
+    AdminBadBody => [Problem::invalid_body(&[])]
+}
+problem_schema! {
+    AdminConflict => [
+        Problem::state_conflict("needs_review"),
+        Problem::key_retention_passed(),
+        Problem::operation_busy(1),
+    ]
+}
+problem_schema! {
+    KeyConflict => [Problem::state_conflict("processing")]
 }
 
 #[cfg(test)]

@@ -4,14 +4,15 @@
 use utoipa::IntoResponses;
 
 use super::problem_schemas::{
-    Forbidden, IdempotentBadRequest, IdempotentUnavailable, Internal, KeyReused, NotFound,
-    PayloadTooLarge, ReadUnavailable, RequestTimeout, Unauthorized, UnsupportedMediaType,
+    AdminBadBody, AdminBadQuery, AdminConflict, Forbidden, IdempotentBadRequest,
+    IdempotentUnavailable, Internal, KeyReused, NotFound, PayloadTooLarge, ReadUnavailable,
+    RequestTimeout, Unauthorized, UnsupportedMediaType,
 };
 
 /// `401` and `403`, on every route that needs a token.
 #[derive(Debug, IntoResponses)]
 #[allow(dead_code)] // described, never built
-pub(super) enum AuthRefusals {
+pub(crate) enum AuthRefusals {
     #[response(
         status = 401,
         description = "No valid bearer token: missing, malformed, badly signed, expired, not \
@@ -87,7 +88,7 @@ pub(super) enum IdempotentRefusals {
 /// What a read can answer besides its success.
 #[derive(Debug, IntoResponses)]
 #[allow(dead_code)] // described, never built
-pub(super) enum ReadRefusals {
+pub(crate) enum ReadRefusals {
     #[response(
         status = 404,
         description = "No such resource in the caller's tenant (or an id that cannot name \
@@ -98,6 +99,80 @@ pub(super) enum ReadRefusals {
     #[response(
         status = 503,
         description = "`unavailable`: the database cannot be reached now; retry later.",
+        content_type = "application/problem+json",
+        headers(("Retry-After" = u32, description = "Seconds to wait before the retry."))
+    )]
+    Unavailable(ReadUnavailable),
+}
+
+const BAD_QUERY: &str = "`invalid_query`: an unknown, repeated, empty or malformed \
+    parameter, with an `errors` entry `{pointer, reason}` per violation (`/name` names the \
+    parameter).";
+
+const UNAVAILABLE: &str = "`unavailable`: the database cannot be reached now; retry later.";
+
+/// A listing's or a record's refusals (a record adds its own `404` and `409`).
+#[derive(Debug, IntoResponses)]
+#[allow(dead_code)] // described, never built
+pub(crate) enum AdminListRefusals {
+    #[response(status = 400, description = BAD_QUERY, content_type = "application/problem+json")]
+    BadQuery(AdminBadQuery),
+    #[response(
+        status = 503,
+        description = UNAVAILABLE,
+        content_type = "application/problem+json",
+        headers(("Retry-After" = u32, description = "Seconds to wait before the retry."))
+    )]
+    Unavailable(ReadUnavailable),
+}
+
+/// An operator action's refusals: nothing is changed and no audit row is written for any.
+#[derive(Debug, IntoResponses)]
+#[allow(dead_code)] // described, never built
+pub(crate) enum AdminActionRefusals {
+    #[response(
+        status = 400,
+        description = "`invalid_body` with an `errors` entry `{pointer, reason}` per violation.",
+        content_type = "application/problem+json"
+    )]
+    BadBody(AdminBadBody),
+    #[response(
+        status = 404,
+        description = "No such operation in the admin's reach, or an id that is not a \
+            hyphenated UUID.",
+        content_type = "application/problem+json"
+    )]
+    NotFound(NotFound),
+    #[response(
+        status = 408,
+        description = "`request_timeout`: the body did not arrive in time.",
+        content_type = "application/problem+json"
+    )]
+    RequestTimeout(RequestTimeout),
+    #[response(
+        status = 409,
+        description = "`state_conflict` (the action does not apply to the operation's \
+            `state`, which the problem gives), `key_retention_passed` (a retry could charge \
+            twice), or `operation_busy` (a worker holds a live lease; `Retry-After`).",
+        content_type = "application/problem+json",
+        headers(("Retry-After" = u32, description = "With `operation_busy`: seconds until the lease runs out."))
+    )]
+    Conflict(AdminConflict),
+    #[response(
+        status = 413,
+        description = "The body is over 16 KiB.",
+        content_type = "application/problem+json"
+    )]
+    PayloadTooLarge(PayloadTooLarge),
+    #[response(
+        status = 415,
+        description = "A body that is not `application/json`, or a `Content-Encoding`.",
+        content_type = "application/problem+json"
+    )]
+    UnsupportedMediaType(UnsupportedMediaType),
+    #[response(
+        status = 503,
+        description = UNAVAILABLE,
         content_type = "application/problem+json",
         headers(("Retry-After" = u32, description = "Seconds to wait before the retry."))
     )]

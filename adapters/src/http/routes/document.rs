@@ -26,7 +26,8 @@ struct SelfDescribed;
 /// The whole document.
 #[must_use]
 pub fn openapi_document() -> Value {
-    openapi::document(SelfDescribed::openapi(), documented())
+    let own = SelfDescribed::openapi().merge_from(crate::admin::http::AdminDoc::openapi());
+    openapi::document(own, documented())
 }
 
 static DOCUMENT: LazyLock<Vec<u8>> =
@@ -113,6 +114,26 @@ mod tests {
             ("/api/orders/{orderId}", "get", "orders:read"),
             ("/api/orders/{orderId}/payments", "post", "payments:create"),
             ("/api/operations/{operationId}", "get", "payments:read"),
+            ("/api/admin/operations", "get", "admin:read"),
+            ("/api/admin/operations/{operationId}", "get", "admin:read"),
+            (
+                "/api/admin/operations/{operationId}/resolve",
+                "post",
+                "admin:write",
+            ),
+            (
+                "/api/admin/operations/{operationId}/retry",
+                "post",
+                "admin:write",
+            ),
+            (
+                "/api/admin/operations/{operationId}/cancel",
+                "post",
+                "admin:write",
+            ),
+            ("/api/admin/idempotency-keys", "get", "admin:read"),
+            ("/api/admin/idempotency-keys", "delete", "admin:write"),
+            ("/api/admin/audit", "get", "admin:read"),
         ] {
             assert_eq!(
                 paths[path][method]["security"],

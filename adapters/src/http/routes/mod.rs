@@ -9,6 +9,7 @@ mod read_one;
 mod served;
 mod state;
 
+use application::admin::AdminStore;
 use application::orders::{CancelOrder, OrderCancellations};
 use application::payments::{CapturePayment, ReadOperation};
 use application::ports::{
@@ -36,6 +37,7 @@ pub trait ServiceStore:
     + RecordReader
     + OrderReader
     + OperationReader
+    + AdminStore
     + Readiness
     + Clone
     + 'static
@@ -47,6 +49,7 @@ impl<T> ServiceStore for T where
         + RecordReader
         + OrderReader
         + OperationReader
+        + AdminStore
         + Readiness
         + Clone
         + 'static

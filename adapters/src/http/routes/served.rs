@@ -13,6 +13,7 @@ macro_rules! served {
             move |config| {
                 config.app_data(actix_web::web::Data::new(shared_metrics));
                 $(served!(@register $method $route, S, H, config);)+
+                crate::admin::http::register::<S, H>(config);
                 config
                     .route("/healthz", actix_web::web::get().to(healthz))
                     .route("/readyz", actix_web::web::get().to(readyz::<S, H>))

@@ -3,6 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use chrono::TimeDelta;
+
 use application::Coordinator;
 use application::ports::FlowHooks;
 
@@ -17,6 +19,8 @@ pub struct AppState<S, H> {
     pub(crate) metrics: Arc<Metrics>,
     /// How long a request body may take to arrive (`REQUEST_BODY_TIMEOUT_SECS`).
     pub(crate) body_timeout: Duration,
+    /// How long the provider keeps a key: an operator's retry is refused past it.
+    pub(crate) key_retention: TimeDelta,
 }
 
 impl<S, H> std::fmt::Debug for AppState<S, H> {
@@ -43,6 +47,14 @@ impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
             keys,
             metrics,
             body_timeout,
+            key_retention: TimeDelta::days(1),
         }
+    }
+
+    /// `PROVIDER_KEY_RETENTION_SECS`, which the admin's retry honours (a day by default).
+    #[must_use]
+    pub fn with_key_retention(mut self, retention: TimeDelta) -> Self {
+        self.key_retention = retention;
+        self
     }
 }

@@ -1,0 +1,205 @@
+//! The operation routes (`docs/admin.md#actions`): list, show, and the three actions.
+
+use actix_web::web::{Data, Payload};
+use actix_web::{HttpRequest, HttpResponse};
+use application::admin::{
+    ADMIN_READ, ADMIN_WRITE, AdminScope, operation_json, operations_page_json,
+};
+use application::ports::FlowHooks;
+use domain::OperatorAction;
+
+use super::answer::{answered, listed};
+use super::body::{decode_nothing, decode_resolution};
+use super::checks::{admin, admin_request, checked, path_id, query};
+use super::params::{OperationsParams, PageParams};
+use super::query::operations_query;
+use super::schemas::{AdminOperation, NoMembers, OperationsPage, ResolveRequest};
+use crate::http::edge::admit::{any_body, json_body};
+use crate::http::edge::members::FieldError;
+use crate::http::edge::problem::Problem;
+use crate::http::edge::respond;
+use crate::http::openapi::responses::{
+    AdminActionRefusals, AdminListRefusals, AuthRefusals, ReadRefusals,
+};
+use crate::http::routes::{AppState, ServiceStore};
+
+#[utoipa::path(
+    get,
+    path = "/api/admin/operations",
+    tag = "admin",
+    operation_id = "adminListOperations",
+    summary = "List operations, newest first",
+    description = "Keyset pages: pass `nextCursor` back as `cursor`. Without \
+        `admin:all-tenants`, only the token's tenant is listed.",
+    security(("bearer" = ["admin:read"])),
+    params(OperationsParams, PageParams),
+    responses(
+        (status = 200, description = "One page.", body = OperationsPage),
+        AuthRefusals,
+        AdminListRefusals,
+    ),
+)]
+pub(crate) async fn list_operations<S: ServiceStore, H: FlowHooks + 'static>(
+    request: HttpRequest,
+    state: Data<AppState<S, H>>,
+) -> HttpResponse {
+    let (caller, query) = match checked(&request, &state.keys, ADMIN_READ, query(operations_query))
+    {
+        Ok(checked) => checked,
+        Err(turned) => return turned.response(),
+    };
+    let page = admin(&state)
+        .list_operations(
+            AdminScope::of(&caller),
+            &query.filter,
+            query.cursor,
+            query.limit,
+        )
+        .await;
+    listed("operations list", page, operations_page_json)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/admin/operations/{operationId}",
+    tag = "admin",
+    operation_id = "adminShowOperation",
+    summary = "Show one operation",
+    description = "Attempts, lease, generation, downstream key, the last attempt's error \
+        class and the payment. Another tenant's is `404` without `admin:all-tenants`.",
+    security(("bearer" = ["admin:read"])),
+    params(("operationId" = String, Path, description = "A hyphenated UUID.")),
+    responses(
+        (status = 200, description = "The operation.", body = AdminOperation),
+        AuthRefusals,
+        ReadRefusals,
+    ),
+)]
+pub(crate) async fn show_operation<S: ServiceStore, H: FlowHooks + 'static>(
+    request: HttpRequest,
+    state: Data<AppState<S, H>>,
+) -> HttpResponse {
+    let (caller, id) = match checked(&request, &state.keys, ADMIN_READ, path_id) {
+        Ok(found) => found,
+        Err(turned) => return turned.response(),
+    };
+    let shown = admin(&state)
+        .show_operation(AdminScope::of(&caller), id)
+        .await;
+    answered("operation read", shown, operation_json)
+}
+
+/// The checks every action makes, then the action `decode` reads from the body.
+async fn act<S: ServiceStore, H: FlowHooks + 'static>(
+    request: HttpRequest,
+    payload: Payload,
+    state: Data<AppState<S, H>>,
+    decode: impl FnOnce(&[u8]) -> Result<OperatorAction, Vec<FieldError>>,
+    needs_body: bool,
+) -> HttpResponse {
+    let (caller, id) = match checked(&request, &state.keys, ADMIN_WRITE, path_id) {
+        Ok(found) => found,
+        Err(turned) => return turned.response(),
+    };
+    let body = if needs_body || request.headers().contains_key("content-type") {
+        json_body(&request, payload, state.body_timeout).await
+    } else {
+        any_body(&request, payload, state.body_timeout).await
+    };
+    let body = match body {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
+    // A body without a media type is refused as one of the wrong type.
+    if !needs_body && !body.is_empty() && !request.headers().contains_key("content-type") {
+        return respond::problem(&Problem::unsupported_media_type());
+    }
+    let action = match decode(&body) {
+        Ok(action) => action,
+        Err(errors) => return respond::problem(&Problem::invalid_body(&errors)),
+    };
+    let acted = admin(&state)
+        .act(&admin_request(&request, &caller), id, &action)
+        .await;
+    answered("operator change", acted, operation_json)
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/admin/operations/{operationId}/resolve",
+    tag = "admin",
+    operation_id = "adminResolveOperation",
+    summary = "Resolve an operation needing review",
+    description = "After a person checked the provider: `succeeded` records the payment \
+        with the charge found there; `declined` frees the order for another capture. Only \
+        from `needs_review`; fenced and audited.",
+    security(("bearer" = ["admin:write"])),
+    params(("operationId" = String, Path, description = "A hyphenated UUID.")),
+    request_body(content = ResolveRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The operation as it now is.", body = AdminOperation),
+        AuthRefusals,
+        AdminActionRefusals,
+    ),
+)]
+pub(crate) async fn resolve_operation<S: ServiceStore, H: FlowHooks + 'static>(
+    request: HttpRequest,
+    payload: Payload,
+    state: Data<AppState<S, H>>,
+) -> HttpResponse {
+    let decode = |body: &[u8]| decode_resolution(body).map(OperatorAction::Resolve);
+    act(request, payload, state, decode, true).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/admin/operations/{operationId}/retry",
+    tag = "admin",
+    operation_id = "adminRetryOperation",
+    summary = "Run an operation needing review again",
+    description = "Back to `pending`, due now, attempts reset, under the same downstream \
+        key. `409 key_retention_passed` once the operation is older than the provider keeps \
+        keys. No body (or `{}`).",
+    security(("bearer" = ["admin:write"])),
+    params(("operationId" = String, Path, description = "A hyphenated UUID.")),
+    request_body(content = Option<NoMembers>, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The operation as it now is.", body = AdminOperation),
+        AuthRefusals,
+        AdminActionRefusals,
+    ),
+)]
+pub(crate) async fn retry_operation<S: ServiceStore, H: FlowHooks + 'static>(
+    request: HttpRequest,
+    payload: Payload,
+    state: Data<AppState<S, H>>,
+) -> HttpResponse {
+    let decode = |body: &[u8]| decode_nothing(body).map(|()| OperatorAction::Retry);
+    act(request, payload, state, decode, false).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/admin/operations/{operationId}/cancel",
+    tag = "admin",
+    operation_id = "adminCancelOperation",
+    summary = "Cancel a pending operation",
+    description = "Ends it `cancelled` (the order may be captured again). Under a worker's \
+        live lease: `409 operation_busy` with `Retry-After`. No body (or `{}`).",
+    security(("bearer" = ["admin:write"])),
+    params(("operationId" = String, Path, description = "A hyphenated UUID.")),
+    request_body(content = Option<NoMembers>, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The operation as it now is.", body = AdminOperation),
+        AuthRefusals,
+        AdminActionRefusals,
+    ),
+)]
+pub(crate) async fn cancel_operation<S: ServiceStore, H: FlowHooks + 'static>(
+    request: HttpRequest,
+    payload: Payload,
+    state: Data<AppState<S, H>>,
+) -> HttpResponse {
+    let decode = |body: &[u8]| decode_nothing(body).map(|()| OperatorAction::Cancel);
+    act(request, payload, state, decode, false).await
+}

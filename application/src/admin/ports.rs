@@ -1,0 +1,85 @@
+//! The admin's store: reads across the operation, record and audit tables, and writes that
+//! change one row under the same conditions a worker's fence uses, with their audit row in
+//! the same transaction.
+
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+use domain::{Generation, OperationState, OperatorAction, TenantId};
+use uuid::Uuid;
+
+use super::page::{AuditCursor, OperationCursor};
+use super::scope::AdminScope;
+use super::views::{AdminOperation, AuditEntry, AuditEvent, KeyAddress, KeyRecordView};
+use crate::ports::StoreError;
+
+/// Every field narrows the list; `None` leaves it open.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OperationFilter {
+    pub state: Option<OperationState>,
+    pub operation_type: Option<String>,
+    pub tenant: Option<TenantId>,
+    pub accepted_before: Option<DateTime<Utc>>,
+    pub accepted_after: Option<DateTime<Utc>>,
+}
+
+/// An operator's change to an operation, made only if the row is still in `seen_state`
+/// at `seen_generation` and no lease is live at `now`; it bumps the generation, so a worker
+/// holding the old one can write nothing afterwards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationChange<'a> {
+    pub id: Uuid,
+    pub seen_state: OperationState,
+    pub seen_generation: Generation,
+    pub action: &'a OperatorAction,
+    /// What the row keeps: 0 for a retry (it starts over), else as seen.
+    pub attempts: u32,
+    pub now: DateTime<Utc>,
+}
+
+pub trait AdminStore: Send + Sync {
+    /// Newest first, after `after`, at most `limit` rows (the use case asks for one more).
+    fn list_operations(
+        &self,
+        scope: AdminScope,
+        filter: &OperationFilter,
+        after: Option<OperationCursor>,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<AdminOperation>, StoreError>> + Send;
+
+    /// `None` also for an operation outside `scope`.
+    fn find_operation(
+        &self,
+        scope: AdminScope,
+        id: Uuid,
+    ) -> impl Future<Output = Result<Option<AdminOperation>, StoreError>> + Send;
+
+    /// One transaction: the conditional change, the payment of a success, the audit row.
+    /// `false`: the conditions no longer held and nothing was written.
+    fn change_operation(
+        &self,
+        change: &OperationChange<'_>,
+        audit: &AuditEntry,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    fn find_key(
+        &self,
+        address: &KeyAddress,
+    ) -> impl Future<Output = Result<Option<KeyRecordView>, StoreError>> + Send;
+
+    /// Deletes the record only if completed, with the audit row in the same transaction.
+    /// `false`: no completed record and nothing was written.
+    fn evict_key(
+        &self,
+        address: &KeyAddress,
+        audit: &AuditEntry,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Newest first, after `after`, at most `limit` rows.
+    fn list_audit(
+        &self,
+        scope: AdminScope,
+        after: Option<AuditCursor>,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<AuditEvent>, StoreError>> + Send;
+}

@@ -1,0 +1,39 @@
+//! Why an admin request changed nothing (`docs/admin.md#refusals`).
+
+use domain::OperationState;
+
+use super::views::KeyState;
+use crate::ports::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AdminRefusal {
+    /// Unknown, or outside the admin's tenant.
+    #[error("not found")]
+    NotFound,
+    /// The action does not apply to the operation's state.
+    #[error("the operation is {}", .0.as_api())]
+    OperationState(OperationState),
+    /// Only a completed record is evicted.
+    #[error("the idempotency record is {}", .0.as_api())]
+    KeyState(KeyState),
+    /// The provider may have forgotten the downstream key: a retry could charge twice.
+    #[error("the provider's key retention has passed")]
+    KeyRetentionPassed,
+    /// A worker holds a live lease for that many more seconds.
+    #[error("a worker holds the operation")]
+    Busy { retry_after_secs: u64 },
+    #[error("the store failed")]
+    Store(#[from] StoreError),
+}
+
+impl AdminRefusal {
+    /// The current state, as the problem reports it.
+    #[must_use]
+    pub fn current_state(&self) -> Option<&'static str> {
+        match self {
+            Self::OperationState(state) => Some(state.as_api()),
+            Self::KeyState(state) => Some(state.as_api()),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! The judgement before any write: the operation must exist in scope, be in the state the
+//! action applies to, be within the key's retention for a retry, and have no live lease.
+
+use application::admin::{AdminOperation, AdminRefusal, AdminRequest, AdminScope};
+use chrono::TimeDelta;
+use domain::{ChargeId, OperationState, OperatorAction, Resolution};
+
+use crate::support::*;
+
+pub(crate) fn succeeded() -> OperatorAction {
+    OperatorAction::Resolve(Resolution::Succeeded(ChargeId::parse("ch_1").unwrap()))
+}
+
+fn every_action() -> [OperatorAction; 4] {
+    [
+        succeeded(),
+        OperatorAction::Resolve(Resolution::Declined),
+        OperatorAction::Retry,
+        OperatorAction::Cancel,
+    ]
+}
+
+/// `action` on a store that reads `seen` once and must never be written.
+async fn refused(seen: AdminOperation, action: &OperatorAction) -> AdminRefusal {
+    let mut store = store_reading(seen, 1);
+    store.expect_change_operation().never();
+    admin(&store)
+        .act(&request(), op_id(), action)
+        .await
+        .unwrap_err()
+}
+
+/// `action` on a store that reads `seen` (before and after) and takes the change once.
+async fn allowed(seen: AdminOperation, action: &OperatorAction) {
+    let mut store = store_reading(seen, 2);
+    store
+        .expect_change_operation()
+        .times(1)
+        .returning(|_, _| ready(Ok(true)));
+    admin(&store)
+        .act(&request(), op_id(), action)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn an_unknown_or_foreign_operation_is_not_found_and_nothing_is_written() {
+    // The store is asked within the admin's own tenant, so another's operation is absent.
+    let own = AdminRequest {
+        scope: AdminScope::Tenant(tenant(1)),
+        ..request()
+    };
+    for action in every_action() {
+        let mut store = MockStore::new();
+        store
+            .expect_find_operation()
+            .withf(|scope, id| *scope == AdminScope::Tenant(tenant(1)) && *id == op_id())
+            .times(1)
+            .returning(|_, _| ready(Ok(None)));
+        store.expect_change_operation().never();
+
+        let refusal = admin(&store).act(&own, op_id(), &action).await.unwrap_err();
+
+        assert!(matches!(refusal, AdminRefusal::NotFound), "{refusal:?}");
+    }
+}
+
+#[tokio::test]
+async fn an_action_is_refused_in_every_state_but_its_own_with_the_current_state() {
+    let mut refusals = 0;
+    for action in every_action() {
+        for state in OperationState::ALL {
+            if state == action.applies_to() {
+                continue;
+            }
+            let refusal = refused(operation(state), &action).await;
+            assert!(
+                matches!(refusal, AdminRefusal::OperationState(s) if s == state),
+                "{action:?} on {state:?}: {refusal:?}"
+            );
+            assert_eq!(refusal.current_state(), Some(state.as_api()));
+            refusals += 1;
+        }
+    }
+    // Resolve and retry from 4 states each other than needs_review, cancel from 4 but pending.
+    assert_eq!(refusals, 16);
+}
+
+#[tokio::test]
+async fn a_retry_at_or_past_the_keys_retention_is_refused() {
+    let retention = TimeDelta::hours(RETENTION_HOURS);
+    for age in [
+        retention,
+        retention + TimeDelta::microseconds(1),
+        retention * 2,
+    ] {
+        let seen = AdminOperation {
+            accepted_at: t0() - age,
+            ..operation(OperationState::NeedsReview)
+        };
+        let refusal = refused(seen, &OperatorAction::Retry).await;
+        assert!(
+            matches!(refusal, AdminRefusal::KeyRetentionPassed),
+            "{age:?}: {refusal:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_retry_just_inside_the_keys_retention_is_made() {
+    let seen = AdminOperation {
+        accepted_at: t0() - TimeDelta::hours(RETENTION_HOURS) + TimeDelta::microseconds(1),
+        ..operation(OperationState::NeedsReview)
+    };
+    allowed(seen, &OperatorAction::Retry).await;
+}
+
+#[tokio::test]
+async fn only_a_retry_minds_the_keys_retention() {
+    for action in [succeeded(), OperatorAction::Resolve(Resolution::Declined)] {
+        let seen = AdminOperation {
+            accepted_at: t0() - TimeDelta::hours(RETENTION_HOURS * 2),
+            ..operation(OperationState::NeedsReview)
+        };
+        allowed(seen, &action).await;
+    }
+}
+
+#[tokio::test]
+async fn a_live_lease_is_busy_for_its_remaining_seconds_rounded_up() {
+    for (left_ms, secs) in [(1, 1), (999, 1), (1000, 1), (2300, 3), (3000, 3), (3001, 4)] {
+        let seen = leased(
+            OperationState::Pending,
+            t0() + TimeDelta::milliseconds(left_ms),
+        );
+        let refusal = refused(seen, &OperatorAction::Cancel).await;
+        assert!(
+            matches!(refusal, AdminRefusal::Busy { retry_after_secs } if retry_after_secs == secs),
+            "{left_ms} ms left: {refusal:?}"
+        );
+    }
+    // The same for a retry of an operation some worker still holds.
+    let seen = leased(
+        OperationState::NeedsReview,
+        t0() + TimeDelta::milliseconds(2300),
+    );
+    let refusal = refused(seen, &OperatorAction::Retry).await;
+    assert!(
+        matches!(
+            refusal,
+            AdminRefusal::Busy {
+                retry_after_secs: 3
+            }
+        ),
+        "{refusal:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_lease_that_ran_out_at_or_before_now_is_no_obstacle() {
+    for expired in [t0(), t0() - TimeDelta::seconds(30)] {
+        allowed(
+            leased(OperationState::Pending, expired),
+            &OperatorAction::Cancel,
+        )
+        .await;
+    }
+}

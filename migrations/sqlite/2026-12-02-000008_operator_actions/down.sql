@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS audit_events;
+DROP INDEX IF EXISTS ix_operations_accepted;
+ALTER TABLE operations DROP COLUMN last_error;

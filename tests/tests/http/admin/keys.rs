@@ -1,0 +1,104 @@
+//! Idempotency records as an admin sees them, and eviction: the key works again after it.
+
+use tests::{order_json, token};
+
+use super::support::{audit_rows, operator_token, pointers};
+use crate::support::{App, assert_problem, full_token};
+
+fn key_path(tenant: u64, key: &str) -> String {
+    format!(
+        "/api/admin/idempotency-keys?tenant={tenant}&actor=1&operation=orders.create.v1&key={key}"
+    )
+}
+
+#[tokio::test]
+async fn a_record_shows_its_metadata_never_its_body_and_evicting_frees_the_key() {
+    let app = App::start().await;
+    let first = app
+        .api
+        .create(&full_token(), "key-1", &order_json("REF-1", "SKU-1", 1));
+    assert_eq!(first.status, 201);
+    let shown = app.api.get(&key_path(1, "key-1"), Some(&operator_token()));
+    assert_eq!(shown.status, 200);
+    let json = shown.json();
+    assert_eq!(json["state"], "completed");
+    assert_eq!(json["responseStatus"], 201);
+    assert_eq!(json["operation"], "orders.create.v1");
+    let fingerprint = json["fingerprint"].as_str().unwrap();
+    assert!(fingerprint.len() == 64 && fingerprint.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert!(json["expiresAt"].as_str().is_some());
+    assert!(
+        !String::from_utf8_lossy(&shown.body).contains("REF-1"),
+        "no stored body"
+    );
+
+    let other_tenant = token(2, 9, "admin:read admin:write");
+    assert_problem(
+        &app.api.get(&key_path(1, "key-1"), Some(&other_tenant)),
+        404,
+        "not_found",
+        "another tenant's record",
+    );
+    assert_problem(
+        &app.api
+            .admin("DELETE", &key_path(1, "key-1"), &other_tenant, None),
+        404,
+        "not_found",
+        "another tenant's eviction",
+    );
+    assert_eq!(audit_rows(&app).await, 0);
+
+    let evicted = app
+        .api
+        .admin("DELETE", &key_path(1, "key-1"), &operator_token(), None);
+    assert_eq!(evicted.status, 200);
+    assert_eq!(evicted.json()["state"], "completed");
+    assert_problem(
+        &app.api.get(&key_path(1, "key-1"), Some(&operator_token())),
+        404,
+        "not_found",
+        "evicted",
+    );
+    assert_problem(
+        &app.api
+            .admin("DELETE", &key_path(1, "key-1"), &operator_token(), None),
+        404,
+        "not_found",
+        "evicted twice",
+    );
+    let trail = app
+        .api
+        .get("/api/admin/audit", Some(&operator_token()))
+        .json();
+    let event = &trail["items"][0];
+    assert_eq!(event["action"], "idempotency_key.evict");
+    assert_eq!(event["target"]["id"], "1/orders.create.v1/key-1");
+    assert_eq!(
+        (&event["before"], &event["after"]),
+        (&"completed".into(), &"evicted".into())
+    );
+    assert_eq!(audit_rows(&app).await, 1);
+
+    // The key is free: another request with it executes instead of answering 422.
+    let reused = app
+        .api
+        .create(&full_token(), "key-1", &order_json("REF-2", "SKU-1", 1));
+    assert_eq!(reused.status, 201);
+    assert!(reused.header("idempotent-replayed").is_none());
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn a_key_query_names_each_missing_or_bad_part() {
+    let app = App::start().await;
+    let refused = app.api.get(
+        "/api/admin/idempotency-keys?tenant=0&operation=Orders&key=a%20b",
+        Some(&operator_token()),
+    );
+    assert_problem(&refused, 400, "invalid_query", "key query");
+    assert_eq!(
+        pointers(&refused),
+        ["/tenant", "/actor", "/operation", "/key"]
+    );
+    app.finish().await;
+}

@@ -1,0 +1,60 @@
+//! What the admin tests share: tokens, a pending capture, and the rows an action leaves.
+
+use tests::{Reply, capture_json, token};
+
+use crate::support::{App, full_token, order};
+
+/// Tenant 1's on-call person, actor 9, who may read and write but only in tenant 1.
+pub(crate) fn operator_token() -> String {
+    token(1, 9, "admin:read admin:write")
+}
+
+/// A capture of a new order of tenant 1, left pending (no worker runs): its operation id.
+pub(crate) fn pending_capture(app: &App, reference: &str) -> String {
+    let order = order(app, reference);
+    let accepted = app.api.capture(
+        &full_token(),
+        &order,
+        &format!("pay-{reference}"),
+        &capture_json(1500, "JPY"),
+    );
+    assert_eq!(accepted.status, 202, "{reference}");
+    accepted.json()["operationId"].as_str().unwrap().to_owned()
+}
+
+pub(crate) fn operation_path(id: &str) -> String {
+    format!("/api/admin/operations/{id}")
+}
+
+pub(crate) fn action(app: &App, id: &str, what: &str, body: Option<&str>) -> Reply {
+    let path = format!("{}/{what}", operation_path(id));
+    app.api.admin("POST", &path, &operator_token(), body)
+}
+
+/// What a person finds when a capture needs review: set as the worker would leave it.
+pub(crate) async fn needs_review(app: &App, id: &str) {
+    app.db
+        .run_sql(&format!(
+            "UPDATE operations SET state = 'NEEDS_REVIEW', attempts = 8, \
+             last_error = 'timeout', generation = 3 WHERE id = UNHEX(REPLACE('{id}', '-', ''))"
+        ))
+        .await;
+}
+
+pub(crate) async fn audit_rows(app: &App) -> i64 {
+    app.db.count("SELECT COUNT(*) AS n FROM audit_events").await
+}
+
+pub(crate) async fn payment_rows(app: &App) -> i64 {
+    app.db.count("SELECT COUNT(*) AS n FROM payments").await
+}
+
+/// The pointers of a problem's `errors`, in order.
+pub(crate) fn pointers(reply: &Reply) -> Vec<String> {
+    reply.json()["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pointer"].as_str().unwrap().to_owned())
+        .collect()
+}
