@@ -13,7 +13,7 @@ use crate::http::edge::problem::Problem;
 use crate::http::edge::request_context::RequestId;
 use crate::http::edge::respond;
 use crate::http::route::PathIds;
-use crate::http::routes::AppState;
+use crate::http::routes::state::AppState;
 use crate::payments::read::parse_operation_id;
 
 pub(super) fn admin<S, H>(state: &AppState<S, H>) -> Admin<'_, S> {

@@ -12,7 +12,7 @@ mod schemas;
 use actix_web::web;
 use application::ports::FlowHooks;
 
-use crate::http::routes::ServiceStore;
+use crate::http::routes::store::ServiceStore;
 
 pub use query::{BadParameters, OperationsQuery, audit_query, key_query, operations_query};
 

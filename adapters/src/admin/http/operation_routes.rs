@@ -21,7 +21,8 @@ use crate::http::edge::respond;
 use crate::http::openapi::responses::{
     AdminActionRefusals, AdminListRefusals, AuthRefusals, ReadRefusals,
 };
-use crate::http::routes::{AppState, ServiceStore};
+use crate::http::routes::state::AppState;
+use crate::http::routes::store::ServiceStore;
 
 #[utoipa::path(
     get,

@@ -12,7 +12,8 @@ use super::query::{audit_query, key_query};
 use super::schemas::{AuditPage, IdempotencyRecord};
 use crate::http::openapi::problem_schemas::{KeyConflict, NotFound};
 use crate::http::openapi::responses::{AdminListRefusals, AuthRefusals};
-use crate::http::routes::{AppState, ServiceStore};
+use crate::http::routes::state::AppState;
+use crate::http::routes::store::ServiceStore;
 
 const NO_RECORD: &str = "No such record in the admin's reach.";
 

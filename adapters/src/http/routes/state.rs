@@ -8,7 +8,7 @@ use chrono::TimeDelta;
 use application::Coordinator;
 use application::ports::FlowHooks;
 
-use super::ServiceStore;
+use super::store::ServiceStore;
 use crate::http::edge::auth::TokenKeys;
 use crate::metrics::Metrics;
 
