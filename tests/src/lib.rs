@@ -15,6 +15,7 @@ mod fixtures;
 mod galera;
 mod gate;
 mod global_status;
+mod identity_provider;
 mod invariants;
 mod nats;
 mod pause;
@@ -40,6 +41,7 @@ pub use fixtures::{caller, coordinator_on, executed_count, join_all, key, new_or
 pub use galera::GaleraCluster;
 pub use gate::{GateHandle, LeaderGate};
 pub use global_status::global_status;
+pub use identity_provider::{AUDIENCE, ISSUER, IdentityProvider, PUBLISHED, valid_claims};
 pub use nats::PrivateNats;
 pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
 pub use ports::{ReservedPort, reserve_port};

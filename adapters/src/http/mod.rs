@@ -9,7 +9,13 @@ pub(crate) mod routes;
 
 pub use crate::orders::decode_new_order;
 pub use crate::payments::{CaptureBody, decode_capture_body};
-pub use edge::auth::{AuthError, Claims, EXP_LEEWAY_SECS, MIN_SECRET_BYTES, TokenKeys, WeakSecret};
+pub use edge::auth::jwks::{
+    ClaimNames, FetchError, JwksSettings, JwksSource, KeySetError, LoadError,
+};
+pub use edge::auth::{
+    AuthError, Claims, EXP_LEEWAY_SECS, JwksVerifier, MIN_SECRET_BYTES, TokenKeys, TokenVerifier,
+    WeakSecret,
+};
 pub use edge::key_header::parse_key_header;
 pub use edge::members::FieldError;
 pub use edge::problem::{PROBLEM_JSON, Problem, ProblemField, RETRY_AFTER_SECS};

@@ -62,6 +62,7 @@ pub struct Metrics {
     outbox: OutboxMetrics,
     operations: OperationMetrics,
     transaction_retries: Counter<u64, SharedCount>,
+    jwks_refresh_failures: Counter,
 }
 
 #[derive(Debug, Default)]
@@ -132,6 +133,12 @@ impl Metrics {
              cluster, certification failures (1213), counted when they were run again",
             transaction_retries.clone(),
         );
+        let jwks_refresh_failures = Counter::default();
+        registry.register(
+            "auth_jwks_refresh_failures",
+            "Loads of the identity provider's key set that failed (the last good set stays)",
+            jwks_refresh_failures.clone(),
+        );
         Self {
             registry,
             outcomes,
@@ -139,7 +146,14 @@ impl Metrics {
             outbox,
             operations,
             transaction_retries,
+            jwks_refresh_failures,
         }
+    }
+
+    /// For [`crate::http::JwksVerifier::with_failure_counter`].
+    #[must_use]
+    pub fn jwks_refresh_failures(&self) -> Counter {
+        self.jwks_refresh_failures.clone()
     }
 
     /// For [`application::Coordinator::with_deadlock_counter`].

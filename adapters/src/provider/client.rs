@@ -111,18 +111,30 @@ async fn exchange(
     if !read_for.contains(&status) {
         return Ok(Exchange { status, body: None });
     }
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(transport_failure)? {
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(Failure::TooLarge {
-                status,
-                limit: MAX_BODY_BYTES,
-            });
-        }
-        body.extend_from_slice(&chunk);
-    }
+    let body = bounded_body(&mut response, MAX_BODY_BYTES)
+        .await
+        .map_err(transport_failure)?
+        .ok_or(Failure::TooLarge {
+            status,
+            limit: MAX_BODY_BYTES,
+        })?;
     Ok(Exchange {
         status,
         body: Some(body),
     })
+}
+
+/// The body, read chunk by chunk; `None` as soon as it passes `limit` bytes.
+pub(crate) async fn bounded_body(
+    response: &mut Response,
+    limit: usize,
+) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > limit {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
 }

@@ -12,7 +12,9 @@ use application::ports::{Charge, NoAnswer, PaymentProvider, ProviderAnswer};
 use domain::PaymentCapture;
 
 pub use client::HttpPaymentProvider;
+pub(crate) use client::bounded_body;
 pub use config::ProviderConfigError;
+pub(crate) use tls::client_config;
 
 impl PaymentProvider for HttpPaymentProvider {
     async fn charge(&self, key: &str, input: &PaymentCapture, reference: &str) -> ProviderAnswer {

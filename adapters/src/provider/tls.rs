@@ -14,7 +14,7 @@ use super::ProviderConfigError;
 ///
 /// # Errors
 /// [`ProviderConfigError::Tls`] when `https` and the trust store cannot be loaded.
-pub(super) fn client_config(https: bool) -> Result<ClientConfig, ProviderConfigError> {
+pub(crate) fn client_config(https: bool) -> Result<ClientConfig, ProviderConfigError> {
     let provider: Arc<CryptoProvider> = Arc::new(ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

@@ -7,13 +7,15 @@ use actix_web::App;
 use actix_web::middleware::from_fn;
 use adapters::SystemClock;
 use adapters::http::listener::{Limits, bind, http_server};
-use adapters::http::{AppState, request_context, routes};
+use adapters::http::{AppState, JwksVerifier, TokenVerifier, request_context, routes};
 use adapters::metrics::Metrics;
 use anyhow::Context;
 use application::{Coordinator, CoordinatorSettings};
 use tokio::sync::watch;
 
 use crate::commands::try_it::log_try_it;
+use crate::config::auth::AuthConfig;
+use crate::config::secret::Secret;
 use crate::config::{DatabaseConfig, ServeConfig};
 use crate::counting_provider::CountingProvider;
 use crate::hooks::Hooks;
@@ -64,10 +66,10 @@ async fn serve_with<S: WorkerStore>(
     };
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     let worker_database = S::with_connections(&database, S::connection_budget(&database) / workers);
-    let keys = config.keys.clone();
+    let metrics = Arc::new(Metrics::new());
+    let (keys, key_set) = verifier(&config.auth, &metrics);
     let body_timeout = config.body_timeout;
     let key_retention = config.payments.key_retention();
-    let metrics = Arc::new(Metrics::new());
     let relay_metrics = Arc::clone(&metrics);
     let capture_metrics = Arc::clone(&metrics);
     let capture = match provider {
@@ -113,11 +115,12 @@ async fn serve_with<S: WorkerStore>(
     };
     let server = http_server(app, listener, limits).context("HTTP server cannot start")?;
     tracing::info!(%address, "listening");
-    if config.development_secret {
-        log_try_it(&config.keys, address);
+    if let AuthConfig::Secret(Secret::Development(keys)) = &config.auth {
+        log_try_it(keys, address);
     }
 
     let (stop_purge, stopped) = watch::channel(false);
+    let key_refresh = key_set.map(|key_set| tokio::spawn(key_set.keep_fresh(stopped.clone())));
     let purge = config.purge_interval.map(|interval| {
         tokio::spawn(purge_every(
             store.clone(),
@@ -158,7 +161,7 @@ async fn serve_with<S: WorkerStore>(
     tokio::spawn(stop_on_signal(server.handle()));
     let result = server.await.context("HTTP server failed");
     let _ = stop_purge.send(true);
-    for task in [purge, relay, capture].into_iter().flatten() {
+    for task in [purge, relay, capture, key_refresh].into_iter().flatten() {
         let _ = task.await;
     }
     tracing::info!("shut down");
@@ -170,4 +173,21 @@ async fn stop_on_signal(server: actix_web::dev::ServerHandle) {
     shutdown_signal().await;
     tracing::info!("shutdown signal received; finishing in-flight requests");
     server.stop(true).await;
+}
+
+/// What verifies tokens, and the key set to keep fresh when there is one. The set's
+/// refresh failures are counted in `metrics`.
+fn verifier(auth: &AuthConfig, metrics: &Metrics) -> (TokenVerifier, Option<Arc<JwksVerifier>>) {
+    match auth {
+        AuthConfig::Secret(Secret::Configured(keys) | Secret::Development(keys)) => {
+            (TokenVerifier::from(keys.clone()), None)
+        }
+        AuthConfig::KeySet { source, settings } => {
+            let key_set = Arc::new(
+                JwksVerifier::new(source.clone(), settings.clone())
+                    .with_failure_counter(metrics.jwks_refresh_failures()),
+            );
+            (TokenVerifier::KeySet(Arc::clone(&key_set)), Some(key_set))
+        }
+    }
 }

@@ -5,18 +5,17 @@ use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use adapters::http::TokenKeys;
-
+pub(crate) mod auth;
 pub(crate) mod database;
 pub(crate) mod events;
 pub(crate) mod logging;
 pub(crate) mod payments;
 pub(crate) mod secret;
 
+use self::auth::{AuthConfig, auth_config};
 pub(crate) use self::database::DatabaseConfig;
 use self::events::EventsConfig;
 use self::payments::PaymentsConfig;
-use self::secret::{Secret, token_keys};
 use domain::RetentionPolicy;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -105,9 +104,9 @@ pub(crate) fn optional_integer(
 #[derive(Debug, Clone)]
 pub(crate) struct ServeConfig {
     pub(crate) database: DatabaseConfig,
-    pub(crate) keys: TokenKeys,
-    /// Whether `keys` hold the embedded store's development secret.
-    pub(crate) development_secret: bool,
+    /// The HS256 secret (configured, or the embedded store's development secret), or an
+    /// identity provider's key set.
+    pub(crate) auth: AuthConfig,
     pub(crate) bind_addr: SocketAddr,
     /// How long completed records and published events are kept.
     pub(crate) retention: RetentionPolicy,
@@ -126,10 +125,7 @@ impl ServeConfig {
         // First: a refused pause directory must stop the start before anything is created.
         let events = EventsConfig::from_lookup(lookup)?;
         let database = DatabaseConfig::from_lookup(lookup)?;
-        let (keys, development_secret) = match token_keys(lookup, &database)? {
-            Secret::Configured(keys) => (keys, false),
-            Secret::Development(keys) => (keys, true),
-        };
+        let auth = auth_config(lookup, &database)?;
         let bind_addr = match text(lookup, "BIND_ADDR")? {
             None => SocketAddr::from(([127, 0, 0, 1], 8080)),
             Some(raw) => raw.parse().map_err(|_| {
@@ -145,8 +141,7 @@ impl ServeConfig {
         let body_timeout_secs = integer(lookup, "REQUEST_BODY_TIMEOUT_SECS", 1..=300, 10)?;
         Ok(Self {
             database,
-            keys,
-            development_secret,
+            auth,
             bind_addr,
             retention,
             purge_interval: (purge_secs > 0).then(|| Duration::from_secs(purge_secs)),

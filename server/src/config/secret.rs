@@ -13,7 +13,7 @@ use crate::config::{ConfigError, Lookup, invalid, optional_integer, text};
 pub(crate) const DEVELOPMENT_SECRET_FILE: &str = "dev-jwt-secret";
 
 /// Where the keys came from.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Secret {
     Configured(TokenKeys),
     Development(TokenKeys),

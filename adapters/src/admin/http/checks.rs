@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::query::BadParameters;
 use crate::SystemClock;
-use crate::http::edge::auth::{Denied, TokenKeys, authorized};
+use crate::http::edge::auth::{Denied, TokenVerifier, authorized};
 use crate::http::edge::problem::Problem;
 use crate::http::edge::request_context::RequestId;
 use crate::http::edge::respond;
@@ -43,13 +43,15 @@ impl Turned {
 }
 
 /// The token's permission, then what `read` makes of the path or the query.
-pub(super) fn checked<T>(
+pub(super) async fn checked<T>(
     request: &HttpRequest,
-    keys: &TokenKeys,
+    keys: &TokenVerifier,
     permission: &str,
     read: impl FnOnce(&HttpRequest) -> Result<T, Turned>,
 ) -> Result<(Caller, T), Turned> {
-    let caller = authorized(request, keys, permission).map_err(Turned::Denied)?;
+    let caller = authorized(request, keys, permission)
+        .await
+        .map_err(Turned::Denied)?;
     Ok((caller, read(request)?))
 }
 

@@ -44,11 +44,11 @@ pub(crate) async fn list_operations<S: ServiceStore, H: FlowHooks + 'static>(
     request: HttpRequest,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let (caller, query) = match checked(&request, &state.keys, ADMIN_READ, query(operations_query))
-    {
-        Ok(checked) => checked,
-        Err(turned) => return turned.response(),
-    };
+    let (caller, query) =
+        match checked(&request, &state.keys, ADMIN_READ, query(operations_query)).await {
+            Ok(checked) => checked,
+            Err(turned) => return turned.response(),
+        };
     let page = admin(&state)
         .list_operations(
             AdminScope::of(&caller),
@@ -80,7 +80,7 @@ pub(crate) async fn show_operation<S: ServiceStore, H: FlowHooks + 'static>(
     request: HttpRequest,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let (caller, id) = match checked(&request, &state.keys, ADMIN_READ, path_id) {
+    let (caller, id) = match checked(&request, &state.keys, ADMIN_READ, path_id).await {
         Ok(found) => found,
         Err(turned) => return turned.response(),
     };
@@ -98,7 +98,7 @@ async fn act<S: ServiceStore, H: FlowHooks + 'static>(
     decode: impl FnOnce(&[u8]) -> Result<OperatorAction, Vec<FieldError>>,
     needs_body: bool,
 ) -> HttpResponse {
-    let (caller, id) = match checked(&request, &state.keys, ADMIN_WRITE, path_id) {
+    let (caller, id) = match checked(&request, &state.keys, ADMIN_WRITE, path_id).await {
         Ok(found) => found,
         Err(turned) => return turned.response(),
     };

@@ -38,7 +38,8 @@ pub(crate) async fn show_key<S: ServiceStore, H: FlowHooks + 'static>(
     request: HttpRequest,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let (caller, address) = match checked(&request, &state.keys, ADMIN_READ, query(key_query)) {
+    let (caller, address) = match checked(&request, &state.keys, ADMIN_READ, query(key_query)).await
+    {
         Ok(checked) => checked,
         Err(turned) => return turned.response(),
     };
@@ -73,10 +74,11 @@ pub(crate) async fn evict_key<S: ServiceStore, H: FlowHooks + 'static>(
     request: HttpRequest,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let (caller, address) = match checked(&request, &state.keys, ADMIN_WRITE, query(key_query)) {
-        Ok(checked) => checked,
-        Err(turned) => return turned.response(),
-    };
+    let (caller, address) =
+        match checked(&request, &state.keys, ADMIN_WRITE, query(key_query)).await {
+            Ok(checked) => checked,
+            Err(turned) => return turned.response(),
+        };
     let evicted = admin(&state)
         .evict_key(&admin_request(&request, &caller), &address)
         .await;
@@ -104,7 +106,7 @@ pub(crate) async fn list_audit<S: ServiceStore, H: FlowHooks + 'static>(
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
     let (caller, (cursor, limit)) =
-        match checked(&request, &state.keys, ADMIN_READ, query(audit_query)) {
+        match checked(&request, &state.keys, ADMIN_READ, query(audit_query)).await {
             Ok(checked) => checked,
             Err(turned) => return turned.response(),
         };

@@ -9,7 +9,7 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 use application::{Caller, ErrorChain, Outcome, Refusal};
 use domain::IdempotencyKey;
 
-use super::auth::{Denied, TokenKeys, authorized};
+use super::auth::{Denied, TokenVerifier, authorized};
 use super::key_header::parse_key_header;
 use super::problem::Problem;
 use super::respond;
@@ -32,11 +32,13 @@ pub(crate) struct Admitted {
 pub(crate) async fn admit(
     request: &HttpRequest,
     payload: Payload,
-    keys: &TokenKeys,
+    keys: &TokenVerifier,
     permission: &str,
     body_timeout: Duration,
 ) -> Result<Admitted, HttpResponse> {
-    let caller = authorized(request, keys, permission).map_err(Denied::response)?;
+    let caller = authorized(request, keys, permission)
+        .await
+        .map_err(Denied::response)?;
     let key_fields: Vec<&[u8]> = request
         .headers()
         .get_all(IDEMPOTENCY_KEY)

@@ -22,7 +22,9 @@ impl Modify for Additions {
                     .scheme(HttpAuthScheme::Bearer)
                     .bearer_format("JWT")
                     .description(Some(
-                        "A JWT signed HS256 with the server's `AUTH_JWT_SECRET`. Claims: `sub` \
+                        "A JWT signed HS256 with the server's `AUTH_JWT_SECRET`, or RS256, PS256, \
+                         ES256 or EdDSA by the identity provider whose key set the server is \
+                         given (then also `iss` and `aud`, and the tenant claim it names). Claims: `sub` \
                          the actor id (decimal string of a positive 64-bit integer), `tid` the \
                          tenant id (positive JSON number), `scope` space-separated permissions \
                          (each route names the one it needs under `security`), `exp` required \

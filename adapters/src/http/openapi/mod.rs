@@ -38,8 +38,9 @@ pub(crate) struct Described {
             (`payments.capture.v1`). A client that times out \
             and retries with the same `Idempotency-Key` gets exactly one order and the same \
             answer it would have got the first time. Errors are `application/problem+json` \
-            (RFC 9457) with a stable `code`. The API routes need a bearer token (JWT, \
-            HS256) whose `scope` grants the route's permission; `/healthz`, \
+            (RFC 9457) with a stable `code`. The API routes need a bearer token (a JWT: \
+            HS256 with the server's secret, or RS256, PS256, ES256 or EdDSA from an identity \
+            provider) whose `scope` grants the route's permission; `/healthz`, \
             `/readyz`, `/metrics` and `/openapi.json` need none. Every response carries an \
             `x-request-id`.",
     ),

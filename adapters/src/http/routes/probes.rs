@@ -29,7 +29,7 @@ pub(crate) async fn healthz() -> HttpResponse {
     path = "/readyz",
     tag = "operations",
     operation_id = "readyz",
-    summary = "Readiness: 200 when the database answers now, else 503",
+    summary = "Readiness: 200 when the database answers now and tokens can be verified, else 503",
     description = "No token needed.",
     security(()),
     responses(
@@ -42,7 +42,8 @@ pub(crate) async fn healthz() -> HttpResponse {
 pub(crate) async fn readyz<S: ServiceStore, H: FlowHooks + 'static>(
     state: web::Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let ready = state.store.is_ready().await;
+    // Both: a process that cannot verify tokens yet answers every request 503.
+    let ready = state.keys.is_ready() && state.store.is_ready().await;
     let (mut response, body) = if ready {
         (HttpResponse::Ok(), r#"{"status":"ready"}"#)
     } else {

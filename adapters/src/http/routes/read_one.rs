@@ -20,7 +20,7 @@ where
     H: FlowHooks + 'static,
     R: GetRoute + ReadFrom<S>,
 {
-    let caller = match authorized(&request, &state.keys, R::PERMISSION) {
+    let caller = match authorized(&request, &state.keys, R::PERMISSION).await {
         Ok(caller) => caller,
         Err(denied) => return denied.response(),
     };

@@ -9,13 +9,13 @@ use application::Coordinator;
 use application::ports::FlowHooks;
 
 use super::store::ServiceStore;
-use crate::http::edge::auth::TokenKeys;
+use crate::http::edge::auth::TokenVerifier;
 use crate::metrics::Metrics;
 
 pub struct AppState<S, H> {
     pub(crate) coordinator: Coordinator<S, S, H>,
     pub(crate) store: S,
-    pub(crate) keys: TokenKeys,
+    pub(crate) keys: TokenVerifier,
     pub(crate) metrics: Arc<Metrics>,
     /// How long a request body may take to arrive (`REQUEST_BODY_TIMEOUT_SECS`).
     pub(crate) body_timeout: Duration,
@@ -37,7 +37,7 @@ impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
     pub fn new(
         coordinator: Coordinator<S, S, H>,
         store: S,
-        keys: TokenKeys,
+        keys: TokenVerifier,
         metrics: Arc<Metrics>,
         body_timeout: Duration,
     ) -> Self {

@@ -1,16 +1,12 @@
-//! Bearer tokens: HS256 JWTs naming the tenant, the actor and the permissions. Tenant and
-//! actor come only from a verified token; every failure is an [`AuthError`] without detail,
-//! so a `401` never says which check failed nor quotes the token.
+//! HS256 tokens signed with a shared secret (`AUTH_JWT_SECRET`, or the embedded store's
+//! development secret): verified here, and minted by `server token` and the tests.
 
-use actix_web::http::header::{HeaderValue, WWW_AUTHENTICATE};
-use actix_web::{HttpRequest, HttpResponse};
 use application::Caller;
 use domain::{ActorId, TenantId};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
-use super::problem::Problem;
-use super::respond;
+use super::{AuthError, bearer, is_canonical_decimal};
 
 /// Seconds of clock skew tolerated on `exp` and `nbf` between the token issuer and this
 /// server.
@@ -34,17 +30,6 @@ pub struct Claims {
     /// Issued at: needed when a longest token lifetime is configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iat: Option<i64>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum AuthError {
-    /// Occurs when there is no bearer token: no header, or another scheme.
-    #[error("no bearer token")]
-    Missing,
-    /// Occurs when the token is malformed, badly signed, expired, or its claims are not
-    /// a positive tenant and actor.
-    #[error("invalid bearer token")]
-    Invalid,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -98,13 +83,7 @@ impl TokenKeys {
     /// # Errors
     /// [`AuthError::Missing`] without a bearer token, else [`AuthError::Invalid`].
     pub fn verify_header(&self, authorization: Option<&[u8]>) -> Result<Caller, AuthError> {
-        let value = authorization.ok_or(AuthError::Missing)?;
-        let text = std::str::from_utf8(value).map_err(|_| AuthError::Invalid)?;
-        let (scheme, token) = text.trim().split_once(' ').ok_or(AuthError::Invalid)?;
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            return Err(AuthError::Missing);
-        }
-        self.verify(token.trim_start())
+        self.verify(bearer(authorization)?)
     }
 
     /// # Errors
@@ -137,64 +116,6 @@ impl TokenKeys {
     pub fn mint(&self, claims: &Claims) -> Result<String, jsonwebtoken::errors::Error> {
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding)
     }
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Denied {
-    Unauthorized(AuthError),
-    Forbidden,
-}
-
-impl Denied {
-    pub(crate) fn response(self) -> HttpResponse {
-        match self {
-            Self::Unauthorized(error) => unauthorized(error),
-            Self::Forbidden => respond::problem(&Problem::forbidden()),
-        }
-    }
-}
-
-/// `401` with the `WWW-Authenticate` challenge of RFC 6750.
-fn unauthorized(error: AuthError) -> HttpResponse {
-    let mut response = respond::problem(&Problem::unauthorized());
-    let challenge = match error {
-        AuthError::Missing => "Bearer",
-        AuthError::Invalid => "Bearer error=\"invalid_token\"",
-    };
-    response
-        .headers_mut()
-        .insert(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
-    response
-}
-
-pub(crate) fn authorized(
-    request: &HttpRequest,
-    keys: &TokenKeys,
-    permission: &str,
-) -> Result<Caller, Denied> {
-    let mut fields = request
-        .headers()
-        .get_all(actix_web::http::header::AUTHORIZATION);
-    let authorization = fields.next().map(|v| v.as_bytes());
-    // Two fields could name two callers: which one counts is exactly the question.
-    if fields.next().is_some() {
-        return Err(Denied::Unauthorized(AuthError::Invalid));
-    }
-    let caller = keys
-        .verify_header(authorization)
-        .map_err(Denied::Unauthorized)?;
-    if caller.has_permission(permission) {
-        Ok(caller)
-    } else {
-        Err(Denied::Forbidden)
-    }
-}
-
-/// `sub` must be written as plain digits: no sign, no leading zero.
-fn is_canonical_decimal(text: &str) -> bool {
-    !text.is_empty()
-        && text.bytes().all(|b| b.is_ascii_digit())
-        && !(text.len() > 1 && text.starts_with('0'))
 }
 
 #[cfg(test)]
