@@ -4,7 +4,8 @@
 //!
 //! Environment: `TEST_DATABASE_URL` (the server, no database; `scripts/bench` sets it),
 //! `SERVER_BIN` (the release binary), `BENCH_SECONDS` (per measured phase, default 5),
-//! `BENCH_SCENARIOS` (a comma list to run only some, for profiling), `BENCH_SERVER_LOG`
+//! `BENCH_SCENARIOS` (a comma list to run only some, for profiling), `SCHEMATHESIS` (the
+//! venv whose python mints the RS256 scenario's token; `scripts/bench` sets it), `BENCH_SERVER_LOG`
 //! (the server's `RUST_LOG`, default `info` as in production), `BENCH_DB_PID` (the database
 //! server's PID, for its CPU time; `scripts/bench` sets it for its private server),
 //! `GALERA_URLS` (adds the Galera run; `BENCH_GALERA=1 scripts/bench` starts a cluster),
@@ -23,6 +24,7 @@ mod load;
 mod relay;
 mod render;
 mod report;
+mod rs256;
 mod run_info;
 mod scenarios;
 mod seed;
@@ -90,6 +92,9 @@ fn main() {
     }
     if wanted("replay") {
         scenarios.push(bench.replay());
+    }
+    if wanted("replay-rs256") {
+        scenarios.push(rs256::replay(&bench, &options));
     }
     if wanted("storm") {
         scenarios.push(bench.storm());

@@ -34,6 +34,7 @@ pub(crate) fn render(report: &Report) -> String {
     speed(&mut out, report);
     cost(&mut out, report);
     relay(&mut out, report);
+    verification(&mut out, report);
     galera(&mut out, report);
     let _ = writeln!(
         out,
@@ -118,6 +119,25 @@ fn relay(out: &mut String, report: &Report) {
         relay.lag_p50_ms,
         relay.lag_p99_ms,
     );
+}
+
+/// What verifying an identity provider's RS256 token costs over the HS256 secret's.
+fn verification(out: &mut String, report: &Report) {
+    let server_cpu = |name: &str| {
+        report
+            .scenarios
+            .iter()
+            .find(|s| s.name == name)
+            .and_then(|s| s.cost.client_cpu_us)
+    };
+    if let (Some(hs256), Some(rs256)) = (server_cpu("replay"), server_cpu("replay-rs256")) {
+        let _ = writeln!(
+            out,
+            "\nToken verification: server CPU per replay {hs256:.0} us with HS256 (the shared \
+             secret), {rs256:.0} us with RS256 (an identity provider's JWKS): {:+.0} us.",
+            rs256 - hs256
+        );
+    }
 }
 
 fn galera(out: &mut String, report: &Report) {

@@ -133,26 +133,38 @@ impl Bench {
 
     /// Retries of completed keys.
     pub(crate) fn replay(&self) -> Scenario {
+        self.replay_on("replay", &self.base, &self.bearer, self.server_pid)
+    }
+
+    /// The same retries through the server at `base` (process `pid`), with `bearer`: the
+    /// RS256 scenario's server verifies with an identity provider's keys.
+    pub(crate) fn replay_on(&self, name: &str, base: &str, bearer: &str, pid: u32) -> Scenario {
         let seeds: Vec<Request> = (0..REPLAY_KEYS)
             .map(|k| Request::create(format!("replay-{k}")))
             .collect();
-        let seeder = Api::new(&self.base);
+        let seeder = Api::new(base);
         for seed in &seeds {
-            assert_eq!(
-                seeder.create(&self.bearer, &seed.key, &seed.body).status,
-                201
-            );
+            assert_eq!(seeder.create(bearer, &seed.key, &seed.body).status, 201);
         }
         let replays = Arc::new(seeds);
-        let (run, cost) = self.load(32, self.duration, move |w, i| {
-            replays[(w * 7919 + i) % REPLAY_KEYS].clone()
-        });
+        let load = load::for_duration(
+            base,
+            bearer,
+            32,
+            self.duration,
+            Arc::new(move |w, i| replays[(w * 7919 + i) % REPLAY_KEYS].clone()),
+        );
+        let (run, cost) = self.runtime.block_on(self.meter.measure(
+            Client::Service(pid),
+            load,
+            |run| run.samples.len() as u64,
+        ));
         let made = self.orders("replay-");
         let read_keys =
             self.runtime
                 .block_on(ceiling::seed(&self.pool, "ceil-replay", REPLAY_KEYS));
         let roof = self.ceiling("ceil-replay", Work::Read, 32, read_keys);
-        report::scenario("replay", 32, &run, REPLAY_KEYS, made, cost, Some(roof))
+        report::scenario(name, 32, &run, REPLAY_KEYS, made, cost, Some(roof))
     }
 
     /// 64 simultaneous requests on each key, key after key. No ceiling: the database's
