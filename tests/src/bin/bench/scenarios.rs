@@ -160,10 +160,11 @@ impl Bench {
             |run| run.samples.len() as u64,
         ));
         let made = self.orders("replay-");
-        let read_keys =
-            self.runtime
-                .block_on(ceiling::seed(&self.pool, "ceil-replay", REPLAY_KEYS));
-        let roof = self.ceiling("ceil-replay", Work::Read, 32, read_keys);
+        let label = format!("ceil-{name}");
+        let read_keys = self
+            .runtime
+            .block_on(ceiling::seed(&self.pool, &label, REPLAY_KEYS));
+        let roof = self.ceiling(&label, Work::Read, 32, read_keys);
         report::scenario(name, 32, &run, REPLAY_KEYS, made, cost, Some(roof))
     }
 
