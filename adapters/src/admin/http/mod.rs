@@ -5,6 +5,7 @@ mod body;
 mod checks;
 mod operation_routes;
 mod params;
+mod problems;
 mod query;
 mod record_routes;
 mod schemas;
