@@ -43,8 +43,9 @@ pub(crate) enum Command {
 #[derive(Debug, clap::Args)]
 pub(crate) struct AdminArgs {
     /// Who you are (e.g. an e-mail address): named in the audit row of every change.
-    #[arg(long)]
-    pub(crate) operator: String,
+    /// Required; it may come before or after the subcommand.
+    #[arg(long, global = true)]
+    pub(crate) operator: Option<String>,
     #[command(subcommand)]
     pub(crate) command: AdminCommand,
 }

@@ -67,7 +67,11 @@ pub(crate) async fn run<S: AdminStore>(
     key_retention: TimeDelta,
     args: AdminArgs,
 ) -> anyhow::Result<Vec<u8>> {
-    let operator = OperatorName::parse(&args.operator).context("--operator")?;
+    let operator = args
+        .operator
+        .as_deref()
+        .context("--operator is required: the audit trail names who made each change")?;
+    let operator = OperatorName::parse(operator).context("--operator")?;
     let admin = Admin {
         store,
         clock: &SystemClock,

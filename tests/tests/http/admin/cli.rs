@@ -30,6 +30,14 @@ async fn the_command_line_lists_cancels_and_is_named_in_the_trail() {
     assert!(!ok && again.is_null(), "a refusal prints no JSON");
     assert!(stderr.contains("the operation is cancelled"), "{stderr}");
 
+    let (status, _, stderr) = run_command(
+        &["admin", "operations", "show", &id, "--operator", "bob"],
+        &[("DATABASE_URL", app.db.url())],
+    );
+    assert!(
+        status.success(),
+        "--operator after the subcommand: {stderr}"
+    );
     let (ok, trail, _) = admin(&app, &["audit", "--limit", "10"]);
     assert!(ok);
     assert_eq!(trail["items"][0]["who"]["operator"], "alice@example.com");
