@@ -14,7 +14,7 @@ use super::checks::{admin, admin_request, checked, path_id, query};
 use super::params::{OperationsParams, PageParams};
 use super::query::operations_query;
 use super::schemas::{AdminOperation, NoMembers, OperationsPage, ResolveRequest};
-use crate::http::edge::admit::{any_body, json_body};
+use crate::http::edge::admit::{json_body, optional_json_body};
 use crate::http::edge::members::FieldError;
 use crate::http::edge::problem::Problem;
 use crate::http::edge::respond;
@@ -102,19 +102,15 @@ async fn act<S: ServiceStore, H: FlowHooks + 'static>(
         Ok(found) => found,
         Err(turned) => return turned.response(),
     };
-    let body = if needs_body || request.headers().contains_key("content-type") {
+    let body = if needs_body {
         json_body(&request, payload, state.body_timeout).await
     } else {
-        any_body(&request, payload, state.body_timeout).await
+        optional_json_body(&request, payload, state.body_timeout).await
     };
     let body = match body {
         Ok(body) => body,
         Err(refused) => return refused,
     };
-    // A body without a media type is refused as one of the wrong type.
-    if !needs_body && !body.is_empty() && !request.headers().contains_key("content-type") {
-        return respond::problem(&Problem::unsupported_media_type());
-    }
     let action = match decode(&body) {
         Ok(action) => action,
         Err(errors) => return respond::problem(&Problem::invalid_body(&errors)),

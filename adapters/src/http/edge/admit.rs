@@ -57,14 +57,32 @@ pub(crate) async fn json_body(
     payload: Payload,
     body_timeout: Duration,
 ) -> Result<Bytes, HttpResponse> {
-    if !is_json_utf8(request) || has_content_coding(request) {
+    if !is_json_utf8(request) {
         return Err(respond::problem(&Problem::unsupported_media_type()));
     }
-    any_body(request, payload, body_timeout).await
+    bounded_body(request, payload, body_timeout).await
 }
 
-/// [`json_body`] without the media type: for routes where no body is the normal case.
-pub(crate) async fn any_body(
+/// [`json_body`] for a route whose body is optional: with a `Content-Type`, the same
+/// checks; without one, only an empty body (one with content is of the wrong type).
+pub(crate) async fn optional_json_body(
+    request: &HttpRequest,
+    payload: Payload,
+    body_timeout: Duration,
+) -> Result<Bytes, HttpResponse> {
+    if request.headers().contains_key(CONTENT_TYPE) {
+        return json_body(request, payload, body_timeout).await;
+    }
+    let body = bounded_body(request, payload, body_timeout).await?;
+    if body.is_empty() {
+        Ok(body)
+    } else {
+        Err(respond::problem(&Problem::unsupported_media_type()))
+    }
+}
+
+/// No content coding, the declared size, then the body within the deadline and the limit.
+async fn bounded_body(
     request: &HttpRequest,
     payload: Payload,
     body_timeout: Duration,
