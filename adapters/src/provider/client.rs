@@ -49,7 +49,7 @@ impl HttpPaymentProvider {
     pub fn new(base_url: &str, timeout: Duration) -> Result<Self, ProviderConfigError> {
         let charges = charges_url(base_url)?;
         let timeout = checked_timeout(timeout)?;
-        let tls = client_config(charges.scheme() == "https")?;
+        let tls = client_config(charges.scheme() == "https").map_err(ProviderConfigError::Tls)?;
         let client = Client::builder()
             .tls_backend_preconfigured(tls)
             .timeout(timeout)

@@ -1,4 +1,5 @@
-//! The rustls config handed to reqwest (`rustls-no-provider`). Built on the ring provider
+//! The rustls config handed to reqwest (`rustls-no-provider`), for the payment provider
+//! and the identity provider's key set. Built on the ring provider
 //! async-nats already brings, it needs no process-wide provider, whose absence would panic.
 
 use std::sync::Arc;
@@ -7,23 +8,17 @@ use rustls::ClientConfig;
 use rustls::crypto::{CryptoProvider, ring};
 use rustls_platform_verifier::BuilderVerifierExt;
 
-use super::ProviderConfigError;
-
 /// `https` verifies with the system's trust store, as reqwest does by default. `http` never
 /// uses TLS (redirects are not followed): an empty store lets a machine without CAs run.
 ///
 /// # Errors
-/// [`ProviderConfigError::Tls`] when `https` and the trust store cannot be loaded.
-pub(crate) fn client_config(https: bool) -> Result<ClientConfig, ProviderConfigError> {
+/// When `https` and the trust store cannot be loaded.
+pub(crate) fn client_config(https: bool) -> Result<ClientConfig, rustls::Error> {
     let provider: Arc<CryptoProvider> = Arc::new(ring::default_provider());
-    let builder = ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(ProviderConfigError::Tls)?;
+    let builder =
+        ClientConfig::builder_with_provider(provider).with_safe_default_protocol_versions()?;
     let mut config = if https {
-        builder
-            .with_platform_verifier()
-            .map_err(ProviderConfigError::Tls)?
-            .with_no_client_auth()
+        builder.with_platform_verifier()?.with_no_client_auth()
     } else {
         builder
             .with_root_certificates(rustls::RootCertStore::empty())

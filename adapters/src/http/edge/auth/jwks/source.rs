@@ -61,10 +61,7 @@ impl JwksSource {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(FetchError::Scheme);
         }
-        let tls = client_config(url.scheme() == "https").map_err(|e| match e {
-            crate::provider::ProviderConfigError::Tls(tls) => FetchError::Tls(tls),
-            _ => FetchError::Scheme,
-        })?;
+        let tls = client_config(url.scheme() == "https").map_err(FetchError::Tls)?;
         let client = Client::builder()
             .tls_backend_preconfigured(tls)
             .timeout(TIMEOUT)
