@@ -14,28 +14,7 @@ use crate::sql::bad_value::bad_row;
 use crate::sql::rows::{stored_capture, stored_tenant};
 use crate::sql::schema::{operations, payments};
 
-/// Loaded as [`Columns`] (diesel reads nested tuples) and flattened.
-pub(crate) struct AdminOperationRow {
-    id: Vec<u8>,
-    operation_type: Vec<u8>,
-    tenant_id: i64,
-    order_id: i64,
-    amount: i32,
-    currency: Vec<u8>,
-    state: String,
-    attempts: i32,
-    next_attempt_at: NaiveDateTime,
-    lease_owner: Option<Vec<u8>>,
-    lease_expires_at: Option<NaiveDateTime>,
-    generation: i64,
-    downstream_key: Vec<u8>,
-    last_error: Option<String>,
-    created_at: NaiveDateTime,
-    updated_at: NaiveDateTime,
-    payment: Option<(i64, Vec<u8>, i32, Vec<u8>)>,
-}
-
-/// The columns of [`AdminOperationRow`], in its field order.
+/// An operation's columns and its payment's, as [`Columns`] reads them.
 #[dsl::auto_type]
 pub(crate) fn admin_columns() -> _ {
     (
@@ -98,78 +77,38 @@ pub(crate) type Columns = (
     Option<(i64, Vec<u8>, i32, Vec<u8>)>,
 );
 
-impl AdminOperationRow {
-    fn from_columns(
-        (
-            (id, operation_type, tenant_id, order_id, amount, currency, state, attempts, next),
-            (
-                lease_owner,
-                lease_expires_at,
-                generation,
-                downstream_key,
-                last_error,
-                created,
-                updated,
-            ),
-            payment,
-        ): Columns,
-    ) -> Self {
-        Self {
-            id,
-            operation_type,
-            tenant_id,
-            order_id,
-            amount,
-            currency,
-            state,
-            attempts,
-            next_attempt_at: next,
-            lease_owner,
-            lease_expires_at,
-            generation,
-            downstream_key,
-            last_error,
-            created_at: created,
-            updated_at: updated,
-            payment,
-        }
-    }
-
-    /// A row that breaks the domain's rules is corrupt and says so.
-    pub(crate) fn view(columns: Columns) -> Result<AdminOperation, StoreError> {
-        Self::from_columns(columns).into_view()
-    }
-
-    fn into_view(self) -> Result<AdminOperation, StoreError> {
-        let corrupt = |column| bad_row("operations", column);
-        let text = |bytes: Vec<u8>, column| String::from_utf8(bytes).map_err(|_| corrupt(column));
-        let capture = stored_capture(self.order_id, self.amount, &self.currency)?;
-        Ok(AdminOperation {
-            id: Uuid::from_slice(&self.id).map_err(|_| corrupt("id"))?,
-            operation_type: text(self.operation_type, "type")?,
-            tenant: stored_tenant(self.tenant_id)?,
-            order: capture.order,
-            amount: capture.amount,
-            currency: capture.currency,
-            state: OperationState::from_stored(&self.state).map_err(|_| corrupt("state"))?,
-            attempts: u32::try_from(self.attempts).map_err(|_| corrupt("attempts"))?,
-            next_attempt_at: self.next_attempt_at.and_utc(),
-            lease_owner: self
-                .lease_owner
-                .map(|owner| text(owner, "lease owner"))
-                .transpose()?,
-            lease_expires_at: self.lease_expires_at.map(|at| at.and_utc()),
-            generation: u64::try_from(self.generation)
-                .map(Generation::new)
-                .map_err(|_| corrupt("generation"))?,
-            downstream_key: text(self.downstream_key, "downstream key")?,
-            last_error: self
-                .last_error
-                .as_deref()
-                .and_then(AttemptError::from_stored),
-            accepted_at: self.created_at.and_utc(),
-            updated_at: self.updated_at.and_utc(),
-            payment: self.payment.map(payment_view).transpose()?,
-        })
-    }
+/// A row that breaks the domain's rules is corrupt and says so.
+pub(crate) fn operation_view(
+    (
+        (id, operation_type, tenant_id, order_id, amount, currency, state, attempts, next),
+        (lease_owner, lease_expires_at, generation, downstream_key, last_error, created, updated),
+        payment,
+    ): Columns,
+) -> Result<AdminOperation, StoreError> {
+    let corrupt = |column| bad_row("operations", column);
+    let text = |bytes: Vec<u8>, column| String::from_utf8(bytes).map_err(|_| corrupt(column));
+    let capture = stored_capture(order_id, amount, &currency)?;
+    Ok(AdminOperation {
+        id: Uuid::from_slice(&id).map_err(|_| corrupt("id"))?,
+        operation_type: text(operation_type, "type")?,
+        tenant: stored_tenant(tenant_id)?,
+        order: capture.order,
+        amount: capture.amount,
+        currency: capture.currency,
+        state: OperationState::from_stored(&state).map_err(|_| corrupt("state"))?,
+        attempts: u32::try_from(attempts).map_err(|_| corrupt("attempts"))?,
+        next_attempt_at: next.and_utc(),
+        lease_owner: lease_owner
+            .map(|owner| text(owner, "lease owner"))
+            .transpose()?,
+        lease_expires_at: lease_expires_at.map(|at| at.and_utc()),
+        generation: u64::try_from(generation)
+            .map(Generation::new)
+            .map_err(|_| corrupt("generation"))?,
+        downstream_key: text(downstream_key, "downstream key")?,
+        last_error: last_error.as_deref().and_then(AttemptError::from_stored),
+        accepted_at: created.and_utc(),
+        updated_at: updated.and_utc(),
+        payment: payment.map(payment_view).transpose()?,
+    })
 }

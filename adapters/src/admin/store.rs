@@ -12,7 +12,7 @@ use domain::{OperatorAction, Resolution};
 use uuid::Uuid;
 
 use super::audit_rows::AuditRow;
-use super::operation_rows::{AdminOperationRow, with_payments};
+use super::operation_rows::{operation_view, with_payments};
 use super::reads::load_rows;
 use super::writes::{change_operation, evict_completed, insert_audit};
 use crate::sql::bad_value::bad_row;
@@ -124,7 +124,7 @@ for_both_stores! {
             })
             .await?
             .into_iter()
-            .map(AdminOperationRow::view)
+            .map(operation_view)
             .collect()
         }
 
@@ -139,7 +139,7 @@ for_both_stores! {
             if let Some(tenant) = tenant_of(scope)? {
                 query = query.filter(operations::tenant_id.eq(tenant));
             }
-            self.find_one("admin operation read", query.limit(1), AdminOperationRow::view)
+            self.find_one("admin operation read", query.limit(1), operation_view)
                 .await
         }
 
