@@ -105,10 +105,14 @@ async fn serve_with<S: WorkerStore>(
                     )
                     .with_deadlock_counter(metrics.transaction_retries())
                     .with_hooks(hooks);
-                    anyhow::Ok(
-                        AppState::new(coordinator, store, keys, metrics, body_timeout)
-                            .with_key_retention(key_retention),
-                    )
+                    anyhow::Ok(AppState::new(
+                        coordinator,
+                        store,
+                        keys,
+                        metrics,
+                        body_timeout,
+                        key_retention,
+                    ))
                 }
             })
             .configure(routes::<S, Hooks>(Arc::clone(&metrics)))

@@ -40,6 +40,7 @@ impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
         keys: TokenVerifier,
         metrics: Arc<Metrics>,
         body_timeout: Duration,
+        key_retention: TimeDelta,
     ) -> Self {
         Self {
             coordinator,
@@ -47,14 +48,7 @@ impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
             keys,
             metrics,
             body_timeout,
-            key_retention: TimeDelta::days(1),
+            key_retention,
         }
-    }
-
-    /// `PROVIDER_KEY_RETENTION_SECS`, which the admin's retry honours (a day by default).
-    #[must_use]
-    pub fn with_key_retention(mut self, retention: TimeDelta) -> Self {
-        self.key_retention = retention;
-        self
     }
 }
