@@ -6,7 +6,7 @@ use application::Caller;
 use application::admin::{Admin, AdminRequest, AdminScope, Who};
 use uuid::Uuid;
 
-use super::query::BadParameters;
+use super::strict_query::BadParameters;
 use crate::SystemClock;
 use crate::http::edge::auth::{Denied, TokenVerifier, authorized};
 use crate::http::edge::problem::Problem;

@@ -8,14 +8,17 @@ mod params;
 mod problems;
 mod query;
 mod record_routes;
+mod record_schemas;
 mod schemas;
+mod strict_query;
 
 use actix_web::web;
 use application::ports::FlowHooks;
 
 use crate::http::routes::store::ServiceStore;
 
-pub use query::{BadParameters, OperationsQuery, audit_query, key_query, operations_query};
+pub use query::{OperationsQuery, audit_query, key_query, operations_query};
+pub use strict_query::BadParameters;
 
 /// Adds the admin routes to the app.
 pub(crate) fn register<S: ServiceStore, H: FlowHooks + 'static>(config: &mut web::ServiceConfig) {

@@ -1,161 +1,22 @@
-//! Query strings read strictly, as bodies are: every parameter known, none repeated or
-//! empty, each value checked (`docs/admin.md#listing`). A violation's pointer `/name`
-//! names the parameter.
-
-use std::borrow::Cow;
+//! The admin routes' query parameters (`docs/admin.md#listing`), read by the strict rules
+//! of `strict_query.rs`.
 
 use application::admin::{
     AuditCursor, Cursor, KeyAddress, OperationCursor, OperationFilter, PageLimit,
 };
-use chrono::{DateTime, Utc};
 use domain::{ActorId, IdempotencyKey, Operation, OperationState, TenantId};
 
-use crate::http::edge::members::FieldError;
-use crate::http::edge::strict_json::{MAX_REPORTED, member_pointer};
-
-/// The query's parameters, each once, by name.
-struct Params {
-    values: Vec<(&'static str, String)>,
-}
-
-impl Params {
-    fn parse(query: &str, allowed: &[&'static str]) -> Result<Self, BadParameters> {
-        let mut values: Vec<(&'static str, String)> = Vec::new();
-        let mut errors = Vec::new();
-        for (name, value) in form_urlencoded::parse(query.as_bytes()) {
-            let Some(known) = allowed.iter().copied().find(|known| *known == name) else {
-                errors.push(FieldError {
-                    pointer: member_pointer(&name),
-                    reason: "unknown parameter",
-                });
-                continue;
-            };
-            if values.iter().any(|(seen, _)| *seen == known) {
-                errors.push(field(known, "this parameter appears more than once"));
-            } else if value.is_empty() {
-                errors.push(field(known, "must not be empty"));
-            } else {
-                values.push((known, value.into_owned()));
-            }
-        }
-        errors.truncate(MAX_REPORTED);
-        if errors.is_empty() {
-            Ok(Self { values })
-        } else {
-            Err(BadParameters(errors))
-        }
-    }
-
-    fn get(&self, name: &str) -> Option<&str> {
-        self.values
-            .iter()
-            .find(|(known, _)| *known == name)
-            .map(|(_, value)| value.as_str())
-    }
-}
-
-fn field(name: &'static str, reason: &'static str) -> FieldError {
-    FieldError {
-        pointer: Cow::Owned(format!("/{name}")),
-        reason,
-    }
-}
-
-/// Reads `name` with `parse`, collecting its violation; `None` when absent or bad.
-struct Reader<'a> {
-    params: &'a Params,
-    errors: Vec<FieldError>,
-}
-
-impl Reader<'_> {
-    fn optional<T>(
-        &mut self,
-        name: &'static str,
-        reason: &'static str,
-        parse: impl FnOnce(&str) -> Option<T>,
-    ) -> Option<T> {
-        let value = self.params.get(name)?;
-        let parsed = parse(value);
-        if parsed.is_none() {
-            self.errors.push(field(name, reason));
-        }
-        parsed
-    }
-
-    fn required<T>(
-        &mut self,
-        name: &'static str,
-        reason: &'static str,
-        parse: impl FnOnce(&str) -> Option<T>,
-    ) -> Option<T> {
-        if self.params.get(name).is_none() {
-            self.errors.push(field(name, "is required"));
-            return None;
-        }
-        self.optional(name, reason, parse)
-    }
-
-    fn limit(&mut self) -> PageLimit {
-        self.optional("limit", "must be an integer from 1 to 100", |raw| {
-            canonical_integer(raw).and_then(|n| PageLimit::parse(n).ok())
-        })
-        .unwrap_or_default()
-    }
-
-    fn finish<T>(self, value: impl FnOnce() -> Option<T>) -> Result<T, BadParameters> {
-        let mut errors = self.errors;
-        if errors.is_empty()
-            && let Some(value) = value()
-        {
-            return Ok(value);
-        }
-        errors.truncate(MAX_REPORTED);
-        Err(BadParameters(errors))
-    }
-}
-
-/// Plain digits: no sign, no leading zero, no spaces.
-fn canonical_integer(raw: &str) -> Option<u64> {
-    let plain = raw.bytes().all(|b| b.is_ascii_digit()) && !(raw.len() > 1 && raw.starts_with('0'));
-    plain.then(|| raw.parse().ok()).flatten()
-}
-
-fn positive_id<T>(parse: fn(u64) -> Result<T, domain::IdError>) -> impl FnOnce(&str) -> Option<T> {
-    move |raw| canonical_integer(raw).and_then(|n| parse(n).ok())
-}
-
-fn timestamp(raw: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(raw)
-        .ok()
-        .map(|at| at.with_timezone(&Utc))
-}
+use super::strict_query::{
+    BadParameters, Params, Reader, canonical_integer, positive_id, timestamp,
+};
 
 const ID_REASON: &str = "must be a positive integer of at most 19 digits";
 
-/// What was wrong with each parameter; the command line prints it, the HTTP route answers
-/// `400 invalid_query` with it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", describe(.0))]
-pub struct BadParameters(pub(crate) Vec<FieldError>);
-
-fn describe(errors: &[FieldError]) -> String {
-    errors
-        .iter()
-        .map(|error| {
-            format!(
-                "{}: {}",
-                error.pointer.trim_start_matches('/'),
-                error.reason
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-impl From<Vec<FieldError>> for BadParameters {
-    fn from(errors: Vec<FieldError>) -> Self {
-        Self(errors)
-    }
+fn limit(read: &mut Reader<'_>) -> PageLimit {
+    read.optional("limit", "must be an integer from 1 to 100", |raw| {
+        canonical_integer(raw).and_then(|n| PageLimit::parse(n).ok())
+    })
+    .unwrap_or_default()
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -178,10 +39,7 @@ pub fn operations_query(query: &str) -> Result<OperationsQuery, BadParameters> {
         "limit",
     ];
     let params = Params::parse(query, &NAMES)?;
-    let mut read = Reader {
-        params: &params,
-        errors: Vec::new(),
-    };
+    let mut read = Reader::new(&params);
     let filter = OperationFilter {
         state: read.optional("state", "must be an operation state", |raw| {
             OperationState::from_api(raw).ok()
@@ -202,7 +60,7 @@ pub fn operations_query(query: &str) -> Result<OperationsQuery, BadParameters> {
         "must be a nextCursor this route returned",
         |raw| OperationCursor::decode(raw).ok(),
     );
-    let limit = read.limit();
+    let limit = limit(&mut read);
     read.finish(|| {
         Some(OperationsQuery {
             filter,
@@ -216,16 +74,13 @@ pub fn operations_query(query: &str) -> Result<OperationsQuery, BadParameters> {
 /// Every violation, named by parameter.
 pub fn audit_query(query: &str) -> Result<(Option<AuditCursor>, PageLimit), BadParameters> {
     let params = Params::parse(query, &["cursor", "limit"])?;
-    let mut read = Reader {
-        params: &params,
-        errors: Vec::new(),
-    };
+    let mut read = Reader::new(&params);
     let cursor = read.optional(
         "cursor",
         "must be a nextCursor this route returned",
         |raw| AuditCursor::decode(raw).ok(),
     );
-    let limit = read.limit();
+    let limit = limit(&mut read);
     read.finish(|| Some((cursor, limit)))
 }
 
@@ -233,10 +88,7 @@ pub fn audit_query(query: &str) -> Result<(Option<AuditCursor>, PageLimit), BadP
 /// Every violation, named by parameter.
 pub fn key_query(query: &str) -> Result<KeyAddress, BadParameters> {
     let params = Params::parse(query, &["tenant", "actor", "operation", "key"])?;
-    let mut read = Reader {
-        params: &params,
-        errors: Vec::new(),
-    };
+    let mut read = Reader::new(&params);
     let tenant = read.required("tenant", ID_REASON, positive_id(TenantId::parse));
     let actor = read.required("actor", ID_REASON, positive_id(ActorId::parse));
     let operation = read.required("operation", "must be an operation name", |raw| {

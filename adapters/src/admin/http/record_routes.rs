@@ -9,7 +9,7 @@ use super::answer::{answered, listed};
 use super::checks::{admin, admin_request, checked, query};
 use super::params::{KeyParams, PageParams};
 use super::query::{audit_query, key_query};
-use super::schemas::{AuditPage, IdempotencyRecord};
+use super::record_schemas::{AuditPage, IdempotencyRecord};
 use crate::http::openapi::problem_schemas::{KeyConflict, NotFound};
 use crate::http::openapi::responses::{AdminListRefusals, AuthRefusals};
 use crate::http::routes::state::AppState;

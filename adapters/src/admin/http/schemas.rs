@@ -1,4 +1,5 @@
-//! How the document describes the admin answers and bodies. Described, never built: the
+//! How the document describes the operation routes' answers and bodies (the others' are in
+//! `record_schemas.rs`). Described, never built: the
 //! application renders them (`application::admin` JSON forms); tests read one with the other.
 #![allow(dead_code)]
 
@@ -89,84 +90,6 @@ pub(crate) struct OperationsPage {
     next_cursor: Option<String>,
 }
 
-/// Who made a change: a token's tenant and actor, or an operator named on the command line.
-#[derive(Debug, ToSchema)]
-#[cfg_attr(test, derive(serde::Deserialize))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct AuditWho {
-    tenant_id: Option<String>,
-    actor_id: Option<String>,
-    operator: Option<String>,
-}
-
-/// What a change was made to.
-#[derive(Debug, ToSchema)]
-#[cfg_attr(test, derive(serde::Deserialize))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct AuditTarget {
-    /// `operation` or `idempotency_key`.
-    #[serde(rename = "type")]
-    kind: String,
-    /// An operation id, or `actor/operation/key` for a record.
-    id: String,
-    tenant_id: String,
-}
-
-/// One operator change, written with it in one transaction.
-#[derive(Debug, ToSchema)]
-#[cfg_attr(test, derive(serde::Deserialize))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct AuditEvent {
-    #[schema(pattern = "^[1-9][0-9]{0,18}$")]
-    id: String,
-    #[schema(format = DateTime)]
-    occurred_at: String,
-    who: AuditWho,
-    /// `operation.resolve`, `operation.retry`, `operation.cancel` or
-    /// `idempotency_key.evict`.
-    action: String,
-    target: AuditTarget,
-    /// The state before the change.
-    before: String,
-    /// The state after it (`evicted` for a record).
-    after: String,
-    /// The `x-request-id` of the change (the command line makes one).
-    request_id: String,
-}
-
-/// One page of audit events, newest first.
-#[derive(Debug, ToSchema)]
-#[cfg_attr(test, derive(serde::Deserialize))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct AuditPage {
-    items: Vec<AuditEvent>,
-    next_cursor: Option<String>,
-}
-
-/// An idempotency record's metadata: never its stored body.
-#[derive(Debug, ToSchema)]
-#[cfg_attr(test, derive(serde::Deserialize))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct IdempotencyRecord {
-    tenant_id: String,
-    actor_id: String,
-    operation: String,
-    key: String,
-    /// `processing` while its request runs, else `completed`.
-    state: String,
-    fingerprint_version: u16,
-    /// SHA-256 of the request's canonical form, lowercase hex.
-    #[schema(pattern = "^[0-9a-f]{64}$")]
-    fingerprint: String,
-    #[schema(format = DateTime)]
-    created_at: String,
-    /// `null` while processing.
-    #[schema(format = DateTime)]
-    expires_at: Option<String>,
-    /// The stored response's status, once completed.
-    response_status: Option<u16>,
-}
-
 /// What a person found at the provider.
 #[derive(Debug, ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -192,17 +115,10 @@ pub(crate) struct NoMembers {}
 
 #[cfg(test)]
 mod tests {
-    use application::admin::{AdminOperation as View, AuditCursor, OperationCursor};
-    use application::admin::{
-        AuditEvent as Event, KeyAddress, KeyRecordView, KeyState, OperatorName, Page, Who,
-        audit_page_json, key_json, operations_page_json,
-    };
+    use application::admin::{AdminOperation as View, OperationCursor, Page, operations_page_json};
     use application::ports::PaymentView;
     use chrono::DateTime;
-    use domain::{
-        ActorId, Amount, AttemptError, Currency, Generation, IdempotencyKey, Operation,
-        OperationState, OrderId, TenantId,
-    };
+    use domain::{Amount, AttemptError, Currency, Generation, OperationState, OrderId, TenantId};
     use uuid::Uuid;
 
     use super::*;
@@ -236,10 +152,15 @@ mod tests {
     }
 
     #[test]
-    fn the_documented_schemas_read_what_the_admin_renders() {
-        for state in OperationState::ALL {
+    fn the_documented_operation_schemas_read_what_the_admin_renders() {
+        // Every state and every error class, so neither documented enum can miss one.
+        for (n, last_error) in AttemptError::ALL.into_iter().enumerate() {
+            let state = OperationState::ALL[n % OperationState::ALL.len()];
             let page = Page {
-                items: vec![view(state)],
+                items: vec![View {
+                    last_error: Some(last_error),
+                    ..view(state)
+                }],
                 next: Some(OperationCursor {
                     accepted_at: DateTime::from_timestamp(1, 0).unwrap(),
                     id: Uuid::from_u128(1),
@@ -249,56 +170,5 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{state:?}: {e}"));
             assert!(read.next_cursor.is_some());
         }
-        let at = DateTime::from_timestamp(1_700_000_000, 0).unwrap();
-        let events = Page {
-            items: vec![
-                Event {
-                    id: 1,
-                    at,
-                    who: Who::Operator(OperatorName::parse("alice").unwrap()),
-                    action: "operation.cancel".to_owned(),
-                    target_kind: "operation".to_owned(),
-                    target_id: "x".to_owned(),
-                    target_tenant: TenantId::parse(1).unwrap(),
-                    before: "pending".to_owned(),
-                    after: "cancelled".to_owned(),
-                    request_id: "r".to_owned(),
-                },
-                Event {
-                    id: 2,
-                    at,
-                    who: Who::Caller {
-                        tenant: TenantId::parse(1).unwrap(),
-                        actor: ActorId::parse(9).unwrap(),
-                    },
-                    action: "idempotency_key.evict".to_owned(),
-                    target_kind: "idempotency_key".to_owned(),
-                    target_id: "1/orders.create.v1/k".to_owned(),
-                    target_tenant: TenantId::parse(1).unwrap(),
-                    before: "completed".to_owned(),
-                    after: "evicted".to_owned(),
-                    request_id: "r".to_owned(),
-                },
-            ],
-            next: None::<AuditCursor>,
-        };
-        let read: AuditPage = serde_json::from_slice(&audit_page_json(&events)).unwrap();
-        assert_eq!(read.items.len(), 2);
-        let record = KeyRecordView {
-            address: KeyAddress {
-                tenant: TenantId::parse(1).unwrap(),
-                actor: ActorId::parse(1).unwrap(),
-                operation: Operation::parse("orders.create.v1").unwrap(),
-                key: IdempotencyKey::parse("k").unwrap(),
-            },
-            state: KeyState::Processing,
-            fingerprint_version: 1,
-            fingerprint: vec![0xab; 32],
-            created_at: at,
-            expires_at: None,
-            response_status: None,
-        };
-        let read: IdempotencyRecord = serde_json::from_slice(&key_json(&record)).unwrap();
-        assert_eq!(read.fingerprint, "ab".repeat(32));
     }
 }
