@@ -15,5 +15,6 @@ mod payments;
 pub mod provider;
 mod sql;
 pub mod sqlite;
+pub mod telemetry;
 
 pub use clock::SystemClock;

@@ -10,6 +10,8 @@ mod provider;
 mod signals;
 mod store;
 mod tasks;
+#[cfg(feature = "otel")]
+mod telemetry;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -29,10 +31,13 @@ use crate::store::AnyStore;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let lookup = |name: &str| std::env::var_os(name);
-    let _log_writer = match config::logging::LogFormat::from_lookup(&lookup) {
-        Ok(format) => config::logging::init(format),
+    let started = config::logging::LogFormat::from_lookup(&lookup)
+        .map_err(anyhow::Error::from)
+        .and_then(config::logging::init);
+    let _logging = match started {
+        Ok(logging) => logging,
         Err(error) => {
-            let _ = writeln!(std::io::stderr(), "error: {error}");
+            let _ = writeln!(std::io::stderr(), "error: {error:#}");
             return ExitCode::FAILURE;
         }
     };

@@ -139,6 +139,13 @@ impl Metrics {
             "Loads of the identity provider's key set that failed (the last good set stays)",
             jwks_refresh_failures.clone(),
         );
+        registry.register(
+            "tracing_spans_dropped",
+            "Spans never exported, by reason: queue_full (the export queue, \
+             OTEL_BSP_MAX_QUEUE_SIZE, was full) or export_failed (the collector did not take \
+             the batch)",
+            crate::telemetry::dropped_spans(),
+        );
         Self {
             registry,
             outcomes,

@@ -15,8 +15,9 @@ use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool, PoolEr
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
-use diesel_async::{AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use super::causal::CausalRead;
 use super::classify::store_error;
@@ -24,6 +25,7 @@ use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::nodes::{first_answering_node, is_galera_node, node_urls, retire_after};
 use crate::sql::tx_connection::Detach;
+use crate::telemetry::{self, QueryText, statement_span};
 
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
 
@@ -87,6 +89,7 @@ pub struct MysqlStore {
     pool: Pool<AsyncMysqlConnection>,
     insert_ids: Arc<OnceLock<InsertIds>>,
     galera: Arc<OnceLock<bool>>,
+    system: Arc<OnceLock<&'static str>>,
     database_timeout: Duration,
     migration_timeout: Duration,
 }
@@ -119,6 +122,8 @@ impl MysqlStore {
         let learn_insert_ids = Arc::clone(&insert_ids);
         let galera = Arc::new(OnceLock::new());
         let learn_galera = Arc::clone(&galera);
+        let system = Arc::new(OnceLock::new());
+        let learn_system = Arc::clone(&system);
         let mut manager_config = ManagerConfig::<AsyncMysqlConnection>::default();
         // The manager pools a connection only outside a transaction; a test query on every
         // checkout would cost a round trip.
@@ -129,14 +134,23 @@ impl MysqlStore {
             let nodes = Arc::clone(&nodes);
             let learn_insert_ids = Arc::clone(&learn_insert_ids);
             let learn_galera = Arc::clone(&learn_galera);
+            let learn_system = Arc::clone(&learn_system);
             Box::pin(async move {
                 let mut conn = first_answering_node(&nodes, lock_wait).await?;
+                if telemetry::is_on() {
+                    conn.set_instrumentation(QueryText::default());
+                }
                 if learn_insert_ids.get().is_none() {
                     let version: Version = diesel::sql_query("SELECT VERSION() AS version")
                         .get_result(&mut conn)
                         .await
                         .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
                     let _ = learn_insert_ids.set(InsertIds::for_version(&version.version));
+                    let _ = learn_system.set(if version.version.contains("MariaDB") {
+                        "mariadb"
+                    } else {
+                        "mysql"
+                    });
                 }
                 if learn_galera.get().is_none() {
                     let galera = is_galera_node(&mut conn)
@@ -160,6 +174,7 @@ impl MysqlStore {
             pool,
             insert_ids,
             galera,
+            system,
             database_timeout: config.database_timeout,
             migration_timeout: config.migration_timeout,
         })
@@ -171,6 +186,12 @@ impl MysqlStore {
             .get()
             .copied()
             .unwrap_or(InsertIds::LastInsertId)
+    }
+
+    /// `mariadb` or `mysql`, as the spans' `db.system.name` says it (learnt at the first
+    /// connection).
+    pub(super) fn system(&self) -> &'static str {
+        self.system.get().copied().unwrap_or("mysql")
     }
 
     /// True on a Galera node (learnt at the first connection), where a read right after
@@ -217,9 +238,12 @@ impl MysqlStore {
         statement: &'static str,
         work: impl AsyncFnOnce(&mut AsyncMysqlConnection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        let span = statement_span(self.system(), statement);
         let deadline = self.deadline();
         let mut conn = self.connection(deadline).await?;
-        let result = bounded(deadline, statement, work(&mut conn)).await;
+        let result = bounded(deadline, statement, work(&mut conn))
+            .instrument(span)
+            .await;
         release(conn, &result);
         result
     }

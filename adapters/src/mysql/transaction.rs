@@ -7,12 +7,14 @@ use diesel_async::{
     AsyncConnection, AsyncMysqlConnection, SimpleAsyncConnection, TransactionManager,
 };
 use tokio::time::{Instant, timeout_at};
+use tracing::Instrument;
 
 use super::classify::{commit_error, store_error};
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
 use crate::sql::tx_connection::{Detach, TxConnection};
+use crate::telemetry::statement_span;
 
 type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
 
@@ -23,6 +25,7 @@ pub struct MysqlTx {
     conn: TxConnection<PooledConnection>,
     timeout: Duration,
     ids: InsertIds,
+    system: &'static str,
 }
 
 impl MysqlTx {
@@ -35,7 +38,9 @@ impl MysqlTx {
     ) -> Result<T, E> {
         let deadline = Instant::now() + self.timeout;
         let ids = self.ids;
-        let answered = timeout_at(deadline, work(self.conn.get()?, ids)).await;
+        let answered = timeout_at(deadline, work(self.conn.get()?, ids))
+            .instrument(statement_span(self.system, statement))
+            .await;
         match answered {
             Ok(result) => result,
             Err(_elapsed) => {
@@ -59,6 +64,7 @@ impl MysqlStore {
     pub(super) async fn begin_with(&self, setup: Option<&str>) -> Result<MysqlTx, StoreError> {
         let deadline = self.deadline();
         let mut conn = self.connection(deadline).await?;
+        let span = statement_span(self.system(), "begin");
         let begun = bounded(deadline, "begin", async {
             if let Some(setup) = setup {
                 conn.batch_execute(setup).await.map_err(store_error)?;
@@ -67,11 +73,12 @@ impl MysqlStore {
                 .await
                 .map_err(store_error)
         });
-        match begun.await {
+        match begun.instrument(span).await {
             Ok(()) => Ok(MysqlTx {
                 conn: TxConnection::new(conn),
                 timeout: self.database_timeout(),
                 ids: self.insert_ids(),
+                system: self.system(),
             }),
             Err(error) => {
                 conn.detach();
@@ -88,7 +95,9 @@ impl MysqlTx {
             return Err(CommitError::CommitOutcomeUnknown);
         };
         let deadline = Instant::now() + self.timeout;
-        match timeout_at(deadline, Manager::commit_transaction(&mut *conn)).await {
+        let committed = timeout_at(deadline, Manager::commit_transaction(&mut *conn))
+            .instrument(statement_span(self.system, "commit"));
+        match committed.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(error)) => {
                 // After a 1213 the session is outside any transaction: a COMMIT sent anyway

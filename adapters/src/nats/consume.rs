@@ -6,8 +6,10 @@ use std::time::Duration;
 use application::ports::{FlowHooks, InboxTx, UnitOfWork};
 use application::{ErrorChain, HandleError, Handled, InboxConsumer, handle_delivery};
 use tokio::sync::watch;
+use tracing::Instrument;
 
 use super::{Delivery, NatsError, PullConsumer, fetch};
+use crate::telemetry;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ConsumeStats {
@@ -55,10 +57,30 @@ where
             }
         };
         for delivery in deliveries {
-            settle(&delivery, store, handler, hooks, &mut stats).await;
+            let span = consumer_span(&delivery, handler.name());
+            settle(&delivery, store, handler, hooks, &mut stats)
+                .instrument(span)
+                .await;
         }
     }
     stats
+}
+
+/// A delivery's handling continues the trace of the relay's publish that sent it (its
+/// `traceparent` header); without one it starts its own.
+fn consumer_span(delivery: &Delivery, consumer: &str) -> tracing::Span {
+    let span = tracing::info_span!(
+        target: "spans",
+        "consume",
+        otel.name = %format_args!("process {consumer}"),
+        otel.kind = "consumer",
+        messaging.system = "nats",
+        messaging.operation.type = "process",
+        messaging.consumer.group.name = consumer,
+        messaging.message.id = delivery.msg_id().unwrap_or_default(),
+    );
+    telemetry::extract_request_parent(&span, |name| delivery.header(name));
+    span
 }
 
 async fn settle<U, C, H>(
@@ -73,7 +95,9 @@ async fn settle<U, C, H>(
     H: FlowHooks,
 {
     let now = chrono::Utc::now();
-    let handled = handle_delivery(store, handler, hooks, delivery.payload(), now).await;
+    let handled = handle_delivery(store, handler, hooks, delivery.payload(), now)
+        .instrument(tracing::info_span!(target: "spans", "inbox transaction"))
+        .await;
     let msg_id = delivery.msg_id().unwrap_or("-");
     let settled: Result<(), NatsError> = match handled {
         Ok(Handled::Applied) => {

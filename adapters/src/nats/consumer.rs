@@ -158,6 +158,12 @@ impl Delivery {
         )
     }
 
+    /// A header's first value (the relay's `traceparent`, for one).
+    #[must_use]
+    pub fn header(&self, name: &str) -> Option<&str> {
+        Some(self.message.headers.as_ref()?.get(name)?.as_str())
+    }
+
     /// 1 the first time; `None` only without JetStream metadata (never from a pull consumer).
     #[must_use]
     pub fn delivered(&self) -> Option<u64> {

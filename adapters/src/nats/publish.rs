@@ -17,6 +17,8 @@ pub struct OutgoingMessage {
     /// Sent as `Nats-Msg-Id`: a second publish within the duplicate window is stored once.
     pub msg_id: String,
     pub payload: Vec<u8>,
+    /// Sent as the `traceparent` header: the consumer continues the publisher's trace.
+    pub traceparent: Option<String>,
 }
 
 /// JetStream's acknowledgement: the message is stored.
@@ -48,9 +50,12 @@ pub async fn publish_batch(
             pending.push(Err(NatsError::TimedOut(ack_timeout)));
             continue;
         }
-        let publish = PublishMessage::build()
+        let mut publish = PublishMessage::build()
             .payload(message.payload.clone().into())
             .message_id(&message.msg_id);
+        if let Some(traceparent) = &message.traceparent {
+            publish = publish.header("traceparent", traceparent.as_str());
+        }
         // The send blocks while the outgoing buffer is full (the broker is gone).
         let sent = timeout_at(deadline, js.send_publish(message.subject.clone(), publish)).await;
         pending.push(match sent {

@@ -5,7 +5,11 @@ use std::time::Duration;
 
 use application::ports::{EventPublisher, PendingEvent, PublishError, Stored};
 
+use tracing::Span;
+use tracing::field::Empty;
+
 use super::{Context, OutgoingMessage, publish_batch};
+use crate::telemetry::{continue_trace, current_traceparent};
 
 #[derive(Debug, Clone)]
 pub struct NatsPublisher {
@@ -23,18 +27,25 @@ impl NatsPublisher {
 
 impl EventPublisher for NatsPublisher {
     async fn publish(&self, events: &[PendingEvent]) -> Vec<Result<Stored, PublishError>> {
+        let spans: Vec<Span> = events.iter().map(publish_span).collect();
         let messages: Vec<OutgoingMessage> = events
             .iter()
-            .map(|event| OutgoingMessage {
+            .zip(&spans)
+            .map(|(event, span)| OutgoingMessage {
                 subject: event.subject.clone(),
                 msg_id: event.id.hyphenated().to_string(),
                 payload: event.payload.clone(),
+                traceparent: span.in_scope(current_traceparent),
             })
             .collect();
         publish_batch(&self.js, &messages, self.ack_timeout)
             .await
             .into_iter()
-            .map(|result| {
+            .zip(spans)
+            .map(|(result, span)| {
+                if result.is_err() {
+                    span.record("otel.status_code", "error");
+                }
                 result
                     .map(|ack| {
                         if ack.duplicate {
@@ -47,4 +58,22 @@ impl EventPublisher for NatsPublisher {
             })
             .collect()
     }
+}
+
+/// The publish of one event, in the trace of the request that wrote it; it lasts from the
+/// send to the broker's acknowledgement.
+fn publish_span(event: &PendingEvent) -> Span {
+    let span = tracing::info_span!(
+        target: "spans",
+        "publish",
+        otel.name = "publish",
+        otel.kind = "producer",
+        otel.status_code = Empty,
+        messaging.system = "nats",
+        messaging.operation.type = "send",
+        messaging.destination.name = event.subject.as_str(),
+        messaging.message.id = %event.id,
+    );
+    continue_trace(&span, event.trace_context.as_deref());
+    span
 }

@@ -6,12 +6,13 @@ use std::time::Duration;
 use application::ports::{Charge, NoAnswer, ProviderAnswer};
 use domain::PaymentCapture;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
-use reqwest::{Client, Response, StatusCode, Url, redirect};
+use reqwest::{Client, RequestBuilder, Response, StatusCode, Url, redirect};
 
 use super::config::{ProviderConfigError, charges_url, checked_timeout};
 use super::outcome::{Exchange, Failure, charge_answer, lookup_answer, transport_failure};
 use super::tls::client_config;
 use super::wire::ChargeRequest;
+use crate::telemetry::current_trace_headers;
 
 /// A provider unreachable this long will not be reached later in the call; giving up
 /// early leaves the worker's lease for the retry.
@@ -87,7 +88,12 @@ impl HttpPaymentProvider {
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json")
             .body(body);
-        match exchange(request.send().await, &[StatusCode::OK, StatusCode::CREATED]).await {
+        match exchange(
+            with_trace(request).send().await,
+            &[StatusCode::OK, StatusCode::CREATED],
+        )
+        .await
+        {
             Ok(exchange) => charge_answer(&exchange),
             Err(failure) => ProviderAnswer::Unknown(failure.into()),
         }
@@ -97,8 +103,17 @@ impl HttpPaymentProvider {
         let mut url = self.charges.as_ref().clone();
         url.query_pairs_mut().append_pair("idempotency_key", key);
         let request = self.client.get(url).header(ACCEPT, "application/json");
-        lookup_answer(&exchange(request.send().await, &[StatusCode::OK]).await?)
+        lookup_answer(&exchange(with_trace(request).send().await, &[StatusCode::OK]).await?)
     }
+}
+
+/// The provider sees the call's span as its parent (`traceparent`), so its side of the
+/// charge is in the same trace as the request that accepted the capture.
+fn with_trace(mut request: RequestBuilder) -> RequestBuilder {
+    for (name, value) in current_trace_headers() {
+        request = request.header(name, value);
+    }
+    request
 }
 
 /// Only the body of a `read_for` status is read, so no other can end up in a log.

@@ -10,6 +10,7 @@ mod wire;
 
 use application::ports::{Charge, NoAnswer, PaymentProvider, ProviderAnswer};
 use domain::PaymentCapture;
+use tracing::Instrument;
 
 pub use client::HttpPaymentProvider;
 pub(crate) use client::bounded_body;
@@ -18,12 +19,37 @@ pub(crate) use tls::client_config;
 
 impl PaymentProvider for HttpPaymentProvider {
     async fn charge(&self, key: &str, input: &PaymentCapture, reference: &str) -> ProviderAnswer {
-        self.post_charge(key, input, reference).await
+        let span = call_span("provider charge", "POST");
+        let answer = self
+            .post_charge(key, input, reference)
+            .instrument(span.clone())
+            .await;
+        if matches!(answer, ProviderAnswer::Unknown(_)) {
+            span.record("otel.status_code", "error");
+        }
+        answer
     }
 
     async fn lookup(&self, key: &str) -> Result<Option<Charge>, NoAnswer> {
-        self.get_charge(key).await
+        let span = call_span("provider lookup", "GET");
+        let found = self.get_charge(key).instrument(span.clone()).await;
+        if found.is_err() {
+            span.record("otel.status_code", "error");
+        }
+        found
     }
+}
+
+/// An HTTP client span; neither the key nor the URL's query is an attribute.
+fn call_span(name: &'static str, method: &'static str) -> tracing::Span {
+    tracing::info_span!(
+        target: "spans",
+        "provider call",
+        otel.name = name,
+        otel.kind = "client",
+        otel.status_code = tracing::field::Empty,
+        http.request.method = method,
+    )
 }
 
 #[cfg(test)]

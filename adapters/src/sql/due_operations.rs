@@ -16,7 +16,7 @@ use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::operations::PENDING;
 use super::rows::{stored_capture, stored_tenant};
-use super::schema::operations;
+use super::schema::{operation_traces, operations};
 
 #[derive(Queryable)]
 pub(crate) struct DueRow {
@@ -31,6 +31,7 @@ pub(crate) struct DueRow {
     lease_owner: Option<Vec<u8>>,
     lease_expires_at: Option<NaiveDateTime>,
     created_at: NaiveDateTime,
+    trace_context: Option<String>,
 }
 
 impl DueRow {
@@ -58,6 +59,7 @@ impl DueRow {
                 generation: Generation::new(u64::try_from(self.generation).unwrap_or(0)),
                 holder,
             },
+            trace_context: self.trace_context,
         })
     }
 }
@@ -77,12 +79,14 @@ pub(crate) fn due_columns() -> _ {
         operations::lease_owner,
         operations::lease_expires_at,
         operations::created_at,
+        operation_traces::trace_context.nullable(),
     )
 }
 
 #[dsl::auto_type]
 pub(crate) fn due_query(state: &'static str, now: NaiveDateTime, limit: i64) -> _ {
     operations::table
+        .left_join(operation_traces::table)
         .filter(operations::state.eq(state))
         .filter(operations::next_attempt_at.le(now))
         .filter(

@@ -20,6 +20,7 @@ use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::rows::to_i64;
 use super::schema::outbox;
+use crate::telemetry::current_traceparent;
 
 /// `published_at` NULL and `attempts` 0 come from the columns' defaults.
 #[derive(Insertable)]
@@ -35,6 +36,8 @@ pub(crate) struct NewEventRow<'a> {
     created_at: NaiveDateTime,
     ordering_key: Option<&'a [u8]>,
     ordering_seq: Option<i64>,
+    /// The writing statement's span, so the relay publishes in the request's trace.
+    trace_context: Option<String>,
 }
 
 pub(crate) type InsertEvent<'a> = Values<dsl::insert_into<outbox::table>, NewEventRow<'a>>;
@@ -57,6 +60,7 @@ where
             .as_ref()
             .map(|order| to_i64(order.sequence))
             .transpose()?,
+        trace_context: current_traceparent(),
     };
     diesel::insert_into(outbox::table)
         .values(row)
@@ -75,6 +79,7 @@ pub(crate) struct PendingRow {
     attempts: i32,
     ordering_key: Option<Vec<u8>>,
     ordering_seq: Option<i64>,
+    trace_context: Option<String>,
 }
 
 impl PendingRow {
@@ -88,6 +93,7 @@ impl PendingRow {
             payload: self.payload,
             created_at: self.created_at.and_utc(),
             attempts: u32::try_from(self.attempts).unwrap_or(0),
+            trace_context: self.trace_context,
         })
     }
 }
@@ -107,6 +113,7 @@ pub(crate) fn pending_events(limit: i64) -> _ {
             outbox::attempts,
             outbox::ordering_key,
             outbox::ordering_seq,
+            outbox::trace_context,
         ))
 }
 

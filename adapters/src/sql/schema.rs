@@ -51,6 +51,7 @@ diesel::table! {
         attempts -> Integer,
         ordering_key -> Nullable<Binary>,
         ordering_seq -> Nullable<BigInt>,
+        trace_context -> Nullable<Text>,
     }
 }
 
@@ -98,6 +99,13 @@ diesel::table! {
 }
 
 diesel::table! {
+    operation_traces (operation_id) {
+        operation_id -> Binary,
+        trace_context -> Text,
+    }
+}
+
+diesel::table! {
     payments (id) {
         id -> BigInt,
         operation_id -> Binary,
@@ -129,4 +137,5 @@ diesel::table! {
 
 // A payment belongs to its operation (the status read joins them).
 diesel::joinable!(payments -> operations (operation_id));
-diesel::allow_tables_to_appear_in_same_query!(operations, payments);
+diesel::joinable!(operation_traces -> operations (operation_id));
+diesel::allow_tables_to_appear_in_same_query!(operations, payments, operation_traces);

@@ -19,9 +19,12 @@ use diesel_async::pooled_connection::{
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, SimpleAsyncConnection};
 
+use tracing::Instrument;
+
 use super::classify::store_error;
 use super::private_files::{private_dir, private_file};
 use crate::sql::tx_connection::Detach;
+use crate::telemetry::statement_span;
 
 pub(super) type Connection = SyncConnectionWrapper<SqliteConnection>;
 pub(super) type PooledConnection = Object<Connection>;
@@ -145,15 +148,15 @@ impl SqliteStore {
         self.pool.get().await.map_err(pool_error)
     }
 
-    /// No deadline: `statement` only mirrors MySQL's call, which logs it.
+    /// No deadline: `statement` names the span (MySQL's call also logs it on a timeout).
     pub(crate) async fn with_connection<T>(
         &self,
         statement: &'static str,
         work: impl AsyncFnOnce(&mut Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let _ = statement;
+        let span = statement_span("sqlite", statement);
         let mut conn = self.connection().await?;
-        work(&mut conn).await
+        work(&mut conn).instrument(span).await
     }
 
     /// Never needs a causal wait: one file, one writer.

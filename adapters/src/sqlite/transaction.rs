@@ -2,10 +2,12 @@
 
 use application::ports::{CommitError, StoreError, UnitOfWork};
 use diesel_async::SimpleAsyncConnection;
+use tracing::Instrument;
 
 use super::classify::store_error;
 use super::store::{Connection, PooledConnection, SqliteStore};
 use crate::sql::tx_connection::{Detach, TxConnection};
+use crate::telemetry::statement_span;
 
 /// Closed, so rolled back, unless it ends cleanly ([`TxConnection`]). `IMMEDIATE` takes
 /// the write lock at `BEGIN`: a second writer waits there (up to the busy timeout) instead
@@ -16,22 +18,26 @@ pub struct SqliteTx {
 }
 
 impl SqliteTx {
-    /// The busy timeout bounds its wait; `statement` only mirrors MySQL's call.
+    /// The busy timeout bounds its wait; `statement` names the span.
     pub(crate) async fn run<T, E: From<StoreError>>(
         &mut self,
         statement: &'static str,
         work: impl AsyncFnOnce(&mut Connection, ()) -> Result<T, E>,
     ) -> Result<T, E> {
-        let _ = statement;
-        work(self.conn.get()?, ()).await
+        work(self.conn.get()?, ())
+            .instrument(statement_span("sqlite", statement))
+            .await
     }
 
     /// A failure discards the connection.
-    async fn finish(&mut self, statement: &str) -> Result<(), StoreError> {
+    async fn finish(&mut self, statement: &'static str) -> Result<(), StoreError> {
         let Some(mut conn) = self.conn.take() else {
             return Ok(());
         };
-        match conn.batch_execute(statement).await {
+        let finished = conn
+            .batch_execute(statement)
+            .instrument(statement_span("sqlite", statement));
+        match finished.await {
             Ok(()) => Ok(()),
             Err(error) => {
                 conn.detach();
@@ -47,7 +53,10 @@ impl UnitOfWork for SqliteStore {
     async fn begin(&self) -> Result<SqliteTx, StoreError> {
         let mut conn = self.connection().await?;
         let waiting = self.waiting_writer();
-        let begun = conn.batch_execute("BEGIN IMMEDIATE").await;
+        let begun = conn
+            .batch_execute("BEGIN IMMEDIATE")
+            .instrument(statement_span("sqlite", "begin"))
+            .await;
         drop(waiting);
         match begun {
             Ok(()) => Ok(SqliteTx {

@@ -15,6 +15,8 @@ pub struct PendingEvent {
     pub payload: Vec<u8>,
     pub created_at: DateTime<Utc>,
     pub attempts: u32,
+    /// The writing request's trace, as the adapter stored it; opaque here.
+    pub trace_context: Option<String>,
 }
 
 /// The outbox, for relays. Several relays may run at once, in several processes.

@@ -14,6 +14,8 @@ use domain::{
 
 use super::operation::{Execute, StepContext, StepError};
 use super::outcome::{FailureCause, Outcome, UnknownCause};
+use tracing::Instrument;
+
 use crate::Caller;
 use crate::ports::{
     Clock, CommitError, FlowHooks, HookVerdict, InsertRecordError, NewRecord, NoHooks,
@@ -137,13 +139,19 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         let fingerprint = input.fingerprint(&scope.operation);
         if let Some(answer) = self
             .answer_from_completed::<Op>(caller, &scope, key, &fingerprint, false)
+            .instrument(tracing::info_span!(target: "spans", "fast-path read"))
             .await
         {
             return answer;
         }
         let attempts = self.settings.max_attempts.max(1);
         for attempt in 1..=attempts {
-            match self.attempt(op, &scope, key, fingerprint, input).await {
+            let transaction = tracing::info_span!(target: "spans", "transaction", attempt);
+            match self
+                .attempt(op, &scope, key, fingerprint, input)
+                .instrument(transaction)
+                .await
+            {
                 Attempt::Finished(outcome) => return outcome,
                 Attempt::Deadlocked => {
                     self.deadlocks.fetch_add(1, Ordering::Relaxed);
@@ -242,7 +250,11 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             Ok(_) => return rollback_with(tx, failed(FailureCause::RecordNotCompleted)).await,
             Err(error) => return rollback_with(tx, classify(error)).await,
         }
-        match tx.commit().await {
+        let committed = tx
+            .commit()
+            .instrument(tracing::info_span!(target: "spans", "commit"))
+            .await;
+        match committed {
             Ok(()) => Attempt::Finished(Outcome::Executed {
                 record,
                 response: completion.response,

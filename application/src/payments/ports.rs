@@ -25,6 +25,9 @@ pub struct DueOperation {
     /// Its key at the provider is as old as that.
     pub accepted_at: DateTime<Utc>,
     pub lease: LeaseView,
+    /// The accepting request's trace, as the adapter stored it; opaque here. Each attempt
+    /// continues it.
+    pub trace_context: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -152,6 +152,7 @@ pub(crate) fn operation(attempts: u32) -> DueOperation {
             generation: Generation::new(4),
             holder: None,
         },
+        trace_context: None,
     }
 }
 

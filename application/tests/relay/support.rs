@@ -104,6 +104,7 @@ pub(crate) fn events(n: u128) -> Vec<PendingEvent> {
             payload: b"{}".to_vec(),
             created_at: FixedClock.now(),
             attempts: 0,
+            trace_context: None,
         })
         .collect()
 }

@@ -1,12 +1,19 @@
-//! Logs to stderr, as text or JSON lines (`LOG_FORMAT`), filtered by `RUST_LOG`. A writer
+//! Logs to stderr, as text or JSON lines (`LOG_FORMAT`), filtered by `RUST_LOG`; beside
+//! them, the span pipeline when one is configured (`docs/tracing.md`). A writer
 //! thread does the writes, so a request never waits on a blocked stderr; a full queue
 //! (128 000 lines) makes the logging thread wait rather than drop lines.
 
 use std::io::{BufWriter, IsTerminal};
+use std::sync::OnceLock;
 
-use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
-
-use tracing_subscriber::EnvFilter;
+use opentelemetry::trace::TraceContextExt;
+use tracing::{Dispatch, Subscriber};
+use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
+use tracing_subscriber::Layer;
+use tracing_subscriber::filter::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::config::{ConfigError, Lookup, invalid, text};
 
@@ -28,10 +35,21 @@ impl LogFormat {
     }
 }
 
-/// Keep the guard until the process ends: dropping it writes out the lines still queued.
+/// Held until the process ends: dropping it writes out the lines still queued and sends
+/// the spans still waiting (`docs/tracing.md`).
+#[derive(Debug)]
+pub(crate) struct Logging {
+    _lines: WorkerGuard,
+    #[cfg(feature = "otel")]
+    _spans: Option<crate::telemetry::Pipeline>,
+}
+
 /// A panic is logged as one bounded line, without a location or a backtrace: a request
 /// can make a library panic, and what it sent must not reach the log whole.
-pub(crate) fn init(format: LogFormat) -> WorkerGuard {
+///
+/// # Errors
+/// The span exporter's configuration (`OTEL_EXPORTER_OTLP_*`) is unusable.
+pub(crate) fn init(format: LogFormat) -> anyhow::Result<Logging> {
     std::panic::set_hook(Box::new(|info| {
         let payload = info
             .payload()
@@ -44,23 +62,74 @@ pub(crate) fn init(format: LogFormat) -> WorkerGuard {
             "a task panicked; its request or connection was dropped"
         );
     }));
+    // The spans made only for traces (target `spans`) are never log lines: with no span
+    // pipeline, nothing wants them and they cost nothing.
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = match "spans=off".parse() {
+        Ok(no_trace_spans) => filter.add_directive(no_trace_spans),
+        // A fixed directive that parses; never reached.
+        Err(_) => filter,
+    };
     let (writer, guard) = NonBlockingBuilder::default()
         .lossy(false)
         .finish(BufWriter::new(std::io::stderr()));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(writer);
-    match format {
-        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).init(),
-        LogFormat::Json => builder
-            .json()
-            .flatten_event(true)
-            .with_current_span(true)
-            .with_span_list(false)
-            .init(),
+    let lines = match format {
+        LogFormat::Text => tracing_subscriber::fmt::layer()
+            .with_writer(writer)
+            .with_ansi(std::io::stderr().is_terminal())
+            .boxed(),
+        LogFormat::Json => json_lines(writer).boxed(),
     }
-    guard
+    .with_filter(filter);
+    #[cfg(feature = "otel")]
+    let (spans, pipeline) = crate::telemetry::from_env()?.unzip();
+    #[cfg(not(feature = "otel"))]
+    let spans: Option<tracing_subscriber::layer::Identity> = None;
+    tracing_subscriber::registry()
+        .with(lines)
+        .with(spans)
+        .try_init()?;
+    let _ = GLOBAL.set(tracing::dispatcher::get_default(Clone::clone));
+    Ok(Logging {
+        _lines: guard,
+        #[cfg(feature = "otel")]
+        _spans: pipeline,
+    })
+}
+
+/// The subscriber, for reading a span's trace context while a line is written (inside
+/// the subscriber, `get_default` answers with no subscriber at all).
+static GLOBAL: OnceLock<Dispatch> = OnceLock::new();
+
+/// One object per line: the event's fields at the top level, the request's span fields
+/// under `span`, and the current span's `trace_id` and `span_id` when it has a trace.
+fn json_lines<S>(writer: NonBlocking) -> json_subscriber::fmt::Layer<S, NonBlocking>
+where
+    S: Subscriber + for<'span> LookupSpan<'span>,
+{
+    let mut layer = json_subscriber::layer()
+        .with_writer(writer)
+        .flatten_event(true)
+        .with_current_span(true)
+        .with_span_list(false);
+    layer
+        .inner_layer_mut()
+        .add_multiple_dynamic_fields(|event, context, fields| {
+            let (Some(span), Some(dispatch)) = (context.event_span(event), GLOBAL.get()) else {
+                return;
+            };
+            let id = span.id();
+            drop(span);
+            let Some(otel) = tracing_opentelemetry::get_otel_context(&id, dispatch) else {
+                return;
+            };
+            let ids = otel.span().span_context().clone();
+            if ids.is_valid() {
+                let _ = fields.write_field("trace_id", ids.trace_id().to_string());
+                let _ = fields.write_field("span_id", ids.span_id().to_string());
+            }
+        });
+    layer
 }
 
 /// At most 200 characters, with control characters escaped.

@@ -8,7 +8,9 @@ use std::time::Duration;
 use adapters::SystemClock;
 use adapters::metrics::Metrics;
 use application::payments::{Worked, WorkerPorts, WorkerSettings, work_once};
-use application::ports::{Clock, FlowHooks, OperationCensus, OperationStore, PaymentProvider};
+use application::ports::{
+    Clock, DueOperation, FlowHooks, OperationCensus, OperationStore, PaymentProvider,
+};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::Instrument;
@@ -163,14 +165,15 @@ where
         for operation in &due {
             // Dropping `work_once` writes nothing more and the lease runs out. A provider
             // call it made is safe: the next owner asks again under the same downstream key.
+            let attempt = attempt_span(operation);
             let worked = tokio::select! {
                 biased;
                 () = stopped(stop) => return Pass::Stopped,
-                worked = work_once(ports, &self.settings, operation) => worked,
+                worked = work_once(ports, &self.settings, operation).instrument(attempt.clone()) => worked,
             };
             match worked {
                 Ok(worked) => {
-                    if report(operation, &worked, self.metrics.as_deref()) {
+                    if attempt.in_scope(|| report(operation, &worked, self.metrics.as_deref())) {
                         pass = Pass::Worked;
                     }
                     // The database failed under a won claim: back off as for any failure.
@@ -190,4 +193,17 @@ where
         }
         pass
     }
+}
+
+/// One attempt continues the trace of the request that accepted the capture, so the
+/// acceptance, every attempt and the provider's side of each call share one trace id.
+fn attempt_span(operation: &DueOperation) -> tracing::Span {
+    let span = tracing::info_span!(
+        target: "spans",
+        "capture attempt",
+        operation.id = %operation.id,
+        operation.attempts = operation.attempts,
+    );
+    adapters::telemetry::continue_trace(&span, operation.trace_context.as_deref());
+    span
 }

@@ -96,6 +96,7 @@ mod tests {
                 generation: Generation::UNCLAIMED,
                 holder: None,
             },
+            trace_context: None,
         }
     }
 

@@ -118,7 +118,7 @@ async fn text_logs_carry_request_ids_and_outcomes_but_never_tokens_or_bodies() {
     assert!(!lines.is_empty(), "{log}");
     for line in lines {
         assert!(
-            line.contains("outcome=\"executed\"") && line.contains("record_id="),
+            line.contains("idempotent.outcome=\"executed\"") && line.contains("record_id="),
             "{line}"
         );
     }
@@ -146,6 +146,6 @@ async fn json_logs_are_one_object_per_line_with_the_request_fields_and_no_secret
     assert!(finished["elapsed_us"].is_u64(), "{finished}");
     let span = &finished["span"];
     assert_eq!(span["route"], "/api/orders");
-    assert_eq!(span["outcome"], "executed");
+    assert_eq!(span["idempotent.outcome"], "executed");
     assert!(span["record_id"].is_u64(), "{finished}");
 }

@@ -34,6 +34,7 @@ fn events(prefix: &str, count: usize) -> Vec<OutgoingMessage> {
             subject: "orders.created.v1.1".to_owned(),
             msg_id: format!("{prefix}-{n}"),
             payload: format!(r#"{{"eventId":"{prefix}-{n}"}}"#).into_bytes(),
+            traceparent: None,
         })
         .collect()
 }

@@ -103,6 +103,15 @@ async fn bounded_body(
     }
 }
 
+/// A request the edge refused is a span too: its outcome says so.
+pub(crate) fn refused(response: HttpResponse) -> HttpResponse {
+    tracing::Span::current().record(OUTCOME, "refused");
+    response
+}
+
+/// The request span's field (and span attribute) that says how the request ended.
+pub(crate) const OUTCOME: &str = "idempotent.outcome";
+
 pub(crate) fn respond_outcome<R: Refusal>(
     metrics: &Metrics,
     name: &'static str,
@@ -110,7 +119,7 @@ pub(crate) fn respond_outcome<R: Refusal>(
 ) -> HttpResponse {
     metrics.count_outcome(name, outcome);
     let span = tracing::Span::current();
-    span.record("outcome", outcome_label(outcome));
+    span.record(OUTCOME, outcome_label(outcome));
     match outcome {
         Outcome::Executed { record, response } | Outcome::Replayed { record, response } => {
             span.record("record_id", record.0);

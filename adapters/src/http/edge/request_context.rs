@@ -1,5 +1,6 @@
-//! Per-request middleware: a request id, one log line per request, the latency histogram,
-//! and the connection closed when a request's body was left unread. Neither headers nor
+//! Per-request middleware: a request id, the request's span (continuing the caller's
+//! trace, `docs/tracing.md`), one log line per request, the latency histogram, and the
+//! connection closed when a request's body was left unread. Neither headers nor
 //! bodies are logged: tokens and order data stay out of the logs. Every label and logged
 //! field comes from a closed set, so a client cannot grow the metrics or a log line.
 
@@ -18,6 +19,7 @@ use tracing::field::Empty;
 
 use super::body_drained::{KeepBody, watch_body};
 use crate::metrics::Metrics;
+use crate::telemetry;
 
 pub const REQUEST_ID: &str = "x-request-id";
 
@@ -60,8 +62,17 @@ pub async fn request_context(
         method = %method,
         route = %route,
         record_id = Empty,
-        outcome = Empty,
+        idempotent.outcome = Empty,
+        otel.name = Empty,
+        otel.kind = Empty,
+        otel.status_code = Empty,
+        http.request.method = Empty,
+        http.route = Empty,
+        http.response.status_code = Empty,
     );
+    if telemetry::is_on() {
+        server_span(&span, method, &route, &request);
+    }
     let result = next.call(request).instrument(span.clone()).await;
     let elapsed = started.elapsed();
     let status = match &result {
@@ -70,6 +81,12 @@ pub async fn request_context(
     };
     if let Some(metrics) = metrics {
         metrics.observe_request(method, &route, status, elapsed.as_secs_f64());
+    }
+    if telemetry::is_on() {
+        span.record("http.response.status_code", status);
+        if status >= 500 {
+            span.record("otel.status_code", "error");
+        }
     }
     span.in_scope(|| {
         tracing::info!(
@@ -93,6 +110,21 @@ pub async fn request_context(
     }
     // Held until the answer is sent, so actix-http closes instead of draining the body.
     Ok(response.map_body(|_, body| KeepBody::new(body.boxed(), unread)))
+}
+
+/// The HTTP server span's conventional name and attributes, and the caller's trace
+/// (`traceparent`, `tracestate`) as its parent when valid.
+fn server_span(span: &tracing::Span, method: &str, route: &str, request: &ServiceRequest) {
+    span.record("otel.name", format!("{method} {route}"));
+    span.record("otel.kind", "server");
+    span.record("http.request.method", method);
+    span.record("http.route", route);
+    telemetry::extract_request_parent(span, |name| {
+        request
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+    });
 }
 
 /// The method as metrics and logs name it: one the API serves, or `other`.

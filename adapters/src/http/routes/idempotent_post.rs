@@ -4,9 +4,10 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 use application::Execute;
 use application::ports::FlowHooks;
+use tracing::Instrument;
 
 use super::{AppState, ServiceStore};
-use crate::http::edge::admit::{admit, respond_outcome};
+use crate::http::edge::admit::{admit, refused, respond_outcome};
 use crate::http::edge::problem::Problem;
 use crate::http::edge::respond;
 use crate::http::route::{PathIds, PostRoute, Undecodable};
@@ -21,6 +22,7 @@ where
     H: FlowHooks + 'static,
     Op: PostRoute + Execute<S::Tx>,
 {
+    let checks = tracing::info_span!(target: "spans", "edge checks");
     let admitted = match admit(
         &request,
         payload,
@@ -28,18 +30,20 @@ where
         Op::PERMISSION,
         state.body_timeout,
     )
+    .instrument(checks.clone())
     .await
     {
         Ok(admitted) => admitted,
-        Err(refused) => return refused,
+        Err(response) => return refused(response),
     };
-    let input = match Op::decode(&PathIds::of(&request), &admitted.body) {
+    let input = match checks.in_scope(|| Op::decode(&PathIds::of(&request), &admitted.body)) {
         Ok(input) => input,
         Err(Undecodable::Body(errors)) => {
-            return respond::problem(&Problem::invalid_body(&errors));
+            return refused(respond::problem(&Problem::invalid_body(&errors)));
         }
-        Err(Undecodable::NotFound) => return respond::problem(&Problem::not_found()),
+        Err(Undecodable::NotFound) => return refused(respond::problem(&Problem::not_found())),
     };
+    drop(checks);
     // A client that hangs up drops this future: the open transaction rolls back with its
     // connection, as in a crash, and the retry executes or replays.
     let outcome = state

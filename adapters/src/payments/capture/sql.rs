@@ -24,7 +24,8 @@ use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Classify, Unique, refused_on};
 use crate::sql::connection::SqlConnection;
 use crate::sql::rows::to_i64;
-use crate::sql::schema::{operations, orders};
+use crate::sql::schema::{operation_traces, operations, orders};
+use crate::telemetry::current_traceparent;
 
 /// One pending or succeeded capture per order (a partial index on SQLite, a generated
 /// column on MySQL): its violation is the acceptance's refusal.
@@ -94,6 +95,17 @@ pub(crate) struct NewOperationRow<'a> {
 pub(crate) type InsertOperation<'a> =
     Values<dsl::insert_into<operations::table>, NewOperationRow<'a>>;
 
+/// Written only while tracing is on: every attempt continues the accepting request's trace.
+#[derive(Insertable)]
+#[diesel(table_name = operation_traces)]
+pub(crate) struct NewTraceRow<'a> {
+    operation_id: &'a [u8],
+    trace_context: String,
+}
+
+pub(crate) type InsertTrace<'a> =
+    Values<dsl::insert_into<operation_traces::table>, NewTraceRow<'a>>;
+
 /// No active order of the tenant, or a second active capture of it, is the refusal.
 pub(crate) async fn accept<'a, C>(
     conn: &mut C,
@@ -106,6 +118,7 @@ where
     C::Backend: QueryMetadata<Text>,
     String: FromSqlRow<Text, C::Backend>,
     InsertOperation<'a>: QueryFragment<C::Backend>,
+    InsertTrace<'a>: QueryFragment<C::Backend>,
 {
     let input = &capture.input;
     let amount =
@@ -147,13 +160,27 @@ where
         .execute(conn)
         .await
     {
-        Ok(_) => Ok(()),
-        Err(error) => Err(refused_on::<C::Backend, _>(
-            error,
-            ACTIVE_CAPTURE,
-            CaptureRefusal::PaymentExists,
-        )),
+        Ok(_) => {}
+        Err(error) => {
+            return Err(refused_on::<C::Backend, _>(
+                error,
+                ACTIVE_CAPTURE,
+                CaptureRefusal::PaymentExists,
+            ));
+        }
     }
+    if let Some(trace_context) = current_traceparent() {
+        let row = NewTraceRow {
+            operation_id: capture.id.as_bytes(),
+            trace_context,
+        };
+        diesel::insert_into(operation_traces::table)
+            .values(row)
+            .execute(conn)
+            .await
+            .map_err(C::Backend::store_error)?;
+    }
+    Ok(())
 }
 
 for_both_transactions! {
