@@ -70,6 +70,9 @@ pub(crate) async fn handle(
 /// timeout) does not stop a charge under way, as with a real provider.
 async fn charge(state: Arc<State>, request: Request<Incoming>) -> Result<Answer, HungUp> {
     state.count_charge_call();
+    if let Some(traceparent) = request.headers().get("traceparent") {
+        state.record_traceparent(traceparent.as_bytes());
+    }
     let key = request
         .headers()
         .get("idempotency-key")

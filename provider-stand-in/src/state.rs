@@ -1,8 +1,9 @@
 //! What the stand-in shares between connections: the ledger, the controls, the release
 //! signal for held answers, and the counters a test reads.
 
-use std::sync::Mutex;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
 use tokio::sync::watch;
@@ -20,7 +21,14 @@ pub(crate) struct State {
     lookup_calls: AtomicU64,
     in_flight: AtomicU64,
     held: AtomicU64,
+    /// The last [`MAX_TRACEPARENTS`] `traceparent` headers of charge calls, oldest first.
+    traceparents: Mutex<VecDeque<String>>,
 }
+
+/// How many `traceparent` headers are kept: a client cannot grow memory without bound.
+const MAX_TRACEPARENTS: usize = 1000;
+/// A W3C `traceparent` is 55 characters; longer values are not recorded.
+const MAX_TRACEPARENT_LEN: usize = 55;
 
 /// `GET /counters`.
 #[derive(Debug, Serialize)]
@@ -33,6 +41,10 @@ pub(crate) struct Counters {
     charges: u64,
     in_flight: u64,
     held: u64,
+    /// The `traceparent` of each charge call that had one, in the order received (the
+    /// last 1000): the tests check the provider saw the trace of the request that
+    /// accepted the capture.
+    traceparents: Vec<String>,
 }
 
 impl State {
@@ -45,11 +57,32 @@ impl State {
             lookup_calls: AtomicU64::new(0),
             in_flight: AtomicU64::new(0),
             held: AtomicU64::new(0),
+            traceparents: Mutex::new(VecDeque::new()),
         }
     }
 
     pub(crate) fn count_charge_call(&self) {
         self.charge_calls.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Records a charge call's `traceparent`: only up to 55 bytes of visible ASCII, so
+    /// nothing longer or with control characters reaches `/counters`.
+    pub(crate) fn record_traceparent(&self, value: &[u8]) {
+        if value.is_empty()
+            || value.len() > MAX_TRACEPARENT_LEN
+            || !value.iter().all(u8::is_ascii_graphic)
+        {
+            return;
+        }
+        let value = String::from_utf8_lossy(value).into_owned();
+        let mut traceparents = self
+            .traceparents
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if traceparents.len() == MAX_TRACEPARENTS {
+            traceparents.pop_front();
+        }
+        traceparents.push_back(value);
     }
 
     pub(crate) fn in_flight(&self) -> InFlight<'_> {
@@ -114,6 +147,13 @@ impl State {
             charges,
             in_flight: self.in_flight.load(Ordering::SeqCst),
             held: self.held.load(Ordering::SeqCst),
+            traceparents: self
+                .traceparents
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .cloned()
+                .collect(),
         }
     }
 }
@@ -132,5 +172,34 @@ impl<'a> InFlight<'a> {
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn only_bounded_visible_traceparents_are_kept() {
+        let state = State::new(Ledger::open(None).await.unwrap());
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        state.record_traceparent(traceparent.as_bytes());
+        for refused in [
+            &b""[..],
+            b"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01x",
+            b"00 4bf9",
+            b"00-\x1b[31m",
+            "00-\u{e9}".as_bytes(),
+        ] {
+            state.record_traceparent(refused);
+        }
+        assert_eq!(state.counters().await.traceparents, [traceparent]);
+
+        for n in 0..MAX_TRACEPARENTS {
+            state.record_traceparent(n.to_string().as_bytes());
+        }
+        let kept = state.counters().await.traceparents;
+        assert_eq!(kept.len(), MAX_TRACEPARENTS);
+        assert_eq!((kept[0].as_str(), kept[999].as_str()), ("0", "999"));
     }
 }

@@ -33,7 +33,7 @@ pub struct Controls {
 }
 
 /// What the stand-in has seen (`GET /counters`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counters {
     /// `POST /v1/charges` calls, valid or not.
@@ -46,6 +46,10 @@ pub struct Counters {
     pub in_flight: u64,
     /// Charge calls whose answer is held now.
     pub held: u64,
+    /// The `traceparent` header of each charge call that had one, oldest first (the last
+    /// 1000): whether the provider saw the trace of the request that accepted the capture.
+    #[serde(default)]
+    pub traceparents: Vec<String>,
 }
 
 /// A running stand-in on a free port; killed on drop.
@@ -160,6 +164,12 @@ impl ProviderStandIn {
         let (status, body) = self.send("GET", "/counters", b"");
         assert_eq!(status, 200, "GET /counters refused");
         serde_json::from_slice(&body).unwrap()
+    }
+
+    /// The `traceparent` headers of the charge calls so far, oldest first.
+    #[must_use]
+    pub fn traceparents(&self) -> Vec<String> {
+        self.counters().traceparents
     }
 
     /// Polls the counters until `done` holds, for at most `timeout`.
