@@ -8,8 +8,13 @@ use tracing::Span;
 use tracing::field::Empty;
 
 /// `label` names the statement in the code's own words (`record insert`), which is also
-/// the low-cardinality summary the conventions ask for.
+/// the low-cardinality summary the conventions ask for. Only inside a span: a background
+/// poll (the relay's claim, the workers' due read) would otherwise start a trace of one
+/// statement several times a second.
 pub(crate) fn statement_span(system: &'static str, label: &'static str) -> Span {
+    if !super::is_on() || Span::current().is_none() {
+        return Span::none();
+    }
     tracing::info_span!(
         target: "spans",
         "statement",
