@@ -18,6 +18,7 @@ mod global_status;
 mod identity_provider;
 mod invariants;
 mod nats;
+pub mod otlp;
 mod pause;
 mod ports;
 mod process;

@@ -31,6 +31,9 @@ pub struct ServiceOptions {
     /// Sends the server's log to this file instead of into the test's memory (for the
     /// benchmark: reading every line would load the measuring process).
     pub log_file: Option<PathBuf>,
+    /// Another build of the server than [`server_binary`] (the benchmark's build without
+    /// tracing).
+    pub binary: Option<PathBuf>,
 }
 
 impl ServiceOptions {
@@ -45,6 +48,7 @@ impl ServiceOptions {
             pause_dir: None,
             env: Vec::new(),
             log_file: None,
+            binary: None,
         }
     }
 }
@@ -156,7 +160,7 @@ impl Service {
 
     /// The server process for `args`, with the options' environment.
     fn command(options: &ServiceOptions, args: &[&str]) -> Command {
-        let mut command = Command::new(server_binary());
+        let mut command = Command::new(options.binary.clone().unwrap_or_else(server_binary));
         command
             .args(args)
             .env_clear()
