@@ -10,7 +10,8 @@
 //! server's PID, for its CPU time; `scripts/bench` sets it for its private server),
 //! `GALERA_URLS` (adds the Galera run; `BENCH_GALERA=1 scripts/bench` starts a cluster),
 //! `BENCH_DATABASE=private` (the database server is the run's own: `scripts/bench` says so
-//! when it started it).
+//! when it started it), `SERVER_WITHOUT_OTEL_BIN` (the server built without its `otel`
+//! feature, for the tracing scenario; `scripts/bench` builds it).
 //!
 //! `bench readme` runs nothing: it writes the last run's figures
 //! (`target/bench/latest.json`) into the README's figures section.
@@ -28,6 +29,7 @@ mod rs256;
 mod run_info;
 mod scenarios;
 mod seed;
+mod tracing_cost;
 mod wire;
 
 use std::time::Duration;
@@ -112,6 +114,10 @@ fn main() {
         bench.runtime.block_on(relay::run(&options, bench.duration))
     });
 
+    let tracing = wanted("tracing")
+        .then(|| tracing_cost::run(&bench, &options))
+        .flatten();
+
     let galera = std::env::var_os("GALERA_URLS")
         .map(|_| bench.runtime.block_on(galera::run(bench.duration)));
 
@@ -119,6 +125,7 @@ fn main() {
         run: run_info::RunInfo::now(),
         scenarios,
         relay,
+        tracing,
         galera,
         server_peak_rss_bytes: service.peak_rss_bytes().unwrap_or(0),
         database: bench.db.server_version().to_owned(),

@@ -35,6 +35,7 @@ pub(crate) fn render(report: &Report) -> String {
     cost(&mut out, report);
     relay(&mut out, report);
     verification(&mut out, report);
+    tracing(&mut out, report);
     galera(&mut out, report);
     let _ = writeln!(
         out,
@@ -138,6 +139,38 @@ fn verification(out: &mut String, report: &Report) {
             rs256 - hs256
         );
     }
+}
+
+/// Tracing's cost: off against a build without it (the target: within 2 µs), and on.
+fn tracing(out: &mut String, report: &Report) {
+    let Some(t) = &report.tracing else {
+        return;
+    };
+    let (base, off, on) = (&t.without_feature, &t.off, &t.exporting);
+    let _ = write!(
+        out,
+        "\nTracing, server CPU per request at c=32 (median of {} rounds of {} s phases per build):\n\n\
+         | build | per create us | vs without | per replay us | vs without |\n\
+         | --- | ---: | ---: | ---: | ---: |\n\
+         | without the `otel` feature | {:.1} | | {:.1} | |\n\
+         | built in, no endpoint (off) | {:.1} | {:+.1} | {:.1} | {:+.1} |\n\
+         | exporting every span | {:.1} | {:+.1} | {:.1} | {:+.1} |\n\n\
+         Exporting: {:.1} spans per request, {:.0} dropped in all.\n",
+        t.rounds,
+        t.phase_seconds,
+        base.create_us,
+        base.replay_us,
+        off.create_us,
+        off.create_us - base.create_us,
+        off.replay_us,
+        off.replay_us - base.replay_us,
+        on.create_us,
+        on.create_us - base.create_us,
+        on.replay_us,
+        on.replay_us - base.replay_us,
+        t.spans_per_request,
+        t.spans_dropped,
+    );
 }
 
 fn galera(out: &mut String, report: &Report) {
@@ -287,6 +320,7 @@ mod tests {
             },
             scenarios: Vec::new(),
             relay: None,
+            tracing: None,
             galera: None,
             server_peak_rss_bytes: 0,
             database: "MariaDB".to_owned(),

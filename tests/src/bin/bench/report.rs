@@ -47,6 +47,9 @@ pub(crate) struct Report {
     pub(crate) scenarios: Vec<Scenario>,
     /// The relay scenario, when it ran.
     pub(crate) relay: Option<crate::relay::RelayFigures>,
+    /// What tracing costs, when the build without it was given.
+    #[serde(default)]
+    pub(crate) tracing: Option<crate::tracing_cost::TracingFigures>,
     /// The Galera run, when a cluster was given.
     pub(crate) galera: Option<crate::galera::GaleraFigures>,
     pub(crate) server_peak_rss_bytes: u64,
@@ -67,6 +70,9 @@ impl Report {
             .collect();
         if self.relay.as_ref().is_some_and(|r| r.errors > 0) {
             wrong.push("relay".to_owned());
+        }
+        if self.tracing.as_ref().is_some_and(|t| t.errors > 0) {
+            wrong.push("tracing".to_owned());
         }
         if self
             .galera
