@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use opentelemetry::trace::TraceContextExt;
 use tracing::{Dispatch, Subscriber};
 use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
+#[cfg(feature = "otel")]
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
@@ -73,28 +74,62 @@ pub(crate) fn init(format: LogFormat) -> anyhow::Result<Logging> {
     let (writer, guard) = NonBlockingBuilder::default()
         .lossy(false)
         .finish(BufWriter::new(std::io::stderr()));
-    let lines = match format {
-        LogFormat::Text => tracing_subscriber::fmt::layer()
-            .with_writer(writer)
-            .with_ansi(std::io::stderr().is_terminal())
-            .boxed(),
-        LogFormat::Json => json_lines(writer).boxed(),
-    }
-    .with_filter(filter);
     #[cfg(feature = "otel")]
-    let (spans, pipeline) = crate::telemetry::from_env()?.unzip();
+    let pipeline = crate::telemetry::from_env()?;
+    #[cfg(feature = "otel")]
+    if let Some(pipeline) = &pipeline {
+        // Each layer filters for itself: the log keeps its filter, the spans go to the
+        // pipeline whatever the log's level.
+        let stack = tracing_subscriber::registry();
+        match format {
+            LogFormat::Text => stack
+                .with(text_lines(writer).with_filter(filter))
+                .with(pipeline.layer())
+                .try_init()?,
+            LogFormat::Json => stack
+                .with(json_lines(writer).with_filter(filter))
+                .with(pipeline.layer())
+                .try_init()?,
+        }
+    } else {
+        lines_only(format, writer, filter)?;
+    }
     #[cfg(not(feature = "otel"))]
-    let spans: Option<tracing_subscriber::layer::Identity> = None;
-    tracing_subscriber::registry()
-        .with(lines)
-        .with(spans)
-        .try_init()?;
+    lines_only(format, writer, filter)?;
     let _ = GLOBAL.set(tracing::dispatcher::get_default(Clone::clone));
     Ok(Logging {
         _lines: guard,
         #[cfg(feature = "otel")]
         _spans: pipeline,
     })
+}
+
+/// Without a span pipeline the filter is the whole subscriber's, as it was before tracing:
+/// a disabled callsite (every span of target `spans`) is then never evaluated again. Beside
+/// another layer it would be asked on every call.
+fn lines_only(format: LogFormat, writer: NonBlocking, filter: EnvFilter) -> anyhow::Result<()> {
+    let stack = tracing_subscriber::registry().with(filter);
+    match format {
+        LogFormat::Text => stack.with(text_lines(writer)).try_init()?,
+        LogFormat::Json => stack.with(json_lines(writer)).try_init()?,
+    }
+    Ok(())
+}
+
+fn text_lines<S>(
+    writer: NonBlocking,
+) -> tracing_subscriber::fmt::Layer<
+    S,
+    tracing_subscriber::fmt::format::DefaultFields,
+    tracing_subscriber::fmt::format::Format,
+    NonBlocking,
+>
+where
+    S: Subscriber + for<'span> LookupSpan<'span>,
+{
+    tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_ansi(std::io::stderr().is_terminal())
 }
 
 /// The subscriber, for reading a span's trace context while a line is written (inside

@@ -11,7 +11,9 @@ use opentelemetry::KeyValue;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
-use opentelemetry_sdk::trace::{BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider};
+use opentelemetry_sdk::trace::{
+    BatchConfigBuilder, BatchSpanProcessor, SdkTracer, SdkTracerProvider,
+};
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::FilterFn;
 use tracing_subscriber::registry::LookupSpan;
@@ -28,6 +30,24 @@ const DEFAULT_QUEUE: usize = 2048;
 #[derive(Debug)]
 pub(crate) struct Pipeline {
     provider: SdkTracerProvider,
+    tracer: SdkTracer,
+}
+
+impl Pipeline {
+    /// The layer that turns spans into OpenTelemetry spans and feeds them to the pipeline.
+    pub(crate) fn layer<S>(&self) -> impl Layer<S> + use<S>
+    where
+        S: tracing::Subscriber + for<'span> LookupSpan<'span>,
+    {
+        tracing_opentelemetry::layer()
+            .with_tracer(self.tracer.clone())
+            .with_tracked_inactivity(false)
+            .with_threads(false)
+            .with_location(false)
+            .with_level(false)
+            .with_target(false)
+            .with_filter(spans_and_warnings())
+    }
 }
 
 impl Drop for Pipeline {
@@ -42,12 +62,8 @@ impl Drop for Pipeline {
 #[error("cannot set up the OTLP span exporter")]
 pub(crate) struct PipelineError(#[source] opentelemetry_otlp::ExporterBuildError);
 
-/// The layer that turns spans into OpenTelemetry spans, and the pipeline it feeds; `None`
-/// when no endpoint is configured.
-pub(crate) fn from_env<S>() -> Result<Option<(impl Layer<S>, Pipeline)>, PipelineError>
-where
-    S: tracing::Subscriber + for<'span> LookupSpan<'span>,
-{
+/// The pipeline the spans go to; `None` when no endpoint is configured.
+pub(crate) fn from_env() -> Result<Option<Pipeline>, PipelineError> {
     if !endpoint_configured() {
         return Ok(None);
     }
@@ -73,16 +89,8 @@ where
         .build();
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
     let tracer = provider.tracer("order-service");
-    let layer = tracing_opentelemetry::layer()
-        .with_tracer(tracer)
-        .with_tracked_inactivity(false)
-        .with_threads(false)
-        .with_location(false)
-        .with_level(false)
-        .with_target(false)
-        .with_filter(spans_and_warnings());
     adapters::telemetry::switch_on();
-    Ok(Some((layer, Pipeline { provider })))
+    Ok(Some(Pipeline { provider, tracer }))
 }
 
 /// Every span at `info` or above becomes an OpenTelemetry span; of the log events, only
