@@ -6,5 +6,6 @@
 mod across_lease;
 mod across_outbox;
 mod collector_down;
+mod embedded;
 mod request;
 mod support;
