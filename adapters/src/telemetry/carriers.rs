@@ -1,7 +1,8 @@
 //! Trace context across process boundaries: read from a request's or a message's
 //! headers, written into a call's or a message's headers, and kept as a `traceparent`
-//! column for work that continues later (an outbox event, a leased operation). The W3C
-//! format is the propagator's the server installed; nothing here parses it.
+//! column for work that continues later (an outbox event, a leased operation). Reading
+//! and writing the W3C format is the propagator's the server installed; only the shape of
+//! an incoming `traceparent` is checked here first.
 
 use std::marker::PhantomData;
 
@@ -43,7 +44,11 @@ fn well_formed(traceparent: &str) -> bool {
         _ => byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte),
     });
     let version_00 = head.starts_with(b"00");
-    shaped && !head.starts_with(b"ff") && (bytes.len() == 55 || (!version_00 && bytes[55] == b'-'))
+    let rest_allowed = match bytes.get(55) {
+        None => true,
+        Some(&byte) => !version_00 && byte == b'-',
+    };
+    shaped && !head.starts_with(b"ff") && rest_allowed
 }
 
 /// The request's span continues the caller's trace when its `traceparent` is valid; a
