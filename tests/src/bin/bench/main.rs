@@ -20,6 +20,7 @@
 
 mod ceiling;
 mod cost;
+mod embedded;
 mod galera;
 mod load;
 mod relay;
@@ -114,6 +115,8 @@ fn main() {
         bench.runtime.block_on(relay::run(&options, bench.duration))
     });
 
+    let embedded = wanted("embedded").then(|| embedded::run(&bench, &options));
+
     let tracing = wanted("tracing")
         .then(|| tracing_cost::run(&bench, &options))
         .flatten();
@@ -125,6 +128,7 @@ fn main() {
         run: run_info::RunInfo::now(),
         scenarios,
         relay,
+        embedded,
         tracing,
         galera,
         server_peak_rss_bytes: service.peak_rss_bytes().unwrap_or(0),

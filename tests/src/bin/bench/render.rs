@@ -34,6 +34,7 @@ pub(crate) fn render(report: &Report) -> String {
     speed(&mut out, report);
     cost(&mut out, report);
     relay(&mut out, report);
+    embedded(&mut out, report);
     verification(&mut out, report);
     tracing(&mut out, report);
     galera(&mut out, report);
@@ -119,6 +120,28 @@ fn relay(out: &mut String, report: &Report) {
         relay.max_pending,
         relay.lag_p50_ms,
         relay.lag_p99_ms,
+    );
+}
+
+fn embedded(out: &mut String, report: &Report) {
+    let Some(e) = &report.embedded else {
+        return;
+    };
+    let _ = write!(
+        out,
+        "\nembedded store (SQLite, no DATABASE_URL), creates at c={}:\n\n\
+         | creates | errors | creates/s | p50 ms | p99 ms | max ms | server CPU µs/create | server peak RSS MiB |\n\
+         | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+         | {} | {} | {:.0} | {:.2} | {:.2} | {:.1} | {} | {:.1} |\n",
+        e.concurrency,
+        e.creates,
+        e.errors,
+        e.creates_per_s,
+        e.p50_ms,
+        e.p99_ms,
+        e.max_ms,
+        micros(e.server_cpu_us),
+        e.server_peak_rss_bytes as f64 / (1024.0 * 1024.0),
     );
 }
 
@@ -320,6 +343,7 @@ mod tests {
             },
             scenarios: Vec::new(),
             relay: None,
+            embedded: None,
             tracing: None,
             galera: None,
             server_peak_rss_bytes: 0,

@@ -47,6 +47,9 @@ pub(crate) struct Report {
     pub(crate) scenarios: Vec<Scenario>,
     /// The relay scenario, when it ran.
     pub(crate) relay: Option<crate::relay::RelayFigures>,
+    /// The embedded store's creates, when it ran.
+    #[serde(default)]
+    pub(crate) embedded: Option<crate::embedded::EmbeddedFigures>,
     /// What tracing costs, when the build without it was given.
     #[serde(default)]
     pub(crate) tracing: Option<crate::tracing_cost::TracingFigures>,
@@ -70,6 +73,9 @@ impl Report {
             .collect();
         if self.relay.as_ref().is_some_and(|r| r.errors > 0) {
             wrong.push("relay".to_owned());
+        }
+        if self.embedded.as_ref().is_some_and(|e| e.errors > 0) {
+            wrong.push("embedded".to_owned());
         }
         if self.tracing.as_ref().is_some_and(|t| t.errors > 0) {
             wrong.push("tracing".to_owned());
