@@ -29,6 +29,7 @@ mod server;
 mod service;
 mod sqlite_db;
 mod temp_dir;
+mod waits;
 
 pub use api::{
     ALL_PERMISSIONS, Api, Reply, cancel_json, capture_json, forged_token, order_json, token,
@@ -56,3 +57,4 @@ pub use service::{
 };
 pub use sqlite_db::SqliteDb;
 pub use temp_dir::TempDir;
+pub use waits::{eventually, wait_for_metric};

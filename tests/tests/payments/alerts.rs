@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use tests::{Controls, PrivatePrometheus};
 
 use crate::support::{PATIENCE, Scenario};
-use crate::waits::eventually;
+use tests::eventually;
 
 /// The rules Prometheus loaded, as (alert name, expression as it parsed it).
 fn rules(prometheus: &PrivatePrometheus) -> Vec<(String, String)> {

@@ -4,7 +4,7 @@
 use chrono::NaiveDateTime;
 use tests::{Api, Controls};
 
-use crate::support::{Counts, Scenario, wait_for_metric};
+use crate::support::{Counts, PATIENCE, Scenario, wait_for_metric};
 
 /// `payment_provider_calls_total`'s series for `call` and `result`, on `api`'s process.
 fn provider_calls(api: &Api, call: &str, result: &str) -> Option<f64> {
@@ -130,7 +130,7 @@ async fn a_permanent_outage_ends_needs_review_after_the_bounded_attempts() {
 
     let api = Api::new(worker.base_url());
     let needs_review = r#"type="payments.capture.v1",state="needs_review""#;
-    wait_for_metric(&api, "operations_ended_total", needs_review, 1.0).await;
+    wait_for_metric(&api, "operations_ended_total", needs_review, 1.0, PATIENCE).await;
     assert_eq!(api.metric("operation_retries_total"), 2.0);
     assert_eq!(provider_calls(&api, "charge", "unknown"), Some(3.0));
     assert_eq!(provider_calls(&api, "lookup", "error"), Some(3.0));

@@ -24,4 +24,3 @@ mod shutdown;
 mod storm;
 mod support;
 mod takeover;
-mod waits;

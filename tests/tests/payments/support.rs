@@ -12,7 +12,7 @@ use tests::{
 };
 
 pub(crate) use crate::counts::Counts;
-pub(crate) use crate::waits::{eventually, wait_for_metric};
+pub(crate) use tests::{eventually, wait_for_metric};
 
 /// The lease of the scenarios that wait for one to run out: short, so the suite is quick.
 pub(crate) const LEASE_SECS: &str = "2";

@@ -1,11 +1,9 @@
 //! A collector that is down or silent: requests are answered as ever, and every span let
 //! go is counted (`tracing_spans_dropped_total`).
 
-use std::time::Duration;
+use tests::{Api, Service, ServiceOptions, TestDb, wait_for_metric};
 
-use tests::{Api, Service, ServiceOptions, TestDb};
-
-use crate::support::{create_with, traceparent};
+use crate::support::{PATIENCE, create_with, traceparent};
 
 fn server(db: &TestDb, endpoint: &str, env: &[(&str, &str)]) -> Service {
     let mut options = ServiceOptions::new(db.url());
@@ -17,24 +15,11 @@ fn server(db: &TestDb, endpoint: &str, env: &[(&str, &str)]) -> Service {
     Service::start(&options)
 }
 
-fn dropped(api: &Api, reason: &str) -> f64 {
-    api.labelled_metric(
-        "tracing_spans_dropped_total",
-        &format!(r#"reason="{reason}""#),
-    )
-    .unwrap_or(0.0)
-}
+const DROPPED: &str = "tracing_spans_dropped_total";
 
-/// Polls the metric until it is above zero, for at most a minute.
-fn wait_for_drops(api: &Api, reason: &str) -> f64 {
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let count = dropped(api, reason);
-        if count > 0.0 || std::time::Instant::now() > deadline {
-            return count;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn dropped(api: &Api, reason: &str) -> f64 {
+    api.labelled_metric(DROPPED, &format!(r#"reason="{reason}""#))
+        .unwrap_or(0.0)
 }
 
 #[tokio::test]
@@ -57,7 +42,7 @@ async fn a_refused_export_is_counted_and_the_requests_are_answered() {
     }
 
     let api = Api::new(server.base_url());
-    assert!(wait_for_drops(&api, "export_failed") > 0.0);
+    wait_for_metric(&api, DROPPED, r#"reason="export_failed""#, 1.0, PATIENCE).await;
     assert_eq!(dropped(&api, "queue_full"), 0.0);
 
     drop(server);
@@ -89,7 +74,7 @@ async fn a_silent_collector_fills_the_bounded_queue_and_the_excess_is_dropped() 
     }
 
     // Each create makes about ten spans: all but the queue's four are let go.
-    assert!(wait_for_drops(&api, "queue_full") >= 150.0);
+    wait_for_metric(&api, DROPPED, r#"reason="queue_full""#, 150.0, PATIENCE).await;
     assert_eq!(dropped(&api, "export_failed"), 0.0);
 
     drop(server);

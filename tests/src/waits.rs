@@ -4,13 +4,11 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use tests::Api;
-
-use crate::support::PATIENCE;
+use crate::Api;
 
 /// Polls `check` until it answers `Some`, for at most `timeout`: a condition the
 /// processes reach on their own time, never a guess of how long they take.
-pub(crate) async fn eventually<T, F, Fut>(timeout: Duration, mut check: F) -> Option<T>
+pub async fn eventually<T, F, Fut>(timeout: Duration, mut check: F) -> Option<T>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
@@ -31,8 +29,14 @@ where
 /// its value then.
 ///
 /// # Panics
-/// After [`PATIENCE`].
-pub(crate) async fn wait_for_metric(api: &Api, name: &str, labels: &str, at_least: f64) -> f64 {
+/// After `within`, with the value then.
+pub async fn wait_for_metric(
+    api: &Api,
+    name: &str,
+    labels: &str,
+    at_least: f64,
+    within: Duration,
+) -> f64 {
     let value = |api: &Api| {
         if labels.is_empty() {
             api.metric(name)
@@ -40,7 +44,7 @@ pub(crate) async fn wait_for_metric(api: &Api, name: &str, labels: &str, at_leas
             api.labelled_metric(name, labels).unwrap_or(0.0)
         }
     };
-    eventually(PATIENCE, || async {
+    eventually(within, || async {
         let now = value(api);
         (now >= at_least).then_some(now)
     })
