@@ -79,7 +79,7 @@ fn consumer_span(delivery: &Delivery, consumer: &str) -> tracing::Span {
         messaging.consumer.group.name = consumer,
         messaging.message.id = delivery.msg_id().unwrap_or_default(),
     );
-    telemetry::extract_request_parent(&span, |name| delivery.header(name));
+    telemetry::continue_from_headers(&span, |name| delivery.header(name));
     span
 }
 

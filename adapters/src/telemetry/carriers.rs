@@ -51,9 +51,10 @@ fn well_formed(traceparent: &str) -> bool {
     shaped && !head.starts_with(b"ff") && rest_allowed
 }
 
-/// The request's span continues the caller's trace when its `traceparent` is valid; a
-/// missing or malformed one leaves the span to start a trace of its own.
-pub fn extract_request_parent<'a>(span: &Span, header: impl Fn(&str) -> Option<&'a str>) {
+/// `span` continues the sender's trace (a request's or a message's headers, read through
+/// `header`) when its `traceparent` is valid; a missing or malformed one leaves the span
+/// to start a trace of its own.
+pub fn continue_from_headers<'a>(span: &Span, header: impl Fn(&str) -> Option<&'a str>) {
     if !is_on() {
         return;
     }
@@ -71,7 +72,7 @@ pub fn extract_request_parent<'a>(span: &Span, header: impl Fn(&str) -> Option<&
 /// row); without one, or a malformed one, it starts its own.
 pub fn continue_trace(span: &Span, traceparent: Option<&str>) {
     if let Some(stored) = traceparent.filter(|_| is_on()) {
-        extract_request_parent(span, |key| (key == TRACEPARENT).then_some(stored));
+        continue_from_headers(span, |key| (key == TRACEPARENT).then_some(stored));
     }
 }
 

@@ -9,7 +9,7 @@ mod statement;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use carriers::{continue_trace, extract_request_parent};
+pub use carriers::{continue_from_headers, continue_trace};
 pub(crate) use carriers::{current_trace_headers, current_traceparent};
 pub(crate) use dropped::dropped_spans;
 pub use dropped::{DropReason, count_dropped_spans};

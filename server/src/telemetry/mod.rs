@@ -88,7 +88,7 @@ pub(crate) fn from_env() -> Result<Option<Pipeline>, PipelineError> {
         .with_resource(resource())
         .build();
     opentelemetry::global::set_text_map_propagator(TraceContextPropagator::new());
-    let tracer = provider.tracer("order-service");
+    let tracer = provider.tracer(env!("CARGO_PKG_NAME"));
     adapters::telemetry::switch_on();
     Ok(Some(Pipeline { provider, tracer }))
 }

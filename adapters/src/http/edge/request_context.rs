@@ -119,7 +119,7 @@ fn server_span(span: &tracing::Span, method: &str, route: &str, request: &Servic
     span.record("otel.kind", "server");
     span.record("http.request.method", method);
     span.record("http.route", route);
-    telemetry::extract_request_parent(span, |name| {
+    telemetry::continue_from_headers(span, |name| {
         request
             .headers()
             .get(name)

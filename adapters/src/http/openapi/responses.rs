@@ -98,7 +98,7 @@ pub(crate) enum ReadRefusals {
     NotFound(NotFound),
     #[response(
         status = 503,
-        description = "`unavailable`: the database cannot be reached now; retry later.",
+        description = UNAVAILABLE,
         content_type = "application/problem+json",
         headers(("Retry-After" = u32, description = "Seconds to wait before the retry."))
     )]
