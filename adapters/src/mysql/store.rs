@@ -9,13 +9,13 @@ use diesel::expression::QueryMetadata;
 use diesel::mysql::Mysql;
 use diesel::query_builder::{Query, QueryFragment, QueryId};
 use diesel::query_dsl::CompatibleType;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::Text;
 use diesel::{OptionalExtension, QueryableByName};
 use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
-use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -70,17 +70,6 @@ pub enum ConnectError {
 struct Version {
     #[diesel(sql_type = Text)]
     version: String,
-}
-
-/// What the tests record about the server they ran against.
-#[derive(Debug, Clone, QueryableByName)]
-pub struct ServerInfo {
-    #[diesel(sql_type = Text)]
-    pub version: String,
-    #[diesel(sql_type = Text)]
-    pub isolation: String,
-    #[diesel(sql_type = BigInt)]
-    pub lock_wait_timeout_secs: i64,
 }
 
 /// MySQL behind every port. Cloning shares the pool.
@@ -275,36 +264,6 @@ impl MysqlStore {
             row.map(convert).transpose()
         })
         .await
-    }
-
-    /// Version, isolation level and lock wait, as a connection of this pool sees them.
-    pub async fn server_info(&self) -> Result<ServerInfo, StoreError> {
-        let ask = |variable: &str| {
-            diesel::sql_query(format!(
-                "SELECT VERSION() AS version, @@SESSION.{variable} AS isolation, \
-                 CAST(@@SESSION.innodb_lock_wait_timeout AS SIGNED) AS lock_wait_timeout_secs"
-            ))
-        };
-        self.with_connection("server info", async |conn| {
-            // MySQL 8 and MariaDB 11.1+ name the variable `transaction_isolation`; older
-            // MariaDB only `tx_isolation`.
-            match ask("transaction_isolation").get_result(conn).await {
-                Ok(info) => Ok(info),
-                Err(_) => ask("tx_isolation")
-                    .get_result(conn)
-                    .await
-                    .map_err(store_error),
-            }
-        })
-        .await
-    }
-
-    pub async fn ping(&self) -> bool {
-        self.with_connection("readiness probe", async |conn| {
-            conn.batch_execute("SELECT 1").await.map_err(store_error)
-        })
-        .await
-        .is_ok()
     }
 }
 
