@@ -23,6 +23,7 @@ mod cost;
 mod embedded;
 mod galera;
 mod load;
+mod readme;
 mod relay;
 mod render;
 mod report;
@@ -46,7 +47,7 @@ const LATEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/bench/lates
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("readme") {
-        if let Err(e) = render::write_readme(LATEST) {
+        if let Err(e) = readme::write_readme(LATEST) {
             eprintln!("bench readme: {e}");
             std::process::exit(1);
         }
