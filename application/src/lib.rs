@@ -20,9 +20,9 @@ pub use events::{
     purge_published_events,
 };
 pub use idempotency::{
-    BoxError, Coordinator, CoordinatorSettings, Execute, FailureCause, IdempotentOperation, JSON,
-    NoRefusal, Outcome, PurgeSettings, Refusal, Refused, StepContext, StepError, UnknownCause,
-    json_response, purge_expired,
+    BoxError, Coordinator, CoordinatorSettings, Execute, FailureCause, IdempotentOperation,
+    InFlight, JSON, NoRefusal, Outcome, PurgeSettings, Refusal, Refused, ReplayCache,
+    ReplayCacheSettings, StepContext, StepError, UnknownCause, json_response, purge_expired,
 };
 pub use orders::{CreateOrder, CreateRefusal, Order, ReadOrder};
 pub use reads::{ReadFrom, TenantRead};

@@ -11,6 +11,7 @@ use super::scope::{AdminScope, Who};
 use super::views::{
     AdminOperation, AuditEntry, AuditEvent, KeyAddress, KeyRecordView, KeyState, Target,
 };
+use crate::idempotency::ReplayCache;
 use crate::ports::{Clock, StoreError};
 
 /// How often a change is tried again when a worker or another operator changed the row
@@ -30,6 +31,8 @@ pub struct Admin<'a, S> {
     pub clock: &'a dyn Clock,
     /// How long the provider keeps a key (`PROVIDER_KEY_RETENTION_SECS`).
     pub key_retention: TimeDelta,
+    /// This process's copies of completed records; an eviction drops its key's at once.
+    pub replay_cache: Option<&'a ReplayCache>,
 }
 
 impl<S> std::fmt::Debug for Admin<'_, S> {
@@ -183,6 +186,9 @@ impl<S: AdminStore> Admin<'_, S> {
             at: self.clock.now(),
         };
         if self.store.evict_key(address, &audit).await? {
+            if let Some(cache) = self.replay_cache {
+                cache.forget(&address.scope(), &address.key);
+            }
             return Ok(seen);
         }
         // Gone since the read (purged, evicted), or gone and taken again by a new request.

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use domain::{
     ActorId, Amount, AttemptError, Currency, Generation, IdempotencyKey, Operation, OperationState,
-    OrderId, TenantId,
+    OrderId, Scope, TenantId,
 };
 use uuid::Uuid;
 
@@ -60,6 +60,16 @@ pub struct KeyAddress {
 }
 
 impl KeyAddress {
+    /// The space its key is unique in.
+    #[must_use]
+    pub fn scope(&self) -> Scope {
+        Scope {
+            tenant: self.tenant,
+            actor: self.actor,
+            operation: self.operation.clone(),
+        }
+    }
+
     /// As the audit trail names the record (the tenant is a column of its own).
     #[must_use]
     pub fn target_id(&self) -> String {

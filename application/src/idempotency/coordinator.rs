@@ -1,25 +1,26 @@
-//! One transaction per request; a duplicate is resolved by a fresh read outside it.
+//! One transaction per request; a duplicate is resolved by a fresh read outside it. What
+//! the process keeps in memory (completed records, same-key waits) is looked at first.
 
+mod attempt;
 mod existing;
+mod lead;
 mod retry_pause;
-
-use retry_pause::retry_pause;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-use domain::{
-    Completion, Fingerprint, Fingerprinted, IdempotencyKey, RecordId, RetentionPolicy, Scope,
-};
+use domain::{Fingerprint, Fingerprinted, IdempotencyKey, RetentionPolicy, Scope};
+use futures_util::future::{Either, select};
 
-use super::operation::{Execute, StepContext, StepError};
-use super::outcome::{FailureCause, Outcome, UnknownCause};
-use tracing::Instrument;
+use super::in_flight::{InFlight, Landing, Role, landing};
+use super::operation::{Execute, IdempotentOperation};
+use super::outcome::Outcome;
+use super::replay_cache::ReplayCache;
 
 use crate::Caller;
 use crate::ports::{
-    Clock, CommitError, FlowHooks, HookVerdict, InsertRecordError, NewRecord, NoHooks,
-    PermissionAuthorizer, RecordReader, RecordTx, ReplayAuthorizer, StoreError, UnitOfWork,
+    Clock, FlowHooks, NoHooks, PermissionAuthorizer, RecordReader, ReplayAuthorizer, UnitOfWork,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +28,9 @@ pub struct CoordinatorSettings {
     pub retention: RetentionPolicy,
     /// Runs of a deadlocked transaction; safe, as the server rolled all of it back.
     pub max_attempts: u32,
+    /// How long a request waits for another one with its key in this process, as it would
+    /// on the database's lock (`LOCK_WAIT_TIMEOUT_SECS`); then it is told "in progress".
+    pub same_key_wait: Duration,
 }
 
 impl Default for CoordinatorSettings {
@@ -34,12 +38,14 @@ impl Default for CoordinatorSettings {
         Self {
             retention: RetentionPolicy::default(),
             max_attempts: 3,
+            same_key_wait: Duration::from_secs(5),
         }
     }
 }
 
-/// The unique index on the scope key alone decides who runs first; no per-key state is
-/// held here, so any number of processes may share one database.
+/// The unique index on the scope key alone decides who runs first, so any number of
+/// processes may share one database. What is kept in memory (completed records, same-key
+/// waits) only saves reads and lock waits; both are off unless given.
 pub struct Coordinator<U, R, H = NoHooks> {
     unit_of_work: U,
     reader: R,
@@ -48,6 +54,8 @@ pub struct Coordinator<U, R, H = NoHooks> {
     authorizer: Arc<dyn ReplayAuthorizer>,
     settings: CoordinatorSettings,
     deadlocks: Arc<AtomicU64>,
+    replay_cache: Option<Arc<ReplayCache>>,
+    in_flight: Option<Arc<InFlight>>,
 }
 
 impl<U, R, H> std::fmt::Debug for Coordinator<U, R, H> {
@@ -58,11 +66,11 @@ impl<U, R, H> std::fmt::Debug for Coordinator<U, R, H> {
     }
 }
 
-enum Attempt<R> {
-    Finished(Outcome<R>),
-    Deadlocked,
-    /// Resolved by a fresh read, never by running again.
-    KeyAlreadyRegistered,
+impl<U, R, H> Coordinator<U, R, H> {
+    /// For the admin's eviction, which drops its key's copy at once.
+    pub fn replay_cache(&self) -> Option<&ReplayCache> {
+        self.replay_cache.as_deref()
+    }
 }
 
 impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
@@ -80,6 +88,8 @@ impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
             authorizer: Arc::new(PermissionAuthorizer),
             settings,
             deadlocks: Arc::new(AtomicU64::new(0)),
+            replay_cache: None,
+            in_flight: None,
         }
     }
 }
@@ -103,6 +113,20 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         self
     }
 
+    /// Shared by the process's workers, and by its admin, whose eviction drops an entry.
+    #[must_use]
+    pub fn with_replay_cache(mut self, cache: Arc<ReplayCache>) -> Self {
+        self.replay_cache = Some(cache);
+        self
+    }
+
+    /// Shared by the process's workers, as same-key requests may reach any of them.
+    #[must_use]
+    pub fn with_in_flight(mut self, in_flight: Arc<InFlight>) -> Self {
+        self.in_flight = Some(in_flight);
+        self
+    }
+
     pub fn with_hooks<H2: FlowHooks>(self, hooks: H2) -> Coordinator<U, R, H2> {
         Coordinator {
             unit_of_work: self.unit_of_work,
@@ -112,6 +136,8 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             authorizer: self.authorizer,
             settings: self.settings,
             deadlocks: self.deadlocks,
+            replay_cache: self.replay_cache,
+            in_flight: self.in_flight,
         }
     }
 
@@ -136,158 +162,56 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             actor: caller.actor,
             operation: Op::OPERATION,
         };
-        let fingerprint = input.fingerprint(&scope.operation);
-        if let Some(answer) = self
-            .answer_from_completed::<Op>(caller, &scope, key, &fingerprint, false)
-            .instrument(tracing::info_span!(target: "spans", "fast-path read"))
-            .await
-        {
-            return answer;
-        }
-        let attempts = self.settings.max_attempts.max(1);
-        for attempt in 1..=attempts {
-            let transaction = tracing::info_span!(target: "spans", "transaction", attempt);
-            match self
-                .attempt(op, &scope, key, fingerprint, input)
-                .instrument(transaction)
-                .await
+        let request = Request {
+            op,
+            caller,
+            fingerprint: input.fingerprint(&scope.operation),
+            scope,
+            key,
+            input,
+        };
+        let started = Instant::now();
+        loop {
+            if let Some(cached) = self
+                .replay_cache
+                .as_ref()
+                .and_then(|cache| cache.get(&request.scope, key, self.clock.now()))
             {
-                Attempt::Finished(outcome) => return outcome,
-                Attempt::Deadlocked => {
-                    self.deadlocks.fetch_add(1, Ordering::Relaxed);
-                    if attempt == attempts {
-                        break;
-                    }
-                    // Deadlocked competitors would meet again at once: jitter sets them apart. Then
-                    // read first: a winner on another node may have finished, and is replayed.
-                    self.clock.pause(retry_pause(attempt)).await;
-                    if let Some(answer) = self
-                        .answer_from_completed::<Op>(caller, &scope, key, &fingerprint, true)
-                        .await
-                    {
-                        return answer;
-                    }
+                return self.answer_from::<Op>(caller, &cached, &request.fingerprint);
+            }
+            let Some(in_flight) = &self.in_flight else {
+                return self.lead(&request).await.0;
+            };
+            let follower = match in_flight.join(&request.scope, key) {
+                Role::Leader(lead) => {
+                    let (outcome, landed) = self.lead(&request).await;
+                    lead.land(landed.map_or(Landing::Nothing, Landing::Completed));
+                    return outcome;
                 }
-                Attempt::KeyAlreadyRegistered => {
-                    return self
-                        .resolve_existing::<Op>(caller, &scope, key, &fingerprint)
-                        .await;
+                Role::Follower(follower) => follower,
+            };
+            let left = self
+                .settings
+                .same_key_wait
+                .saturating_sub(started.elapsed());
+            match select(std::pin::pin!(landing(follower)), self.clock.pause(left)).await {
+                Either::Left((Landing::Completed(record), _)) => {
+                    return self.answer_from::<Op>(caller, &record, &request.fingerprint);
                 }
-            }
-        }
-        Outcome::Failed(FailureCause::DeadlockRetriesExhausted)
-    }
-
-    async fn attempt<Op>(
-        &self,
-        op: &Op,
-        scope: &Scope,
-        key: &IdempotencyKey,
-        fingerprint: Fingerprint,
-        input: &Op::Input,
-    ) -> Attempt<Op::Refusal>
-    where
-        Op: Execute<U::Tx>,
-    {
-        let mut tx = match self.unit_of_work.begin().await {
-            Ok(tx) => tx,
-            Err(error) => return classify(error),
-        };
-        let now = self.clock.now();
-        let record = NewRecord {
-            scope: scope.clone(),
-            key: key.clone(),
-            fingerprint,
-            created_at: now,
-        };
-        let record_id = match tx.insert_processing(&record).await {
-            Ok(id) => id,
-            Err(InsertRecordError::KeyAlreadyRegistered) => {
-                // The failed transaction is finished here and never read from.
-                let _ = tx.rollback().await;
-                return Attempt::KeyAlreadyRegistered;
-            }
-            Err(InsertRecordError::Store(error)) => {
-                return rollback_with(tx, classify(error)).await;
-            }
-        };
-        if self.hooks.after_record_insert(scope, key).await == HookVerdict::Abort {
-            return rollback_with(tx, failed(FailureCause::Aborted)).await;
-        }
-        let context = StepContext {
-            tenant: scope.tenant,
-            actor: scope.actor,
-            now,
-        };
-        let response = match op.execute(&mut tx, context, input).await {
-            Ok(response) => response,
-            Err(StepError::Rejected(rejection)) => {
-                return rollback_with(tx, Attempt::Finished(Outcome::Rejected(rejection))).await;
-            }
-            Err(StepError::Store(error)) => return rollback_with(tx, classify(error)).await,
-            Err(StepError::Internal(error)) => {
-                return rollback_with(tx, failed(FailureCause::Internal(error))).await;
-            }
-        };
-        self.complete_and_commit(tx, record_id, response).await
-    }
-
-    async fn complete_and_commit<Rf>(
-        &self,
-        mut tx: U::Tx,
-        record: RecordId,
-        response: domain::StoredResponse,
-    ) -> Attempt<Rf> {
-        let completion = match Completion::new(response, self.clock.now(), self.settings.retention)
-        {
-            Ok(completion) => completion,
-            Err(error) => {
-                return rollback_with(tx, failed(FailureCause::Internal(error.into()))).await;
-            }
-        };
-        match tx.complete(record, &completion).await {
-            Ok(1) => {}
-            Ok(_) => return rollback_with(tx, failed(FailureCause::RecordNotCompleted)).await,
-            Err(error) => return rollback_with(tx, classify(error)).await,
-        }
-        let committed = tx
-            .commit()
-            .instrument(tracing::info_span!(target: "spans", "commit"))
-            .await;
-        match committed {
-            Ok(()) => Attempt::Finished(Outcome::Executed {
-                record,
-                response: completion.response,
-            }),
-            // Galera's lost certification looks like this: nothing was committed, so run again.
-            Err(CommitError::RolledBack) => Attempt::Deadlocked,
-            Err(CommitError::CommitOutcomeUnknown) => {
-                Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown))
+                // The leader left nothing to answer from: lead, or follow the next one.
+                Either::Left(_) => {}
+                Either::Right(_) => return Outcome::InProgress,
             }
         }
     }
 }
 
-fn failed<R>(cause: FailureCause) -> Attempt<R> {
-    Attempt::Finished(Outcome::Failed(cause))
-}
-
-fn classify<R>(error: StoreError) -> Attempt<R> {
-    match error {
-        StoreError::LockWaitTimeout => Attempt::Finished(Outcome::InProgress),
-        StoreError::Deadlock => Attempt::Deadlocked,
-        StoreError::ConnectionLost => {
-            Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::DatabaseUnavailable))
-        }
-        StoreError::Timeout => {
-            Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::DatabaseTimeout))
-        }
-        other @ StoreError::Other(_) => failed(FailureCause::Store(other)),
-    }
-}
-
-/// A failed rollback discards the connection in the adapter.
-async fn rollback_with<T: RecordTx, R>(tx: T, attempt: Attempt<R>) -> Attempt<R> {
-    let _ = tx.rollback().await;
-    attempt
+/// One request as the flow carries it.
+struct Request<'a, Op: IdempotentOperation> {
+    op: &'a Op,
+    caller: &'a Caller,
+    scope: Scope,
+    key: &'a IdempotencyKey,
+    fingerprint: Fingerprint,
+    input: &'a Op::Input,
 }

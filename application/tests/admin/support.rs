@@ -80,6 +80,7 @@ pub(crate) fn admin(store: &MockStore) -> Admin<'_, MockStore> {
         store,
         clock: &FixedClock,
         key_retention: TimeDelta::hours(RETENTION_HOURS),
+        replay_cache: None,
     }
 }
 

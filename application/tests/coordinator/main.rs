@@ -9,6 +9,7 @@ mod duplicates;
 mod execution;
 mod failures;
 mod fast_path;
+mod in_memory;
 mod inbox;
 mod purge;
 mod second_operation;

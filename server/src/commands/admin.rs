@@ -76,6 +76,7 @@ pub(crate) async fn run<S: AdminStore>(
         store,
         clock: &SystemClock,
         key_retention,
+        replay_cache: None,
     };
     // The database's operator sees every tenant.
     let scope = AdminScope::AllTenants;

@@ -10,7 +10,7 @@ use adapters::http::listener::{Limits, bind, http_server};
 use adapters::http::{AppState, JwksVerifier, TokenVerifier, request_context, routes};
 use adapters::metrics::Metrics;
 use anyhow::Context;
-use application::{Coordinator, CoordinatorSettings};
+use application::{Coordinator, CoordinatorSettings, InFlight, ReplayCache};
 use tokio::sync::watch;
 
 use crate::commands::try_it::log_try_it;
@@ -62,8 +62,12 @@ async fn serve_with<S: WorkerStore>(
     let hooks = config.events.hooks();
     let settings = CoordinatorSettings {
         retention: config.retention,
+        same_key_wait: config.database.lock_wait(),
         ..CoordinatorSettings::default()
     };
+    // One of each per process: same-key requests and retries may reach any worker.
+    let replay_cache = ReplayCache::new(config.replay_cache).map(Arc::new);
+    let in_flight = Arc::new(InFlight::new());
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     let worker_database = S::with_connections(&database, S::connection_budget(&database) / workers);
     let metrics = Arc::new(Metrics::new());
@@ -89,22 +93,28 @@ async fn serve_with<S: WorkerStore>(
     };
     let app = move || {
         let (database, keys, hooks) = (worker_database.clone(), keys.clone(), hooks.clone());
+        let (replay_cache, in_flight) = (replay_cache.clone(), Arc::clone(&in_flight));
         let shared_metrics = Arc::clone(&metrics);
         App::new()
             .wrap(from_fn(request_context))
             .data_factory(move || {
                 let (database, keys, hooks) = (database.clone(), keys.clone(), hooks.clone());
+                let (replay_cache, in_flight) = (replay_cache.clone(), Arc::clone(&in_flight));
                 let metrics = Arc::clone(&shared_metrics);
                 async move {
                     let store = S::open_worker(&database).await?;
-                    let coordinator = Coordinator::new(
+                    let mut coordinator = Coordinator::new(
                         store.clone(),
                         store.clone(),
                         Arc::new(SystemClock),
                         settings,
                     )
                     .with_deadlock_counter(metrics.transaction_retries())
-                    .with_hooks(hooks);
+                    .with_in_flight(in_flight);
+                    if let Some(cache) = replay_cache {
+                        coordinator = coordinator.with_replay_cache(cache);
+                    }
+                    let coordinator = coordinator.with_hooks(hooks);
                     anyhow::Ok(AppState::new(
                         coordinator,
                         store,

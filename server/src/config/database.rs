@@ -63,6 +63,14 @@ impl DatabaseConfig {
         }
     }
 
+    /// How long a same-key request waits for the one before it.
+    pub(crate) fn lock_wait(&self) -> Duration {
+        match self {
+            Self::Mysql(mysql) => Duration::from_secs(u64::from(mysql.lock_wait_timeout_secs)),
+            Self::Sqlite(sqlite) => sqlite.busy_timeout,
+        }
+    }
+
     /// The embedded store's directory, where its development secret lives.
     pub(crate) fn sqlite_dir(&self) -> Option<PathBuf> {
         match self {

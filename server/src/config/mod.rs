@@ -10,12 +10,15 @@ pub(crate) mod database;
 pub(crate) mod events;
 pub(crate) mod logging;
 pub(crate) mod payments;
+pub(crate) mod replay_cache;
 pub(crate) mod secret;
 
 use self::auth::{AuthConfig, auth_config};
 pub(crate) use self::database::DatabaseConfig;
 use self::events::EventsConfig;
 use self::payments::PaymentsConfig;
+use self::replay_cache::replay_cache;
+use application::ReplayCacheSettings;
 use domain::RetentionPolicy;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -118,6 +121,7 @@ pub(crate) struct ServeConfig {
     /// Also holds the test-only pause directory that every flow of the process shares.
     pub(crate) events: EventsConfig,
     pub(crate) payments: PaymentsConfig,
+    pub(crate) replay_cache: ReplayCacheSettings,
 }
 
 impl ServeConfig {
@@ -149,6 +153,7 @@ impl ServeConfig {
             body_timeout: Duration::from_secs(body_timeout_secs),
             events,
             payments: PaymentsConfig::from_lookup(lookup)?,
+            replay_cache: replay_cache(lookup)?,
         })
     }
 }

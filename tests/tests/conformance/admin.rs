@@ -50,6 +50,7 @@ fn admin<S: AdminStore>(store: &S) -> Admin<'_, S> {
         store,
         clock: &SystemClock,
         key_retention: TimeDelta::hours(24),
+        replay_cache: None,
     }
 }
 

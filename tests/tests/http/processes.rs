@@ -2,8 +2,12 @@
 
 use std::sync::Barrier;
 use std::thread;
+use std::time::Duration;
 
-use tests::{Api, PauseDir, Service, ServiceOptions, TEST_SECRET, TestDb, order_json, run_command};
+use tests::{
+    Api, PauseDir, Service, ServiceOptions, TEST_SECRET, TestDb, eventually, order_json,
+    run_command,
+};
 
 use crate::support::{App, full_token};
 
@@ -127,15 +131,31 @@ async fn graceful_shutdown_lets_the_request_in_flight_finish() {
     app.finish().await;
 }
 
+/// Expiry in real time (a record kept one second), not a rewritten `expires_at`: the
+/// server's copy of a completed record is bounded by the expiry it was stored with, so
+/// the retry after the purge must reach the database even with the replay cache on.
 #[tokio::test]
 async fn after_a_purge_the_same_key_meets_the_client_order_ref_and_creates_nothing() {
-    let app = App::start().await;
+    let app = App::start_with(|o| {
+        o.env
+            .push(("IDEMPOTENCY_RETENTION_SECS".into(), "1".into()));
+    })
+    .await;
     let token = full_token();
     let body = order_json("REF-1", "SKU-1", 2);
     assert_eq!(app.api.create(&token, "purged-1", &body).status, 201);
-    app.db
-        .run_sql("UPDATE api_idempotency SET expires_at = '2000-01-01 00:00:00'")
-        .await;
+    assert_eq!(
+        app.api.create(&token, "purged-1", &body).status,
+        201,
+        "a replay"
+    );
+    let expired = eventually(Duration::from_secs(30), async || {
+        let expired =
+            "SELECT COUNT(*) AS n FROM api_idempotency WHERE expires_at < UTC_TIMESTAMP(6)";
+        (app.db.count(expired).await == 1).then_some(())
+    })
+    .await;
+    assert!(expired.is_some(), "the record expires within its second");
 
     let (status, _, stderr) = run_command(&["purge"], &[("DATABASE_URL", app.db.url())]);
     assert!(status.success(), "{stderr}");

@@ -21,6 +21,7 @@ pub(super) fn admin<S, H>(state: &AppState<S, H>) -> Admin<'_, S> {
         store: &state.store,
         clock: &SystemClock,
         key_retention: state.key_retention,
+        replay_cache: state.coordinator.replay_cache(),
     }
 }
 

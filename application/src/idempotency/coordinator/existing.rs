@@ -1,66 +1,77 @@
 //! Answering from an existing record: the fast path, and the fresh read after a lost race.
 
-use domain::{Decision, Fingerprint, IdempotencyKey, RecordId, Scope, decide};
+use domain::{Decision, ExistingRecord, Fingerprint, RecordState, decide};
 
-use super::Coordinator;
+use super::{Coordinator, Request};
 use crate::Caller;
 use crate::idempotency::{IdempotentOperation, Outcome, UnknownCause};
 use crate::ports::{FlowHooks, RecordReader, StoreError, UnitOfWork};
 
+/// What a read before the transaction leaves to do.
+pub(super) enum Read<R> {
+    /// A COMPLETED record: answered from, never run again.
+    Found(ExistingRecord),
+    /// Going on would only wait another deadline.
+    Unanswered(Outcome<R>),
+    /// No record, one in progress, or a failed read: on to the insert, the only way to win.
+    GoOn,
+}
+
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
-    /// One read before any transaction. A missing or in-progress record, or a failed read, goes
-    /// on to the insert, the only way to win execution; a timed-out read ends as an unknown
-    /// outcome, as going on would wait another deadline. Only a rerun needs the `causal` read.
-    pub(super) async fn answer_from_completed<Op: IdempotentOperation>(
+    /// One read before any transaction; a timed-out read ends as an unknown outcome, and
+    /// another request's running record as key reuse. Only a rerun needs the `causal` read.
+    pub(super) async fn read_existing<Op: IdempotentOperation>(
         &self,
-        caller: &Caller,
-        scope: &Scope,
-        key: &IdempotencyKey,
-        fingerprint: &Fingerprint,
+        request: &Request<'_, Op>,
         causal: bool,
-    ) -> Option<Outcome<Op::Refusal>> {
+    ) -> Read<Op::Refusal> {
+        let (scope, key) = (&request.scope, request.key);
         let read = if causal {
             self.reader.find_causal(scope, key).await
         } else {
             self.reader.find(scope, key).await
         };
-        let existing = match read {
-            Ok(found) => found?,
-            Err(StoreError::Timeout) => {
-                return Some(Outcome::OutcomeUnknown(UnknownCause::DatabaseTimeout));
+        match read {
+            Ok(Some(existing)) if matches!(existing.state, RecordState::Completed(_)) => {
+                Read::Found(existing)
             }
-            Err(_) => return None,
-        };
-        match decide(&existing, fingerprint) {
-            Decision::InProgress => None,
-            decision => Some(self.answer::<Op>(caller, existing.id, decision)),
+            Ok(Some(running)) if running.fingerprint != request.fingerprint => {
+                Read::Unanswered(Outcome::KeyReused)
+            }
+            Ok(_) => Read::GoOn,
+            Err(StoreError::Timeout) => {
+                Read::Unanswered(Outcome::OutcomeUnknown(UnknownCause::DatabaseTimeout))
+            }
+            Err(_) => Read::GoOn,
         }
     }
 
     /// Reads afresh, outside the failed transaction; no path from here runs the operation.
+    /// Gives back the record it answered from.
     pub(super) async fn resolve_existing<Op: IdempotentOperation>(
         &self,
-        caller: &Caller,
-        scope: &Scope,
-        key: &IdempotencyKey,
-        fingerprint: &Fingerprint,
-    ) -> Outcome<Op::Refusal> {
-        let existing = match self.reader.find_causal(scope, key).await {
+        request: &Request<'_, Op>,
+    ) -> (Outcome<Op::Refusal>, Option<ExistingRecord>) {
+        let existing = match self.reader.find_causal(&request.scope, request.key).await {
             Ok(Some(existing)) => existing,
-            Ok(None) => return Outcome::OutcomeUnknown(UnknownCause::RecordVanished),
-            Err(_) => return Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed),
+            Ok(None) => return (Outcome::OutcomeUnknown(UnknownCause::RecordVanished), None),
+            Err(_) => return (Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed), None),
         };
-        let decision = decide(&existing, fingerprint);
-        self.answer::<Op>(caller, existing.id, decision)
+        (
+            self.answer_from::<Op>(request.caller, &existing, &request.fingerprint),
+            Some(existing),
+        )
     }
 
     /// Key reuse is told before authorization; anything else only to a caller authorized now.
-    fn answer<Op: IdempotentOperation>(
+    /// The same for a read, a cached copy and a leader's record alike.
+    pub(super) fn answer_from<Op: IdempotentOperation>(
         &self,
         caller: &Caller,
-        record: RecordId,
-        decision: Decision,
+        existing: &ExistingRecord,
+        fingerprint: &Fingerprint,
     ) -> Outcome<Op::Refusal> {
+        let decision = decide(existing, fingerprint);
         if decision == Decision::KeyReused {
             return Outcome::KeyReused;
         }
@@ -68,7 +79,10 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             return Outcome::Forbidden;
         }
         match decision {
-            Decision::Replay(response) => Outcome::Replayed { record, response },
+            Decision::Replay(response) => Outcome::Replayed {
+                record: existing.id,
+                response,
+            },
             Decision::InProgress => Outcome::InProgress,
             Decision::KeyReused => Outcome::KeyReused,
         }

@@ -26,6 +26,7 @@ mod load;
 mod readme;
 mod relay;
 mod render;
+mod replay_cache;
 mod report;
 mod rs256;
 mod run_info;
@@ -96,6 +97,9 @@ fn main() {
     }
     if wanted("replay") {
         scenarios.push(bench.replay());
+    }
+    if wanted("retries") {
+        scenarios.extend(replay_cache::run(&bench, &options));
     }
     if wanted("replay-rs256") {
         scenarios.push(rs256::replay(&bench, &options));

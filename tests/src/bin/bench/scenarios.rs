@@ -34,6 +34,13 @@ fn distinct_keys(run: &Run) -> usize {
         .len()
 }
 
+/// The server a phase is sent to.
+pub(crate) struct Target<'a> {
+    pub(crate) base: &'a str,
+    pub(crate) bearer: &'a str,
+    pub(crate) pid: u32,
+}
+
 /// Everything a scenario needs.
 pub(crate) struct Bench {
     pub(crate) runtime: Runtime,
@@ -133,39 +140,64 @@ impl Bench {
 
     /// Retries of completed keys.
     pub(crate) fn replay(&self) -> Scenario {
-        self.replay_on("replay", &self.base, &self.bearer, self.server_pid)
+        let target = Target {
+            base: &self.base,
+            bearer: &self.bearer,
+            pid: self.server_pid,
+        };
+        self.retries("replay", &target, REPLAY_KEYS, 32, true)
     }
 
     /// The same retries through the server at `base` (process `pid`), with `bearer`: the
     /// RS256 scenario's server verifies with an identity provider's keys.
     pub(crate) fn replay_on(&self, name: &str, base: &str, bearer: &str, pid: u32) -> Scenario {
-        let seeds: Vec<Request> = (0..REPLAY_KEYS)
-            .map(|k| Request::create(format!("replay-{k}")))
+        let target = Target { base, bearer, pid };
+        self.retries(name, &target, REPLAY_KEYS, 32, true)
+    }
+
+    /// `clients` retrying `keys` completed keys (created first, through the server) for the
+    /// phase's duration; with the ceiling's point reads of as many keys at 32 connections.
+    pub(crate) fn retries(
+        &self,
+        name: &str,
+        target: &Target<'_>,
+        keys: usize,
+        clients: usize,
+        with_ceiling: bool,
+    ) -> Scenario {
+        let prefix = format!("{name}-");
+        let seeds: Vec<Request> = (0..keys)
+            .map(|k| Request::create(format!("{prefix}{k}")))
             .collect();
-        let seeder = Api::new(base);
+        let seeder = Api::new(target.base);
         for seed in &seeds {
-            assert_eq!(seeder.create(bearer, &seed.key, &seed.body).status, 201);
+            assert_eq!(
+                seeder.create(target.bearer, &seed.key, &seed.body).status,
+                201
+            );
         }
         let replays = Arc::new(seeds);
         let load = load::for_duration(
-            base,
-            bearer,
-            32,
+            target.base,
+            target.bearer,
+            clients,
             self.duration,
-            Arc::new(move |w, i| replays[(w * 7919 + i) % REPLAY_KEYS].clone()),
+            Arc::new(move |w, i| replays[(w * 7919 + i) % keys].clone()),
         );
         let (run, cost) = self.runtime.block_on(self.meter.measure(
-            Client::Service(pid),
+            Client::Service(target.pid),
             load,
             |run| run.samples.len() as u64,
         ));
-        let made = self.orders("replay-");
-        let label = format!("ceil-{name}");
-        let read_keys = self
-            .runtime
-            .block_on(ceiling::seed(&self.pool, &label, REPLAY_KEYS));
-        let roof = self.ceiling(&label, Work::Read, 32, read_keys);
-        report::scenario(name, 32, &run, REPLAY_KEYS, made, cost, Some(roof))
+        let made = self.orders(&prefix);
+        let roof = with_ceiling.then(|| {
+            let label = format!("ceil-{name}");
+            let read_keys = self
+                .runtime
+                .block_on(ceiling::seed(&self.pool, &label, keys));
+            self.ceiling(&label, Work::Read, 32, read_keys)
+        });
+        report::scenario(name, clients, &run, keys, made, cost, roof)
     }
 
     /// 64 simultaneous requests on each key, key after key. No ceiling: the database's

@@ -79,7 +79,8 @@ async fn a_record_shows_its_metadata_never_its_body_and_evicting_frees_the_key()
     );
     assert_eq!(audit_rows(&app).await, 1);
 
-    // The key is free: another request with it executes instead of answering 422.
+    // The key is free: another request with it executes instead of answering 422, though
+    // the create left a copy of the record in the process's replay cache.
     let reused = app
         .api
         .create(&full_token(), "key-1", &order_json("REF-2", "SKU-1", 1));

@@ -1,0 +1,133 @@
+//! One run of the transaction: the record's insert first, then the operation's step,
+//! the completion and the commit.
+
+use domain::{Completion, ExistingRecord, Fingerprint, RecordId, RecordState};
+use tracing::Instrument;
+
+use super::{Coordinator, Request};
+use crate::idempotency::operation::{Execute, StepContext, StepError};
+use crate::idempotency::outcome::{FailureCause, Outcome, UnknownCause};
+use crate::ports::{
+    CommitError, FlowHooks, HookVerdict, InsertRecordError, NewRecord, RecordReader, RecordTx,
+    StoreError, UnitOfWork,
+};
+
+pub(super) enum Attempt<R> {
+    Finished(Outcome<R>),
+    /// Committed: the record as a read would find it now.
+    Executed(ExistingRecord),
+    Deadlocked,
+    /// Resolved by a fresh read, never by running again.
+    KeyAlreadyRegistered,
+}
+
+impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
+    pub(super) async fn attempt<Op>(&self, request: &Request<'_, Op>) -> Attempt<Op::Refusal>
+    where
+        Op: Execute<U::Tx>,
+    {
+        let (scope, key, fingerprint) = (&request.scope, request.key, request.fingerprint);
+        let mut tx = match self.unit_of_work.begin().await {
+            Ok(tx) => tx,
+            Err(error) => return classify(error),
+        };
+        let now = self.clock.now();
+        let record = NewRecord {
+            scope: scope.clone(),
+            key: key.clone(),
+            fingerprint,
+            created_at: now,
+        };
+        let record_id = match tx.insert_processing(&record).await {
+            Ok(id) => id,
+            Err(InsertRecordError::KeyAlreadyRegistered) => {
+                // The failed transaction is finished here and never read from.
+                let _ = tx.rollback().await;
+                return Attempt::KeyAlreadyRegistered;
+            }
+            Err(InsertRecordError::Store(error)) => {
+                return rollback_with(tx, classify(error)).await;
+            }
+        };
+        if self.hooks.after_record_insert(scope, key).await == HookVerdict::Abort {
+            return rollback_with(tx, failed(FailureCause::Aborted)).await;
+        }
+        let context = StepContext {
+            tenant: scope.tenant,
+            actor: scope.actor,
+            now,
+        };
+        let response = match request.op.execute(&mut tx, context, request.input).await {
+            Ok(response) => response,
+            Err(StepError::Rejected(rejection)) => {
+                return rollback_with(tx, Attempt::Finished(Outcome::Rejected(rejection))).await;
+            }
+            Err(StepError::Store(error)) => return rollback_with(tx, classify(error)).await,
+            Err(StepError::Internal(error)) => {
+                return rollback_with(tx, failed(FailureCause::Internal(error))).await;
+            }
+        };
+        self.complete_and_commit(tx, record_id, fingerprint, response)
+            .await
+    }
+
+    async fn complete_and_commit<Rf>(
+        &self,
+        mut tx: U::Tx,
+        record: RecordId,
+        fingerprint: Fingerprint,
+        response: domain::StoredResponse,
+    ) -> Attempt<Rf> {
+        let completion = match Completion::new(response, self.clock.now(), self.settings.retention)
+        {
+            Ok(completion) => completion,
+            Err(error) => {
+                return rollback_with(tx, failed(FailureCause::Internal(error.into()))).await;
+            }
+        };
+        match tx.complete(record, &completion).await {
+            Ok(1) => {}
+            Ok(_) => return rollback_with(tx, failed(FailureCause::RecordNotCompleted)).await,
+            Err(error) => return rollback_with(tx, classify(error)).await,
+        }
+        let committed = tx
+            .commit()
+            .instrument(tracing::info_span!(target: "spans", "commit"))
+            .await;
+        match committed {
+            Ok(()) => Attempt::Executed(ExistingRecord {
+                id: record,
+                fingerprint,
+                state: RecordState::Completed(completion),
+            }),
+            // Galera's lost certification looks like this: nothing was committed, so run again.
+            Err(CommitError::RolledBack) => Attempt::Deadlocked,
+            Err(CommitError::CommitOutcomeUnknown) => {
+                Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown))
+            }
+        }
+    }
+}
+fn failed<R>(cause: FailureCause) -> Attempt<R> {
+    Attempt::Finished(Outcome::Failed(cause))
+}
+
+fn classify<R>(error: StoreError) -> Attempt<R> {
+    match error {
+        StoreError::LockWaitTimeout => Attempt::Finished(Outcome::InProgress),
+        StoreError::Deadlock => Attempt::Deadlocked,
+        StoreError::ConnectionLost => {
+            Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::DatabaseUnavailable))
+        }
+        StoreError::Timeout => {
+            Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::DatabaseTimeout))
+        }
+        other @ StoreError::Other(_) => failed(FailureCause::Store(other)),
+    }
+}
+
+/// A failed rollback discards the connection in the adapter.
+async fn rollback_with<T: RecordTx, R>(tx: T, attempt: Attempt<R>) -> Attempt<R> {
+    let _ = tx.rollback().await;
+    attempt
+}

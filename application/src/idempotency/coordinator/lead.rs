@@ -1,0 +1,98 @@
+//! Leading a request: the database's way, a read and then the transaction, run again
+//! after a deadlock.
+
+use domain::{ExistingRecord, RecordState};
+use std::sync::atomic::Ordering;
+use tracing::Instrument;
+
+use super::attempt::Attempt;
+use super::existing::Read;
+use super::retry_pause::retry_pause;
+use super::{Coordinator, Request};
+use crate::idempotency::operation::Execute;
+use crate::idempotency::outcome::{FailureCause, Outcome};
+use crate::ports::{FlowHooks, RecordReader, UnitOfWork};
+
+impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
+    /// The database's way: a read, then the transaction. Gives back the key's record too
+    /// when it ended COMPLETED, for the cache and for this process's followers.
+    pub(super) async fn lead<Op>(
+        &self,
+        request: &Request<'_, Op>,
+    ) -> (Outcome<Op::Refusal>, Option<ExistingRecord>)
+    where
+        Op: Execute<U::Tx>,
+    {
+        let (outcome, record) = self.execute_once(request).await;
+        let completed = record.filter(|record| matches!(record.state, RecordState::Completed(_)));
+        if let (Some(cache), Some(record)) = (&self.replay_cache, &completed) {
+            cache.remember(&request.scope, request.key, record, self.clock.now());
+        }
+        (outcome, completed)
+    }
+
+    async fn execute_once<Op>(
+        &self,
+        request: &Request<'_, Op>,
+    ) -> (Outcome<Op::Refusal>, Option<ExistingRecord>)
+    where
+        Op: Execute<U::Tx>,
+    {
+        let (caller, fingerprint) = (request.caller, &request.fingerprint);
+        match self
+            .read_existing(request, false)
+            .instrument(tracing::info_span!(target: "spans", "fast-path read"))
+            .await
+        {
+            Read::Found(record) => {
+                return (
+                    self.answer_from::<Op>(caller, &record, fingerprint),
+                    Some(record),
+                );
+            }
+            Read::Unanswered(outcome) => return (outcome, None),
+            Read::GoOn => {}
+        }
+        let attempts = self.settings.max_attempts.max(1);
+        for attempt in 1..=attempts {
+            let transaction = tracing::info_span!(target: "spans", "transaction", attempt);
+            match self.attempt(request).instrument(transaction).await {
+                Attempt::Finished(outcome) => return (outcome, None),
+                Attempt::Executed(record) => {
+                    let RecordState::Completed(completion) = &record.state else {
+                        return (Outcome::Failed(FailureCause::RecordNotCompleted), None);
+                    };
+                    let outcome = Outcome::Executed {
+                        record: record.id,
+                        response: completion.response.clone(),
+                    };
+                    return (outcome, Some(record));
+                }
+                Attempt::Deadlocked => {
+                    self.deadlocks.fetch_add(1, Ordering::Relaxed);
+                    if attempt == attempts {
+                        break;
+                    }
+                    // Deadlocked competitors would meet again at once: jitter sets them apart. Then
+                    // read first: a winner on another node may have finished, and is replayed.
+                    self.clock.pause(retry_pause(attempt)).await;
+                    match self.read_existing(request, true).await {
+                        Read::Found(record) => {
+                            let outcome = self.answer_from::<Op>(caller, &record, fingerprint);
+                            return (outcome, Some(record));
+                        }
+                        Read::Unanswered(outcome) => return (outcome, None),
+                        Read::GoOn => {}
+                    }
+                }
+                Attempt::KeyAlreadyRegistered => {
+                    return self.resolve_existing(request).await;
+                }
+            }
+        }
+        (
+            Outcome::Failed(FailureCause::DeadlockRetriesExhausted),
+            None,
+        )
+    }
+}

@@ -1,0 +1,300 @@
+//! Completed records kept in memory, so a retry of a finished request reads nothing
+//! (`docs/storage.md#the-replay-cache`).
+//!
+//! Only what the database would answer is kept: a COMPLETED record never changes until it
+//! expires or an operator evicts it, so a copy is as good as a read while it is young. The
+//! coordinator still compares the fingerprint and asks for the caller's permission on every
+//! hit, exactly as after a read.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use domain::{ExistingRecord, IdempotencyKey, RecordState, Scope};
+use quick_cache::{Equivalent, Weighter};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayCacheSettings {
+    /// The longest a copy serves: how late an eviction by another process is seen.
+    pub ttl: Duration,
+    pub max_entries: usize,
+    /// Keys and response bodies together, estimated.
+    pub max_bytes: usize,
+}
+
+impl Default for ReplayCacheSettings {
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(2),
+            max_entries: 10_000,
+            max_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct CacheKey {
+    scope: Scope,
+    key: IdempotencyKey,
+}
+
+/// The lookup form of [`CacheKey`]: a hit costs no allocation.
+struct Lookup<'a> {
+    scope: &'a Scope,
+    key: &'a IdempotencyKey,
+}
+
+impl Hash for Lookup<'_> {
+    // Must hash exactly as the derived `Hash` of `CacheKey` does.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.scope.hash(state);
+        self.key.hash(state);
+    }
+}
+
+impl Equivalent<CacheKey> for Lookup<'_> {
+    fn equivalent(&self, stored: &CacheKey) -> bool {
+        *self.scope == stored.scope && *self.key == stored.key
+    }
+}
+
+#[derive(Debug)]
+struct Entry {
+    record: ExistingRecord,
+    /// The earlier of the record's `expires_at` and the time to live.
+    valid_until: DateTime<Utc>,
+    weight: u64,
+}
+
+/// Each entry weighs at least `max_bytes / max_entries`, so one weight budget bounds both
+/// the bytes and the number of entries.
+#[derive(Debug, Clone, Copy)]
+struct ByBytes {
+    least: u64,
+}
+
+impl Weighter<CacheKey, Arc<Entry>> for ByBytes {
+    fn weight(&self, _key: &CacheKey, entry: &Arc<Entry>) -> u64 {
+        entry.weight.max(self.least)
+    }
+}
+
+/// Shared by every worker of a process; cloning an `Arc` of it shares the entries.
+pub struct ReplayCache {
+    entries: quick_cache::sync::Cache<CacheKey, Arc<Entry>, ByBytes>,
+    ttl: TimeDelta,
+}
+
+impl std::fmt::Debug for ReplayCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplayCache")
+            .field("entries", &self.entries.len())
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReplayCache {
+    /// `None` when the time to live, the entries or the bytes are zero: the cache is off.
+    #[must_use]
+    pub fn new(settings: ReplayCacheSettings) -> Option<Self> {
+        let ttl = TimeDelta::from_std(settings.ttl).ok()?;
+        if ttl <= TimeDelta::zero() || settings.max_entries == 0 || settings.max_bytes == 0 {
+            return None;
+        }
+        let budget = u64::try_from(settings.max_bytes).unwrap_or(u64::MAX);
+        let entries = u64::try_from(settings.max_entries).unwrap_or(u64::MAX);
+        let least = (budget / entries).max(1);
+        Some(Self {
+            entries: quick_cache::sync::Cache::with_weighter(
+                settings.max_entries,
+                budget,
+                ByBytes { least },
+            ),
+            ttl,
+        })
+    }
+
+    /// A copy still valid at `now`; an outdated one is dropped on the way.
+    pub(crate) fn get(
+        &self,
+        scope: &Scope,
+        key: &IdempotencyKey,
+        now: DateTime<Utc>,
+    ) -> Option<ExistingRecord> {
+        let lookup = Lookup { scope, key };
+        let entry = self.entries.get(&lookup)?;
+        if now < entry.valid_until {
+            return Some(entry.record.clone());
+        }
+        self.entries.remove(&lookup);
+        None
+    }
+
+    /// Keeps `record` if it is COMPLETED and not yet expired at `now`; anything else is
+    /// ignored, as it may still change.
+    pub(crate) fn remember(
+        &self,
+        scope: &Scope,
+        key: &IdempotencyKey,
+        record: &ExistingRecord,
+        now: DateTime<Utc>,
+    ) {
+        let RecordState::Completed(completion) = &record.state else {
+            return;
+        };
+        let valid_until = completion.expires_at.min(now + self.ttl);
+        if valid_until <= now {
+            return;
+        }
+        let response = &completion.response;
+        let bytes = key.as_str().len()
+            + response.body().len()
+            + response.content_type().len()
+            + response.location().map_or(0, str::len)
+            + std::mem::size_of::<Entry>();
+        let entry = Entry {
+            record: record.clone(),
+            valid_until,
+            weight: u64::try_from(bytes).unwrap_or(u64::MAX),
+        };
+        self.entries.insert(
+            CacheKey {
+                scope: scope.clone(),
+                key: key.clone(),
+            },
+            Arc::new(entry),
+        );
+    }
+
+    /// An operator's eviction: this process answers from the database at once.
+    pub fn forget(&self, scope: &Scope, key: &IdempotencyKey) {
+        self.entries.remove(&Lookup { scope, key });
+    }
+
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use domain::{
+        ActorId, Completion, Fingerprint, FingerprintVersion, Operation, RecordId, RetentionPolicy,
+        StoredResponse, TenantId,
+    };
+
+    fn scope() -> Scope {
+        Scope {
+            tenant: TenantId::parse(1).unwrap(),
+            actor: ActorId::parse(2).unwrap(),
+            operation: Operation::parse("orders.create.v1").unwrap(),
+        }
+    }
+
+    fn key(n: usize) -> IdempotencyKey {
+        IdempotencyKey::parse(&format!("key-{n}")).unwrap()
+    }
+
+    fn t0() -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000, 0).unwrap()
+    }
+
+    /// Completed at `t0`, kept `retention_secs`.
+    fn completed(retention_secs: u64, body: usize) -> ExistingRecord {
+        let response =
+            StoredResponse::new(201, "application/json".into(), None, vec![b' '; body]).unwrap();
+        let policy = RetentionPolicy::from_secs(retention_secs).unwrap();
+        ExistingRecord {
+            id: RecordId(1),
+            fingerprint: Fingerprint::from_parts(FingerprintVersion(1), [7; 32]),
+            state: RecordState::Completed(Completion::new(response, t0(), policy).unwrap()),
+        }
+    }
+
+    fn cache(ttl_secs: u64, max_entries: usize, max_bytes: usize) -> ReplayCache {
+        ReplayCache::new(ReplayCacheSettings {
+            ttl: Duration::from_secs(ttl_secs),
+            max_entries,
+            max_bytes,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_copy_serves_until_its_time_to_live_or_its_record_s_expiry_whichever_is_first() {
+        let cache = cache(2, 100, 1 << 20);
+        let seconds = |s| t0() + TimeDelta::seconds(s);
+        cache.remember(&scope(), &key(1), &completed(86_400, 10), t0());
+        cache.remember(&scope(), &key(2), &completed(1, 10), t0());
+
+        assert!(cache.get(&scope(), &key(1), seconds(1)).is_some());
+        assert!(cache.get(&scope(), &key(1), seconds(2)).is_none(), "ttl");
+        assert!(cache.get(&scope(), &key(2), t0()).is_some());
+        assert!(cache.get(&scope(), &key(2), seconds(1)).is_none(), "expiry");
+        assert!(cache.is_empty(), "an outdated copy is dropped when met");
+    }
+
+    #[test]
+    fn an_expired_or_running_record_is_not_kept_and_a_forgotten_one_is_gone() {
+        let cache = cache(2, 100, 1 << 20);
+        let running = ExistingRecord {
+            state: RecordState::Processing,
+            ..completed(60, 10)
+        };
+        cache.remember(&scope(), &key(1), &running, t0());
+        cache.remember(
+            &scope(),
+            &key(2),
+            &completed(1, 10),
+            t0() + TimeDelta::seconds(1),
+        );
+        assert!(cache.is_empty());
+
+        cache.remember(&scope(), &key(3), &completed(60, 10), t0());
+        cache.forget(&scope(), &key(3));
+        assert!(cache.get(&scope(), &key(3), t0()).is_none());
+    }
+
+    #[test]
+    fn entries_and_bytes_are_both_bounded() {
+        let few = cache(2, 50, 1 << 20);
+        for n in 0..500 {
+            few.remember(&scope(), &key(n), &completed(60, 10), t0());
+        }
+        assert!(few.len() <= 50, "{} entries", few.len());
+
+        let small = cache(2, 10_000, 64 * 1024);
+        for n in 0..500 {
+            small.remember(&scope(), &key(n), &completed(60, 4096), t0());
+        }
+        assert!(
+            small.len() <= 16,
+            "{} bodies of 4 KiB in 64 KiB",
+            small.len()
+        );
+        assert!(!small.is_empty());
+    }
+
+    #[test]
+    fn zero_turns_it_off() {
+        for (ttl, entries, bytes) in [(0, 10, 10), (1, 0, 10), (1, 10, 0)] {
+            let settings = ReplayCacheSettings {
+                ttl: Duration::from_secs(ttl),
+                max_entries: entries,
+                max_bytes: bytes,
+            };
+            assert!(ReplayCache::new(settings).is_none());
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! What the process keeps in memory: completed records served without a read, and
+//! same-key requests that wait for the first one instead of the database's lock. Both
+//! answer exactly as the database path would: the fingerprint and the caller's permission
+//! are checked every time.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use application::ports::{Clock, FlowHooks, HookVerdict, RecordTx};
+use application::{
+    Coordinator, CreateOrder, CreateRefusal, InFlight, Outcome, ReplayCache, ReplayCacheSettings,
+    StepError,
+};
+use chrono::{DateTime, Utc};
+use domain::{IdempotencyKey, RecordId, Scope};
+use futures_util::future::{join_all, join3};
+use tokio::sync::Semaphore;
+
+use crate::support::*;
+
+fn cache() -> Arc<ReplayCache> {
+    Arc::new(ReplayCache::new(ReplayCacheSettings::default()).unwrap())
+}
+
+/// A reader that must be read exactly `times`, finding nothing each time.
+fn reader_finding_nothing_times(times: usize) -> MockReader {
+    let mut reader = MockReader::new();
+    reader
+        .expect_find()
+        .times(times)
+        .returning(|_, _| ready(Ok(None)));
+    reader
+}
+
+#[tokio::test]
+async fn a_retry_after_an_executed_create_is_answered_from_memory_without_a_read() {
+    let coordinator = coordinator(
+        ScriptedUnitOfWork::of([tx_committing()]),
+        reader_finding_nothing_times(1),
+    )
+    .with_replay_cache(cache());
+
+    let first = coordinator
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
+        .await;
+    let retry = coordinator
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
+        .await;
+
+    let Outcome::Executed { record, response } = first else {
+        panic!("{first:?}")
+    };
+    assert_eq!(retry, Outcome::Replayed { record, response });
+}
+
+#[tokio::test]
+async fn a_copy_still_refuses_another_body_and_a_caller_not_authorized_now() {
+    let shared = cache();
+    let reader = {
+        let mut reader = MockReader::new();
+        reader
+            .expect_find()
+            .times(1)
+            .returning(|_, _| ready(Ok(Some(existing(&new_order(2), completed_state("{}"))))));
+        reader
+    };
+    let reading = coordinator(ScriptedUnitOfWork::<MockTx>::of([]), reader)
+        .with_replay_cache(Arc::clone(&shared));
+    let replayed = reading
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
+        .await;
+    assert!(matches!(replayed, Outcome::Replayed { .. }), "{replayed:?}");
+
+    // No read and no transaction from here: both would panic.
+    let mut refusing = MockAuthorizer::new();
+    refusing.expect_may_replay().times(1).return_const(false);
+    let from_memory = coordinator(ScriptedUnitOfWork::<MockTx>::of([]), MockReader::new())
+        .with_replay_cache(shared)
+        .with_authorizer(Arc::new(refusing));
+    let other_body = from_memory
+        .run(&CreateOrder, &caller(), &key(), &new_order(3))
+        .await;
+    let not_authorized = from_memory
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
+        .await;
+
+    assert_eq!(other_body, Outcome::KeyReused);
+    assert_eq!(not_authorized, Outcome::Forbidden);
+}
+
+#[tokio::test]
+async fn a_record_still_running_is_never_kept() {
+    let shared = cache();
+    let running = existing(&new_order(2), domain::RecordState::Processing);
+    let mut reader = MockReader::new();
+    reader
+        .expect_find()
+        .times(1)
+        .returning(move |_, _| ready(Ok(Some(running.clone()))));
+    let mut tx = MockTx::new();
+    tx.expect_insert_processing().times(1).returning(|_| {
+        ready(Err(application::ports::InsertRecordError::Store(
+            application::ports::StoreError::LockWaitTimeout,
+        )))
+    });
+    expect_rollback_only(&mut tx);
+
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader)
+        .with_replay_cache(Arc::clone(&shared))
+        .run(&CreateOrder, &caller(), &key(), &new_order(2))
+        .await;
+
+    assert_eq!(outcome, Outcome::InProgress);
+    assert!(shared.is_empty());
+}
+
+/// Waits for real (tokio's clock, paused in these tests), as the server's clock does.
+struct SleepingClock;
+
+impl Clock for SleepingClock {
+    fn now(&self) -> DateTime<Utc> {
+        t0()
+    }
+
+    fn pause(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(tokio::time::sleep(duration))
+    }
+}
+
+/// Holds every request after its record insert until the test lets one through.
+#[derive(Clone)]
+struct Gate(Arc<Semaphore>);
+
+impl Gate {
+    fn closed() -> Self {
+        Self(Arc::new(Semaphore::new(0)))
+    }
+
+    fn open(&self, requests: usize) {
+        self.0.add_permits(requests);
+    }
+}
+
+impl FlowHooks for Gate {
+    async fn after_record_insert(&self, _scope: &Scope, _key: &IdempotencyKey) -> HookVerdict {
+        match self.0.acquire().await {
+            Ok(permit) => permit.forget(),
+            Err(_closed) => return HookVerdict::Abort,
+        }
+        HookVerdict::Continue
+    }
+}
+
+/// As the server runs it: same-key requests wait in memory, the clock waits for real.
+fn in_one_process<T: RecordTx + Send>(
+    coordinator: Coordinator<ScriptedUnitOfWork<T>, MockReader>,
+    gate: &Gate,
+) -> Coordinator<ScriptedUnitOfWork<T>, MockReader, Gate> {
+    coordinator
+        .with_clock(Arc::new(SleepingClock))
+        .with_in_flight(Arc::new(InFlight::new()))
+        .with_hooks(gate.clone())
+}
+
+/// One execution at most: one transaction, one read.
+fn executing_once(gate: &Gate) -> Coordinator<ScriptedUnitOfWork<MockTx>, MockReader, Gate> {
+    in_one_process(
+        coordinator(
+            ScriptedUnitOfWork::of([tx_committing()]),
+            reader_finding_nothing_times(1),
+        ),
+        gate,
+    )
+}
+
+/// The leader, then each follower, polled in that order before the gate opens: `join3`
+/// and `join_all` poll their futures in order.
+#[tokio::test(start_paused = true)]
+async fn followers_answer_from_the_leader_s_record_with_their_own_checks_and_no_read() {
+    let gate = Gate::closed();
+    let coordinator = executing_once(&gate);
+    let (who, k, order) = (caller(), key(), new_order(2));
+    let leader = coordinator.run(&CreateOrder, &who, &k, &order);
+    let coordinator = &coordinator;
+    let followers = join_all((0..8).map(|n| {
+        // The last follower sends another body under the key.
+        let quantity = if n == 7 { 3 } else { 2 };
+        async move {
+            coordinator
+                .run(&CreateOrder, &caller(), &key(), &new_order(quantity))
+                .await
+        }
+    }));
+
+    let (led, followed, ()) = join3(leader, followers, async { gate.open(1) }).await;
+
+    let Outcome::Executed { record, response } = led else {
+        panic!("{led:?}")
+    };
+    let replay = Outcome::Replayed { record, response };
+    for same in &followed[..7] {
+        assert_eq!(*same, replay);
+    }
+    assert_eq!(followed[7], Outcome::KeyReused);
+}
+
+/// The default bound (5 s) passes at once: tokio's paused clock jumps when all wait.
+#[tokio::test(start_paused = true)]
+async fn a_follower_past_the_same_key_wait_hears_in_progress() {
+    let gate = Gate::closed();
+    let coordinator = executing_once(&gate);
+    let (who, k, order) = (caller(), key(), new_order(2));
+    let leader = coordinator.run(&CreateOrder, &who, &k, &order);
+    let follower = async {
+        let outcome = coordinator
+            .run(&CreateOrder, &caller(), &key(), &new_order(2))
+            .await;
+        // Only now does the leader go on: the follower waited the whole bound.
+        gate.open(1);
+        outcome
+    };
+
+    let (led, followed) = futures_util::future::join(leader, follower).await;
+
+    assert!(matches!(led, Outcome::Executed { .. }), "{led:?}");
+    assert_eq!(followed, Outcome::InProgress);
+}
+
+#[tokio::test(start_paused = true)]
+async fn when_the_leader_is_refused_a_follower_leads_and_the_rest_replay_its_record() {
+    let gate = Gate::closed();
+    let mut refused = tx_inserting_record();
+    refused.expect_insert_order().times(1).returning(|_, _, _| {
+        ready(Err(StepError::Rejected(
+            CreateRefusal::ClientOrderRefConflict,
+        )))
+    });
+    expect_rollback_only(&mut refused);
+    // With the cache, as the server runs: a follower that wakes after the new leader
+    // landed answers from the copy instead of reading.
+    let coordinator = in_one_process(
+        coordinator(
+            ScriptedUnitOfWork::of([refused, tx_committing()]),
+            reader_finding_nothing_times(2),
+        )
+        .with_replay_cache(cache()),
+        &gate,
+    );
+    let (who, k, order) = (caller(), key(), new_order(2));
+    let leader = coordinator.run(&CreateOrder, &who, &k, &order);
+    let followers = join_all((0..4).map(|_| async {
+        coordinator
+            .run(&CreateOrder, &caller(), &key(), &new_order(2))
+            .await
+    }));
+
+    let (led, followed, ()) = join3(leader, followers, async { gate.open(2) }).await;
+
+    assert!(matches!(led, Outcome::Rejected(_)), "{led:?}");
+    let [Outcome::Executed { record, response }, rest @ ..] = &followed[..] else {
+        panic!("{followed:?}")
+    };
+    assert_eq!(*record, RecordId(5));
+    for replayed in rest {
+        let expected = Outcome::Replayed {
+            record: *record,
+            response: response.clone(),
+        };
+        assert_eq!(*replayed, expected);
+    }
+}
