@@ -11,6 +11,7 @@ mod nodes;
 mod probes;
 mod purge;
 mod relay;
+mod session;
 mod store;
 mod transaction;
 

@@ -4,18 +4,15 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use application::ports::StoreError;
+use diesel::OptionalExtension;
 use diesel::deserialize::FromSqlRow;
 use diesel::expression::QueryMetadata;
 use diesel::mysql::Mysql;
 use diesel::query_builder::{Query, QueryFragment, QueryId};
 use diesel::query_dsl::CompatibleType;
-use diesel::sql_types::Text;
-use diesel::{OptionalExtension, QueryableByName};
+use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool, PoolError};
-use diesel_async::pooled_connection::{
-    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
-};
-use diesel_async::{AsyncConnection, AsyncMysqlConnection, RunQueryDsl};
+use diesel_async::{AsyncMysqlConnection, RunQueryDsl};
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -23,9 +20,10 @@ use super::causal::CausalRead;
 use super::classify::store_error;
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
-use super::nodes::{first_answering_node, is_galera_node, node_urls, retire_after};
+use super::nodes::{node_urls, retire_after};
+use super::session::{Learnt, SessionMode, manager_config};
 use crate::sql::tx_connection::Detach;
-use crate::telemetry::{self, QueryText, statement_span};
+use crate::telemetry::statement_span;
 
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
 
@@ -66,16 +64,15 @@ pub enum ConnectError {
     TimedOut,
 }
 
-#[derive(QueryableByName)]
-struct Version {
-    #[diesel(sql_type = Text)]
-    version: String,
-}
-
-/// MySQL behind every port. Cloning shares the pool.
+/// MySQL behind every port. Cloning shares the pools.
+///
+/// Two pools: single statements run on connections in autocommit mode; transactions on
+/// connections whose session has autocommit off, so a transaction begins with its first
+/// statement and costs no `BEGIN` round trip (`docs/storage.md#statements-per-create`).
 #[derive(Clone)]
 pub struct MysqlStore {
     pool: Pool<AsyncMysqlConnection>,
+    transactions: Pool<AsyncMysqlConnection>,
     insert_ids: Arc<OnceLock<InsertIds>>,
     galera: Arc<OnceLock<bool>>,
     system: Arc<OnceLock<&'static str>>,
@@ -87,6 +84,7 @@ impl std::fmt::Debug for MysqlStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MysqlStore")
             .field("pool", &self.pool.status())
+            .field("transactions", &self.transactions.status())
             .finish()
     }
 }
@@ -106,64 +104,30 @@ impl MysqlStore {
     /// Connections open on first use, so a database that is down right now fails only
     /// the requests that need it.
     pub fn lazy(config: &MysqlConfig) -> Result<Self, ConnectError> {
-        let lock_wait = config.lock_wait_timeout_secs;
-        let insert_ids = Arc::new(OnceLock::new());
-        let learn_insert_ids = Arc::clone(&insert_ids);
-        let galera = Arc::new(OnceLock::new());
-        let learn_galera = Arc::clone(&galera);
-        let system = Arc::new(OnceLock::new());
-        let learn_system = Arc::clone(&system);
-        let mut manager_config = ManagerConfig::<AsyncMysqlConnection>::default();
-        // The manager pools a connection only outside a transaction; a test query on every
-        // checkout would cost a round trip.
-        manager_config.recycling_method = RecyclingMethod::Fast;
+        let learnt = Learnt::default();
         let nodes = Arc::new(node_urls(&config.url));
-        let several_nodes = nodes.len() > 1;
-        manager_config.custom_setup = Box::new(move |_url| {
-            let nodes = Arc::clone(&nodes);
-            let learn_insert_ids = Arc::clone(&learn_insert_ids);
-            let learn_galera = Arc::clone(&learn_galera);
-            let learn_system = Arc::clone(&learn_system);
-            Box::pin(async move {
-                let mut conn = first_answering_node(&nodes, lock_wait).await?;
-                if telemetry::is_on() {
-                    conn.set_instrumentation(QueryText::default());
-                }
-                if learn_insert_ids.get().is_none() {
-                    let version: Version = diesel::sql_query("SELECT VERSION() AS version")
-                        .get_result(&mut conn)
-                        .await
-                        .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-                    let _ = learn_insert_ids.set(InsertIds::for_version(&version.version));
-                    let _ = learn_system.set(if version.version.contains("MariaDB") {
-                        "mariadb"
-                    } else {
-                        "mysql"
-                    });
-                }
-                if learn_galera.get().is_none() {
-                    let galera = is_galera_node(&mut conn)
-                        .await
-                        .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-                    let _ = learn_galera.set(galera);
-                }
-                Ok(conn)
-            })
-        });
-        let manager = AsyncDieselConnectionManager::<AsyncMysqlConnection>::new_with_config(
-            &config.url,
-            manager_config,
-        );
-        let mut pool = Pool::builder(manager).max_size(config.max_connections);
-        if several_nodes {
-            pool = pool.post_recycle(retire_after(config.node_return));
-        }
-        let pool = pool.build().map_err(ConnectError::Pool)?;
+        let pool = |mode: SessionMode| {
+            let manager = AsyncDieselConnectionManager::<AsyncMysqlConnection>::new_with_config(
+                &config.url,
+                manager_config(
+                    Arc::clone(&nodes),
+                    config.lock_wait_timeout_secs,
+                    learnt.clone(),
+                    mode,
+                ),
+            );
+            let mut pool = Pool::builder(manager).max_size(config.max_connections);
+            if nodes.len() > 1 {
+                pool = pool.post_recycle(retire_after(config.node_return));
+            }
+            pool.build().map_err(ConnectError::Pool)
+        };
         Ok(Self {
-            pool,
-            insert_ids,
-            galera,
-            system,
+            pool: pool(SessionMode::Autocommit)?,
+            transactions: pool(SessionMode::Transactions)?,
+            insert_ids: learnt.insert_ids,
+            galera: learnt.galera,
+            system: learnt.system,
             database_timeout: config.database_timeout,
             migration_timeout: config.migration_timeout,
         })
@@ -214,10 +178,15 @@ impl MysqlStore {
         &self,
         deadline: Instant,
     ) -> Result<PooledConnection, StoreError> {
-        match tokio::time::timeout_at(deadline, self.pool.get()).await {
-            Ok(got) => got.map_err(pool_error),
-            Err(_elapsed) => Err(timed_out("connection checkout")),
-        }
+        checkout(&self.pool, deadline).await
+    }
+
+    /// As [`Self::connection`], from the pool whose sessions have autocommit off.
+    pub(super) async fn transaction_connection(
+        &self,
+        deadline: Instant,
+    ) -> Result<PooledConnection, StoreError> {
+        checkout(&self.transactions, deadline).await
     }
 
     /// One deadline for checkout and `work` (`statement` names it in the log); a
@@ -264,6 +233,16 @@ impl MysqlStore {
             row.map(convert).transpose()
         })
         .await
+    }
+}
+
+async fn checkout(
+    pool: &Pool<AsyncMysqlConnection>,
+    deadline: Instant,
+) -> Result<PooledConnection, StoreError> {
+    match tokio::time::timeout_at(deadline, pool.get()).await {
+        Ok(got) => got.map_err(pool_error),
+        Err(_elapsed) => Err(timed_out("connection checkout")),
     }
 }
 

@@ -3,9 +3,7 @@
 use std::time::Duration;
 
 use application::ports::{CommitError, StoreError, UnitOfWork};
-use diesel_async::{
-    AsyncConnection, AsyncMysqlConnection, SimpleAsyncConnection, TransactionManager,
-};
+use diesel_async::{AsyncMysqlConnection, SimpleAsyncConnection};
 use tokio::time::{Instant, timeout_at};
 use tracing::Instrument;
 
@@ -16,10 +14,9 @@ use super::store::{MysqlStore, PooledConnection};
 use crate::sql::tx_connection::{Detach, TxConnection};
 use crate::telemetry::statement_span;
 
-type Manager = <AsyncMysqlConnection as AsyncConnection>::TransactionManager;
-
-/// Closed unless it ends cleanly ([`TxConnection`]); a statement past its deadline closes
-/// it at once, so nothing more is sent on it.
+/// A connection of the pool whose sessions have autocommit off: the transaction began
+/// with its first statement. Closed unless it ends cleanly ([`TxConnection`]); a statement
+/// past its deadline closes it at once, so nothing more is sent on it.
 #[derive(Debug)]
 pub struct MysqlTx {
     conn: TxConnection<PooledConnection>,
@@ -60,31 +57,27 @@ impl UnitOfWork for MysqlStore {
 }
 
 impl MysqlStore {
-    /// `setup` runs first: `SET TRANSACTION ...` applies to the next transaction only.
+    /// Sends nothing but `setup` (`SET TRANSACTION ...`, for the transaction its first
+    /// statement will begin): the session has autocommit off, so no `BEGIN` is needed.
     pub(super) async fn begin_with(&self, setup: Option<&str>) -> Result<MysqlTx, StoreError> {
         let deadline = self.deadline();
-        let mut conn = self.connection(deadline).await?;
-        let span = statement_span(self.system(), "begin");
-        let begun = bounded(deadline, "begin", async {
-            if let Some(setup) = setup {
-                conn.batch_execute(setup).await.map_err(store_error)?;
-            }
-            Manager::begin_transaction(&mut *conn)
-                .await
-                .map_err(store_error)
-        });
-        match begun.instrument(span).await {
-            Ok(()) => Ok(MysqlTx {
-                conn: TxConnection::new(conn),
-                timeout: self.database_timeout(),
-                ids: self.insert_ids(),
-                system: self.system(),
-            }),
-            Err(error) => {
+        let mut conn = self.transaction_connection(deadline).await?;
+        if let Some(setup) = setup {
+            let span = statement_span(self.system(), "transaction setup");
+            let set = bounded(deadline, "transaction setup", async {
+                conn.batch_execute(setup).await.map_err(store_error)
+            });
+            if let Err(error) = set.instrument(span).await {
                 conn.detach();
-                Err(error)
+                return Err(error);
             }
         }
+        Ok(MysqlTx {
+            conn: TxConnection::new(conn),
+            timeout: self.database_timeout(),
+            ids: self.insert_ids(),
+            system: self.system(),
+        })
     }
 }
 
@@ -95,7 +88,7 @@ impl MysqlTx {
             return Err(CommitError::CommitOutcomeUnknown);
         };
         let deadline = Instant::now() + self.timeout;
-        let committed = timeout_at(deadline, Manager::commit_transaction(&mut *conn))
+        let committed = timeout_at(deadline, conn.batch_execute("COMMIT"))
             .instrument(statement_span(self.system, "commit"));
         match committed.await {
             Ok(Ok(())) => Ok(()),
@@ -120,9 +113,7 @@ impl MysqlTx {
         };
         let deadline = Instant::now() + self.timeout;
         let rolled_back = bounded(deadline, "rollback", async {
-            Manager::rollback_transaction(&mut *conn)
-                .await
-                .map_err(store_error)
+            conn.batch_execute("ROLLBACK").await.map_err(store_error)
         });
         match rolled_back.await {
             Ok(()) => Ok(()),
