@@ -11,6 +11,7 @@ mod purge;
 mod relay;
 mod store;
 mod transaction;
+mod writer;
 
 pub use migrate::MigrateError;
 pub use private_files::private_dir;

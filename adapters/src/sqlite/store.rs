@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use application::ports::StoreError;
@@ -23,6 +22,7 @@ use tracing::Instrument;
 
 use super::classify::store_error;
 use super::private_files::{private_dir, private_file};
+use super::writer::{Waiting, Writer};
 use crate::sql::tx_connection::Detach;
 use crate::telemetry::statement_span;
 
@@ -41,7 +41,8 @@ pub struct SqliteConfig {
     pub path: PathBuf,
     /// How long a writer waits for another writer's transaction before "in progress".
     pub busy_timeout: Duration,
-    /// The most connections the pool opens (readers run beside one writer).
+    /// The most reading connections the store opens (at most 4); every store of a file in
+    /// a process shares one writing connection besides.
     pub max_connections: usize,
 }
 
@@ -66,8 +67,9 @@ pub enum OpenError {
 #[derive(Clone)]
 pub struct SqliteStore {
     pool: Pool<Connection>,
+    writer: Arc<Writer>,
     path: PathBuf,
-    writers_waiting: Arc<AtomicUsize>,
+    busy_timeout: Duration,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -75,6 +77,7 @@ impl std::fmt::Debug for SqliteStore {
         f.debug_struct("SqliteStore")
             .field("path", &self.path)
             .field("pool", &self.pool.status())
+            .field("writer", &self.writer.pool.status())
             .finish()
     }
 }
@@ -93,32 +96,21 @@ impl SqliteStore {
             .ok_or(OpenError::PathNotUtf8)?
             .to_owned();
         let busy_ms = config.busy_timeout.as_millis();
-        let mut manager_config = ManagerConfig::<Connection>::default();
-        manager_config.recycling_method = RecyclingMethod::Fast;
-        manager_config.custom_setup = Box::new(move |url| {
-            let url = url.to_owned();
-            Box::pin(async move {
-                let mut conn = Connection::establish(&url).await?;
-                // NORMAL in WAL survives a process crash; a power loss may drop the newest
-                // commits, each whole, never half of one.
-                conn.batch_execute(&format!(
-                    "PRAGMA busy_timeout = {busy_ms}; PRAGMA synchronous = NORMAL; \
-                     PRAGMA foreign_keys = ON;"
-                ))
-                .await
-                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-                Ok(conn)
-            })
-        });
-        let manager = AsyncDieselConnectionManager::new_with_config(url, manager_config);
-        let pool = Pool::builder(manager)
-            .max_size(config.max_connections)
-            .build()
-            .map_err(OpenError::Pool)?;
+        let pool = |size: usize, role: Role| {
+            Pool::builder(manager(&url, busy_ms, role))
+                .max_size(size)
+                .build()
+        };
+        let canonical = std::fs::canonicalize(&config.path).map_err(OpenError::File)?;
         let store = Self {
-            pool,
+            pool: pool(config.max_connections.min(MAX_READERS), Role::Reader)
+                .map_err(OpenError::Pool)?,
+            writer: Writer::for_file(&canonical, || {
+                Ok((pool(1, Role::Writer)?, pool(1, Role::Reader)?))
+            })
+            .map_err(OpenError::Pool)?,
             path: config.path.clone(),
-            writers_waiting: Arc::new(AtomicUsize::new(0)),
+            busy_timeout: config.busy_timeout,
         };
         let mut conn = store.pool.get().await.map_err(OpenError::Connect)?;
         conn.batch_execute("PRAGMA journal_mode = WAL;")
@@ -132,16 +124,26 @@ impl SqliteStore {
         &self.path
     }
 
-    /// Write transactions waiting to begin: tests use it to know a follower is queued
-    /// behind a leader; it also shows write contention.
+    /// Write transactions of this process waiting to begin on the file: tests use it to
+    /// know a follower is queued behind a leader; it also shows write contention.
     #[must_use]
     pub fn writers_waiting(&self) -> usize {
-        self.writers_waiting.load(Ordering::SeqCst)
+        self.writer.waiting()
     }
 
-    pub(super) fn waiting_writer(&self) -> WaitingWriter {
-        self.writers_waiting.fetch_add(1, Ordering::SeqCst);
-        WaitingWriter(Arc::clone(&self.writers_waiting))
+    pub(super) fn shared_writer(&self) -> Arc<Writer> {
+        Arc::clone(&self.writer)
+    }
+
+    /// The file's one writing connection, in turn; waiting longer than the busy timeout
+    /// is the lock wait running out, as it would be in SQLite's busy handler.
+    pub(super) async fn writer(&self) -> Result<(PooledConnection, Waiting), StoreError> {
+        let waiting = self.writer.wait();
+        match tokio::time::timeout(self.busy_timeout, self.writer.pool.get()).await {
+            Ok(Ok(conn)) => Ok((conn, waiting)),
+            Ok(Err(error)) => Err(pool_error(error)),
+            Err(_elapsed) => Err(StoreError::LockWaitTimeout),
+        }
     }
 
     pub(super) async fn connection(&self) -> Result<PooledConnection, StoreError> {
@@ -194,13 +196,43 @@ impl SqliteStore {
     }
 }
 
-/// Counts one writer as waiting until dropped.
-pub(super) struct WaitingWriter(Arc<AtomicUsize>);
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Reader,
+    Writer,
+}
 
-impl Drop for WaitingWriter {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
+/// Readers per store: more than a few only contend for the WAL's read marks and hold a
+/// page cache each (measured: `docs/performance.md`).
+const MAX_READERS: usize = 4;
+
+/// Connections with the store's pragmas.
+fn manager(url: &str, busy_ms: u128, role: Role) -> AsyncDieselConnectionManager<Connection> {
+    let mut manager_config = ManagerConfig::<Connection>::default();
+    manager_config.recycling_method = RecyclingMethod::Fast;
+    manager_config.custom_setup = Box::new(move |url| {
+        let url = url.to_owned();
+        Box::pin(async move {
+            let mut conn = Connection::establish(&url).await?;
+            if role == Role::Writer {
+                // Checkpoints run beside it (`Writer`): in a commit they would hold every
+                // queued writer behind a copy and an fsync.
+                conn.batch_execute("PRAGMA wal_autocheckpoint = 0;")
+                    .await
+                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            }
+            // NORMAL in WAL survives a process crash; a power loss may drop the newest
+            // commits, each whole, never half of one.
+            conn.batch_execute(&format!(
+                "PRAGMA busy_timeout = {busy_ms}; PRAGMA synchronous = NORMAL; \
+                 PRAGMA foreign_keys = ON;"
+            ))
+            .await
+            .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            Ok(conn)
+        })
+    });
+    AsyncDieselConnectionManager::new_with_config(url, manager_config)
 }
 
 fn pool_error(error: PoolError) -> StoreError {

@@ -1,20 +1,25 @@
 //! The unit of work: one pooled connection holding one `BEGIN IMMEDIATE` transaction.
 
+use std::sync::Arc;
+
 use application::ports::{CommitError, StoreError, UnitOfWork};
 use diesel_async::SimpleAsyncConnection;
 use tracing::Instrument;
 
 use super::classify::store_error;
 use super::store::{Connection, PooledConnection, SqliteStore};
+use super::writer::Writer;
 use crate::sql::tx_connection::{Detach, TxConnection};
 use crate::telemetry::statement_span;
 
-/// Closed, so rolled back, unless it ends cleanly ([`TxConnection`]). `IMMEDIATE` takes
-/// the write lock at `BEGIN`: a second writer waits there (up to the busy timeout) instead
-/// of failing later when a read lock cannot be upgraded.
+/// On the file's one writing connection, taken in turn. Closed, so rolled back, unless
+/// it ends cleanly ([`TxConnection`]). `IMMEDIATE` takes the write lock at `BEGIN`: a
+/// writer of another process waits there (up to the busy timeout) instead of failing later
+/// when a read lock cannot be upgraded.
 #[derive(Debug)]
 pub struct SqliteTx {
     conn: TxConnection<PooledConnection>,
+    writer: Arc<Writer>,
 }
 
 impl SqliteTx {
@@ -51,8 +56,7 @@ impl UnitOfWork for SqliteStore {
     type Tx = SqliteTx;
 
     async fn begin(&self) -> Result<SqliteTx, StoreError> {
-        let mut conn = self.connection().await?;
-        let waiting = self.waiting_writer();
+        let (mut conn, waiting) = self.writer().await?;
         let begun = conn
             .batch_execute("BEGIN IMMEDIATE")
             .instrument(statement_span("sqlite", "begin"))
@@ -61,6 +65,7 @@ impl UnitOfWork for SqliteStore {
         match begun {
             Ok(()) => Ok(SqliteTx {
                 conn: TxConnection::new(conn),
+                writer: self.shared_writer(),
             }),
             Err(error) => Err(store_error(error)),
         }
@@ -71,7 +76,9 @@ impl SqliteTx {
     pub(crate) async fn commit_transaction(mut self) -> Result<(), CommitError> {
         self.finish("COMMIT")
             .await
-            .map_err(|_| CommitError::CommitOutcomeUnknown)
+            .map_err(|_| CommitError::CommitOutcomeUnknown)?;
+        self.writer.committed();
+        Ok(())
     }
 
     pub(crate) async fn rollback_transaction(mut self) -> Result<(), StoreError> {

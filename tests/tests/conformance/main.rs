@@ -9,6 +9,7 @@ mod acceptance;
 mod admin;
 mod cancel;
 mod cases;
+mod embedded_writer;
 mod inbox;
 mod operations;
 mod outbox;
