@@ -62,6 +62,8 @@ pub struct Metrics {
     outbox: OutboxMetrics,
     operations: OperationMetrics,
     transaction_retries: Counter<u64, SharedCount>,
+    replay_cache_hits: Counter<u64, SharedCount>,
+    same_key_waits: Counter<u64, SharedCount>,
     jwks_refresh_failures: Counter,
 }
 
@@ -133,6 +135,20 @@ impl Metrics {
              cluster, certification failures (1213), counted when they were run again",
             transaction_retries.clone(),
         );
+        let replay_cache_hits = Counter::<u64, SharedCount>::default();
+        registry.register(
+            "idempotent_replay_cache_hits",
+            "Requests answered from this process's copy of a completed record, without a \
+             database read (REPLAY_CACHE_TTL_SECS)",
+            replay_cache_hits.clone(),
+        );
+        let same_key_waits = Counter::<u64, SharedCount>::default();
+        registry.register(
+            "idempotent_same_key_waits",
+            "Requests that waited in memory for another request of this process with the same \
+             key, instead of on the database's lock",
+            same_key_waits.clone(),
+        );
         let jwks_refresh_failures = Counter::default();
         registry.register(
             "auth_jwks_refresh_failures",
@@ -153,6 +169,8 @@ impl Metrics {
             outbox,
             operations,
             transaction_retries,
+            replay_cache_hits,
+            same_key_waits,
             jwks_refresh_failures,
         }
     }
@@ -167,6 +185,18 @@ impl Metrics {
     #[must_use]
     pub fn transaction_retries(&self) -> Arc<AtomicU64> {
         Arc::clone(&self.transaction_retries.inner().0)
+    }
+
+    /// For [`application::ReplayCache::with_hit_counter`].
+    #[must_use]
+    pub fn replay_cache_hits(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.replay_cache_hits.inner().0)
+    }
+
+    /// For [`application::InFlight::with_wait_counter`].
+    #[must_use]
+    pub fn same_key_waits(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.same_key_waits.inner().0)
     }
 
     pub fn count_relay_pass(&self, pass: &RelayPass) {

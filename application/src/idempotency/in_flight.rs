@@ -4,7 +4,8 @@
 //! Across processes the database still decides: a leader here is only a candidate there.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use domain::{ExistingRecord, IdempotencyKey, Scope};
 use tokio::sync::watch;
@@ -27,6 +28,7 @@ pub(crate) enum Landing {
 #[derive(Debug, Default)]
 pub struct InFlight {
     flights: Mutex<Flights>,
+    waits: Arc<AtomicU64>,
 }
 
 pub(crate) enum Role<'a> {
@@ -40,10 +42,18 @@ impl InFlight {
         Self::default()
     }
 
+    /// Counts the requests that followed a leader (a metric's value).
+    #[must_use]
+    pub fn with_wait_counter(mut self, waits: Arc<AtomicU64>) -> Self {
+        self.waits = waits;
+        self
+    }
+
     /// The first caller for a key leads; later ones follow until it lands.
     pub(crate) fn join(&self, scope: &Scope, key: &IdempotencyKey) -> Role<'_> {
         let mut flights = self.lock();
         if let Some(flying) = flights.get(&(scope.clone(), key.clone())) {
+            self.waits.fetch_add(1, Ordering::Relaxed);
             return Role::Follower(flying.clone());
         }
         let (sender, receiver) = watch::channel(Landing::Flying);

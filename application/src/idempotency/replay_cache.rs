@@ -8,6 +8,7 @@
 
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -84,6 +85,7 @@ impl Weighter<CacheKey, Arc<Entry>> for ByBytes {
 pub struct ReplayCache {
     entries: quick_cache::sync::Cache<CacheKey, Arc<Entry>, ByBytes>,
     ttl: TimeDelta,
+    hits: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for ReplayCache {
@@ -113,7 +115,15 @@ impl ReplayCache {
                 ByBytes { least },
             ),
             ttl,
+            hits: Arc::default(),
         })
+    }
+
+    /// Counts the answers served from a copy (a metric's value).
+    #[must_use]
+    pub fn with_hit_counter(mut self, hits: Arc<AtomicU64>) -> Self {
+        self.hits = hits;
+        self
     }
 
     /// A copy still valid at `now`; an outdated one is dropped on the way.
@@ -126,6 +136,7 @@ impl ReplayCache {
         let lookup = Lookup { scope, key };
         let entry = self.entries.get(&lookup)?;
         if now < entry.valid_until {
+            self.hits.fetch_add(1, Ordering::Relaxed);
             return Some(entry.record.clone());
         }
         self.entries.remove(&lookup);

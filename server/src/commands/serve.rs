@@ -65,12 +65,13 @@ async fn serve_with<S: WorkerStore>(
         same_key_wait: config.database.lock_wait(),
         ..CoordinatorSettings::default()
     };
+    let metrics = Arc::new(Metrics::new());
     // One of each per process: same-key requests and retries may reach any worker.
-    let replay_cache = ReplayCache::new(config.replay_cache).map(Arc::new);
-    let in_flight = Arc::new(InFlight::new());
+    let replay_cache = ReplayCache::new(config.replay_cache)
+        .map(|cache| Arc::new(cache.with_hit_counter(metrics.replay_cache_hits())));
+    let in_flight = Arc::new(InFlight::new().with_wait_counter(metrics.same_key_waits()));
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     let worker_database = S::with_connections(&database, S::connection_budget(&database) / workers);
-    let metrics = Arc::new(Metrics::new());
     let (keys, key_set) = verifier(&config.auth, &metrics);
     let body_timeout = config.body_timeout;
     let key_retention = config.payments.key_retention();

@@ -12,6 +12,7 @@ mod cancel;
 mod deadlines;
 mod embedded;
 mod hostile;
+mod in_memory;
 mod key;
 mod openapi;
 mod outcomes;
