@@ -1,10 +1,9 @@
-//! What a connection of the pool says about its server: the facts the tests record, and
-//! the readiness probe.
+//! What a connection of the pool says about its server: the facts the tests record.
 
 use application::ports::StoreError;
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Text};
-use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::RunQueryDsl;
 
 use super::classify::store_error;
 use super::store::MysqlStore;
@@ -41,13 +40,5 @@ impl MysqlStore {
             }
         })
         .await
-    }
-
-    pub async fn ping(&self) -> bool {
-        self.with_connection("readiness probe", async |conn| {
-            conn.batch_execute("SELECT 1").await.map_err(store_error)
-        })
-        .await
-        .is_ok()
     }
 }

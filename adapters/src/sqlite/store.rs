@@ -186,14 +186,6 @@ impl SqliteStore {
         })
         .await
     }
-
-    pub async fn ping(&self) -> bool {
-        self.with_connection("readiness probe", async |conn| {
-            conn.batch_execute("SELECT 1").await.map_err(store_error)
-        })
-        .await
-        .is_ok()
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
