@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use domain::{Fingerprint, Fingerprinted, IdempotencyKey, RetentionPolicy, Scope};
 use futures_util::future::{Either, select};
 
-use super::in_flight::{InFlight, Landing, Role, landing};
+use super::in_flight::{InFlight, Role, landing};
 use super::operation::{Execute, IdempotentOperation};
 use super::outcome::Outcome;
 use super::replay_cache::ReplayCache;
@@ -185,7 +185,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             let follower = match in_flight.join(&request.scope, key) {
                 Role::Leader(lead) => {
                     let (outcome, landed) = self.lead(&request).await;
-                    lead.land(landed.map_or(Landing::Nothing, Landing::Completed));
+                    lead.land(landed);
                     return outcome;
                 }
                 Role::Follower(follower) => follower,
@@ -195,11 +195,11 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                 .same_key_wait
                 .saturating_sub(started.elapsed());
             match select(std::pin::pin!(landing(follower)), self.clock.pause(left)).await {
-                Either::Left((Landing::Completed(record), _)) => {
+                Either::Left((Some(record), _)) => {
                     return self.answer_from::<Op>(caller, &record, &request.fingerprint);
                 }
                 // The leader left nothing to answer from: lead, or follow the next one.
-                Either::Left(_) => {}
+                Either::Left((None, _)) => {}
                 Either::Right(_) => return Outcome::InProgress,
             }
         }

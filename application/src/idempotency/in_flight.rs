@@ -2,27 +2,22 @@
 //! of each taking the database's lock (`docs/storage.md#same-key-requests-in-one-process`).
 //!
 //! Across processes the database still decides: a leader here is only a candidate there.
+//! Runtime-free: followers await a shared one-shot channel, which any executor can drive.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use domain::{ExistingRecord, IdempotencyKey, Scope};
-use tokio::sync::watch;
+use futures_channel::oneshot;
+use futures_util::FutureExt;
+use futures_util::future::Shared;
 
-type Flights = HashMap<(Scope, IdempotencyKey), watch::Receiver<Landing>>;
+/// The key's COMPLETED record, as a read would have found it; cancelled when the leader
+/// leaves nothing to answer from (rolled back, refused, unknown, dropped).
+pub(crate) type Landing = Shared<oneshot::Receiver<ExistingRecord>>;
 
-/// What a leader leaves for its followers.
-#[derive(Debug, Clone, Default)]
-pub(crate) enum Landing {
-    #[default]
-    Flying,
-    /// The key's COMPLETED record, as a read would have found it.
-    Completed(ExistingRecord),
-    /// Nothing the followers can answer from (rolled back, refused, unknown): one of them
-    /// leads next.
-    Nothing,
-}
+type Flights = HashMap<(Scope, IdempotencyKey), Landing>;
 
 /// Shared by every worker of a process.
 #[derive(Debug, Default)]
@@ -33,7 +28,7 @@ pub struct InFlight {
 
 pub(crate) enum Role<'a> {
     Leader(Lead<'a>),
-    Follower(watch::Receiver<Landing>),
+    Follower(Landing),
 }
 
 impl InFlight {
@@ -51,18 +46,18 @@ impl InFlight {
 
     /// The first caller for a key leads; later ones follow until it lands.
     pub(crate) fn join(&self, scope: &Scope, key: &IdempotencyKey) -> Role<'_> {
+        let address = (scope.clone(), key.clone());
         let mut flights = self.lock();
-        if let Some(flying) = flights.get(&(scope.clone(), key.clone())) {
+        if let Some(flying) = flights.get(&address) {
             self.waits.fetch_add(1, Ordering::Relaxed);
             return Role::Follower(flying.clone());
         }
-        let (sender, receiver) = watch::channel(Landing::Flying);
-        let address = (scope.clone(), key.clone());
-        flights.insert(address.clone(), receiver);
+        let (sender, receiver) = oneshot::channel();
+        flights.insert(address.clone(), receiver.shared());
         Role::Leader(Lead {
             flights: self,
             address,
-            sender,
+            sender: Some(sender),
         })
     }
 
@@ -83,40 +78,33 @@ impl InFlight {
     }
 }
 
-/// The leader's place; dropped without [`Lead::land`] (a cancelled request) its followers
-/// hear [`Landing::Nothing`].
+/// The leader's place; dropped without a record (a cancelled request) its followers hear
+/// that nothing landed.
 pub(crate) struct Lead<'a> {
     flights: &'a InFlight,
     address: (Scope, IdempotencyKey),
-    sender: watch::Sender<Landing>,
+    sender: Option<oneshot::Sender<ExistingRecord>>,
 }
 
 impl Lead<'_> {
-    pub(crate) fn land(self, landing: Landing) {
-        self.sender.send_replace(landing);
+    /// `None` lets the next follower lead.
+    pub(crate) fn land(mut self, record: Option<ExistingRecord>) {
+        if let (Some(sender), Some(record)) = (self.sender.take(), record) {
+            // Followers all gone meanwhile are no one to tell.
+            let _ = sender.send(record);
+        }
     }
 }
 
 impl Drop for Lead<'_> {
+    /// After the record is sent, so a request joining in between finds it landed; a
+    /// sender dropped unsent cancels the followers' wait.
     fn drop(&mut self) {
         self.flights.lock().remove(&self.address);
-        self.sender.send_if_modified(|landing| {
-            if matches!(landing, Landing::Flying) {
-                *landing = Landing::Nothing;
-                return true;
-            }
-            false
-        });
     }
 }
 
-/// Waits for the leader; a leader gone without a word counts as nothing landed.
-pub(crate) async fn landing(mut follower: watch::Receiver<Landing>) -> Landing {
-    match follower
-        .wait_for(|landing| !matches!(landing, Landing::Flying))
-        .await
-    {
-        Ok(landed) => landed.clone(),
-        Err(_gone) => Landing::Nothing,
-    }
+/// Waits for the leader: its record, or `None` when it left nothing.
+pub(crate) async fn landing(follower: Landing) -> Option<ExistingRecord> {
+    follower.await.ok()
 }
