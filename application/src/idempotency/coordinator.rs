@@ -177,7 +177,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                 .as_ref()
                 .and_then(|cache| cache.get(&request.scope, key, self.clock.now()))
             {
-                return self.answer_from::<Op>(caller, &cached, &request.fingerprint);
+                return self.answer_from::<Op>(caller, cached.record(), &request.fingerprint);
             }
             let Some(in_flight) = &self.in_flight else {
                 return self.lead(&request).await.0;

@@ -1,0 +1,113 @@
+//! The replay cache's bounds: time, expiry, entries and bytes.
+
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use domain::{
+    ActorId, Completion, Fingerprint, FingerprintVersion, Operation, RecordId, RetentionPolicy,
+    StoredResponse, TenantId,
+};
+
+fn scope() -> Scope {
+    Scope {
+        tenant: TenantId::parse(1).unwrap(),
+        actor: ActorId::parse(2).unwrap(),
+        operation: Operation::parse("orders.create.v1").unwrap(),
+    }
+}
+
+fn key(n: usize) -> IdempotencyKey {
+    IdempotencyKey::parse(&format!("key-{n}")).unwrap()
+}
+
+fn t0() -> DateTime<Utc> {
+    DateTime::from_timestamp(1_800_000_000, 0).unwrap()
+}
+
+/// Completed at `t0`, kept `retention_secs`.
+fn completed(retention_secs: u64, body: usize) -> ExistingRecord {
+    let response =
+        StoredResponse::new(201, "application/json".into(), None, vec![b' '; body]).unwrap();
+    let policy = RetentionPolicy::from_secs(retention_secs).unwrap();
+    ExistingRecord {
+        id: RecordId(1),
+        fingerprint: Fingerprint::from_parts(FingerprintVersion(1), [7; 32]),
+        state: RecordState::Completed(Completion::new(response, t0(), policy).unwrap()),
+    }
+}
+
+fn cache(ttl_secs: u64, max_entries: usize, max_bytes: usize) -> ReplayCache {
+    ReplayCache::new(ReplayCacheSettings {
+        ttl: Duration::from_secs(ttl_secs),
+        max_entries,
+        max_bytes,
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_copy_serves_until_its_time_to_live_or_its_record_s_expiry_whichever_is_first() {
+    let cache = cache(2, 100, 1 << 20);
+    let seconds = |s| t0() + TimeDelta::seconds(s);
+    cache.remember(&scope(), &key(1), &completed(86_400, 10), t0());
+    cache.remember(&scope(), &key(2), &completed(1, 10), t0());
+
+    assert!(cache.get(&scope(), &key(1), seconds(1)).is_some());
+    assert!(cache.get(&scope(), &key(1), seconds(2)).is_none(), "ttl");
+    assert!(cache.get(&scope(), &key(2), t0()).is_some());
+    assert!(cache.get(&scope(), &key(2), seconds(1)).is_none(), "expiry");
+    assert!(cache.is_empty(), "an outdated copy is dropped when met");
+}
+
+#[test]
+fn an_expired_or_running_record_is_not_kept_and_a_forgotten_one_is_gone() {
+    let cache = cache(2, 100, 1 << 20);
+    let running = ExistingRecord {
+        state: RecordState::Processing,
+        ..completed(60, 10)
+    };
+    cache.remember(&scope(), &key(1), &running, t0());
+    cache.remember(
+        &scope(),
+        &key(2),
+        &completed(1, 10),
+        t0() + TimeDelta::seconds(1),
+    );
+    assert!(cache.is_empty());
+
+    cache.remember(&scope(), &key(3), &completed(60, 10), t0());
+    cache.forget(&scope(), &key(3));
+    assert!(cache.get(&scope(), &key(3), t0()).is_none());
+}
+
+#[test]
+fn entries_and_bytes_are_both_bounded() {
+    let few = cache(2, 50, 1 << 20);
+    for n in 0..500 {
+        few.remember(&scope(), &key(n), &completed(60, 10), t0());
+    }
+    assert!(few.len() <= 50, "{} entries", few.len());
+
+    let small = cache(2, 10_000, 64 * 1024);
+    for n in 0..500 {
+        small.remember(&scope(), &key(n), &completed(60, 4096), t0());
+    }
+    assert!(
+        small.len() <= 16,
+        "{} bodies of 4 KiB in 64 KiB",
+        small.len()
+    );
+    assert!(!small.is_empty());
+}
+
+#[test]
+fn zero_turns_it_off() {
+    for (ttl, entries, bytes) in [(0, 10, 10), (1, 0, 10), (1, 10, 0)] {
+        let settings = ReplayCacheSettings {
+            ttl: Duration::from_secs(ttl),
+            max_entries: entries,
+            max_bytes: bytes,
+        };
+        assert!(ReplayCache::new(settings).is_none());
+    }
+}
