@@ -32,6 +32,7 @@ mod rs256;
 mod run_info;
 mod scenarios;
 mod seed;
+mod targets;
 mod tracing_cost;
 mod wire;
 

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use crate::report::Report;
+use crate::targets::targets;
 
 /// Everything a run measured, with the facts of the run above it.
 pub(crate) fn render(report: &Report) -> String {
@@ -228,84 +229,4 @@ fn figure(value: Option<f64>, decimals: usize) -> String {
 /// A CPU figure in whole µs, or "absent".
 fn micros(value: Option<f64>) -> String {
     value.map_or_else(|| "absent".to_owned(), |v| format!("{v:.0}"))
-}
-
-/// The targets at concurrency 32, met or missed (absent when a figure could not be read).
-fn targets(out: &mut String, report: &Report) {
-    let at32 = |name: &str| {
-        report
-            .scenarios
-            .iter()
-            .find(|s| s.name == name && s.concurrency == 32)
-    };
-    let ratio = |name: &str| at32(name).and_then(|s| s.ratio);
-    let server_cpu = |name: &str| at32(name).and_then(|s| s.cost.client_cpu_us);
-    let db_cpu_vs_ceiling = at32("create").and_then(|s| {
-        let (own, ceiling) = (s.cost.db_cpu_us?, s.ceiling_cost.as_ref()?.db_cpu_us?);
-        (ceiling > 0.0).then_some(own / ceiling)
-    });
-    let rss_mib = report.server_peak_rss_bytes as f64 / (1024.0 * 1024.0);
-    let at_least = |v: Option<f64>, min: f64| v.map(|v| (v, v >= min));
-    let at_most = |v: Option<f64>, max: f64| v.map(|v| (v, v <= max));
-    let named = |name: &str| report.scenarios.iter().find(|s| s.name == name);
-    let storm_commands = named("storm").map(|s| s.cost.db_commands);
-    let cached = named("retries-cache");
-    let retry_commands = cached.map(|s| s.cost.db_commands);
-    let cache_speedup = cached
-        .zip(named("retries-no-cache"))
-        .and_then(|(on, off)| (off.rps > 0.0).then(|| on.rps / off.rps));
-    let embedded = report.embedded.as_ref();
-    let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
-    let lines = [
-        ("create ratio >= 0.75", at_least(ratio("create"), 0.75)),
-        ("replay ratio >= 0.55", at_least(ratio("replay"), 0.55)),
-        (
-            "server CPU per create <= 120 us",
-            at_most(server_cpu("create"), 120.0),
-        ),
-        (
-            "server CPU per replay <= 40 us",
-            at_most(server_cpu("replay"), 40.0),
-        ),
-        (
-            "db CPU per create <= 1.5x the ceiling's per transaction",
-            at_most(db_cpu_vs_ceiling, 1.5),
-        ),
-        ("server peak RSS <= 64 MiB", at_most(Some(rss_mib), 64.0)),
-        (
-            "storm: db commands per request <= 1.5",
-            at_most(storm_commands, 1.5),
-        ),
-        (
-            "retries over 100 keys: db commands per replay <= 0.05",
-            at_most(retry_commands, 0.05),
-        ),
-        (
-            "retries over 100 keys: replays/s with the cache >= 1.5x without",
-            at_least(cache_speedup, 1.5),
-        ),
-        (
-            "embedded: p99 <= 25 ms",
-            at_most(embedded.map(|e| e.p99_ms), 25.0),
-        ),
-        (
-            "embedded: worst <= 150 ms",
-            at_most(embedded.map(|e| e.max_ms), 150.0),
-        ),
-        (
-            "embedded: server peak RSS <= 64 MiB",
-            at_most(embedded.map(|e| mib(e.server_peak_rss_bytes)), 64.0),
-        ),
-    ];
-    out.push_str("\ntargets (concurrency 32 unless named):\n\n");
-    for (target, figure) in lines {
-        let _ = match figure {
-            Some((value, met)) => writeln!(
-                out,
-                "- {target}: {value:.2} {}",
-                if met { "met" } else { "MISSED" }
-            ),
-            None => writeln!(out, "- {target}: absent"),
-        };
-    }
 }
