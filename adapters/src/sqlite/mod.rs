@@ -5,6 +5,7 @@
 
 pub mod classify;
 mod insert_id;
+mod lane;
 mod migrate;
 mod private_files;
 mod purge;

@@ -11,22 +11,23 @@ use diesel::query_builder::{Query, QueryFragment, QueryId};
 use diesel::query_dsl::CompatibleType;
 use diesel::sqlite::Sqlite;
 use diesel::{OptionalExtension, SqliteConnection};
+use diesel_async::SimpleAsyncConnection;
 use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-use diesel_async::{AsyncConnection, SimpleAsyncConnection};
 
 use tracing::Instrument;
 
 use super::classify::store_error;
+use super::lane::Lane;
 use super::private_files::{private_dir, private_file};
 use super::writer::{Waiting, Writer};
 use crate::sql::tx_connection::Detach;
 use crate::telemetry::statement_span;
 
-pub(super) type Connection = SyncConnectionWrapper<SqliteConnection>;
+pub(super) type Connection = SyncConnectionWrapper<SqliteConnection, Lane>;
 pub(super) type PooledConnection = Object<Connection>;
 
 impl Detach for PooledConnection {
@@ -131,6 +132,10 @@ impl SqliteStore {
         self.writer.waiting()
     }
 
+    pub(super) fn busy_timeout(&self) -> Duration {
+        self.busy_timeout
+    }
+
     pub(super) fn shared_writer(&self) -> Arc<Writer> {
         Arc::clone(&self.writer)
     }
@@ -205,19 +210,25 @@ fn manager(url: &str, busy_ms: u128, role: Role) -> AsyncDieselConnectionManager
     manager_config.custom_setup = Box::new(move |url| {
         let url = url.to_owned();
         Box::pin(async move {
-            let mut conn = Connection::establish(&url).await?;
-            if role == Role::Writer {
-                // Checkpoints run beside it (`Writer`): in a commit they would hold every
-                // queued writer behind a copy and an fsync.
-                conn.batch_execute("PRAGMA wal_autocheckpoint = 0;")
-                    .await
-                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-            }
+            let lane = match role {
+                Role::Reader => Lane::Pool,
+                Role::Writer => Lane::InPlace,
+            };
+            let mut conn = establish(url, lane).await?;
+            // The writer never sleeps in SQLite's busy handler (`Lane::InPlace`), and
+            // checkpoints run beside it (`Writer`): in a commit they would hold every
+            // queued writer behind a copy and an fsync.
+            let writer_pragmas = "PRAGMA busy_timeout = 0; PRAGMA wal_autocheckpoint = 0;";
+            let busy = format!("PRAGMA busy_timeout = {busy_ms};");
             // NORMAL in WAL survives a process crash; a power loss may drop the newest
             // commits, each whole, never half of one.
             conn.batch_execute(&format!(
-                "PRAGMA busy_timeout = {busy_ms}; PRAGMA synchronous = NORMAL; \
-                 PRAGMA foreign_keys = ON;"
+                "{} PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+                if role == Role::Writer {
+                    writer_pragmas
+                } else {
+                    &busy
+                }
             ))
             .await
             .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
@@ -225,6 +236,15 @@ fn manager(url: &str, busy_ms: u128, role: Role) -> AsyncDieselConnectionManager
         })
     });
     AsyncDieselConnectionManager::new_with_config(url, manager_config)
+}
+
+/// Opening the file may wait on the disk: always on the blocking pool.
+async fn establish(url: String, lane: Lane) -> diesel::ConnectionResult<Connection> {
+    use diesel::Connection as _;
+    let opened = tokio::task::spawn_blocking(move || SqliteConnection::establish(&url))
+        .await
+        .map_err(|gone| diesel::ConnectionError::BadConnection(gone.to_string()))??;
+    Ok(Connection::with_runtime(opened, lane))
 }
 
 fn pool_error(error: PoolError) -> StoreError {

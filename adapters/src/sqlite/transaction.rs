@@ -1,9 +1,11 @@
 //! The unit of work: one pooled connection holding one `BEGIN IMMEDIATE` transaction.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use application::ports::{CommitError, StoreError, UnitOfWork};
 use diesel_async::SimpleAsyncConnection;
+use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::classify::store_error;
@@ -57,20 +59,41 @@ impl UnitOfWork for SqliteStore {
 
     async fn begin(&self) -> Result<SqliteTx, StoreError> {
         let (mut conn, waiting) = self.writer().await?;
-        let begun = conn
-            .batch_execute("BEGIN IMMEDIATE")
+        let begun = begin_immediate(&mut conn, self.busy_timeout())
             .instrument(statement_span("sqlite", "begin"))
             .await;
         drop(waiting);
-        match begun {
-            Ok(()) => Ok(SqliteTx {
-                conn: TxConnection::new(conn),
-                writer: self.shared_writer(),
-            }),
-            Err(error) => Err(store_error(error)),
-        }
+        begun?;
+        Ok(SqliteTx {
+            conn: TxConnection::new(conn),
+            writer: self.shared_writer(),
+        })
     }
 }
+
+/// The writer's busy timeout is zero, so a write lock held by another process (the admin
+/// command, a second server on the file) fails `BEGIN` at once; it is tried again, asleep,
+/// with SQLite's own backoff, until the lock wait runs out. Nothing in this process can
+/// hold it: its writers queue for the one connection.
+async fn begin_immediate(conn: &mut Connection, lock_wait: Duration) -> Result<(), StoreError> {
+    let deadline = Instant::now() + lock_wait;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        let error = match conn.batch_execute("BEGIN IMMEDIATE").await {
+            Ok(()) => return Ok(()),
+            Err(error) => store_error(error),
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        if !matches!(error, StoreError::LockWaitTimeout) || left.is_zero() {
+            return Err(error);
+        }
+        tokio::time::sleep(pause.min(left)).await;
+        pause = (pause * 2).min(MAX_PAUSE);
+    }
+}
+
+/// SQLite's busy handler sleeps at most this long between tries, too.
+const MAX_PAUSE: Duration = Duration::from_millis(100);
 
 impl SqliteTx {
     pub(crate) async fn commit_transaction(mut self) -> Result<(), CommitError> {

@@ -3,8 +3,9 @@
 //! order (`docs/storage.md#the-embedded-store`).
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use application::ports::{RecordTx, UnitOfWork};
+use application::ports::{RecordTx, StoreError, UnitOfWork};
 use tests::{Backend, SqliteDb};
 
 const ROUNDS: usize = 20;
@@ -34,5 +35,35 @@ async fn writers_of_one_process_begin_in_the_order_they_came() {
         let order = begun.lock().unwrap().clone();
         assert_eq!(order, (0..WRITERS).collect::<Vec<_>>(), "round {round}");
     }
+    db.finish().await;
+}
+
+/// Another process's writer (here a connection of its own) holds the file: `BEGIN` waits
+/// for it, asleep, and goes on once it lets go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writer_of_another_process_is_waited_for() {
+    let db = SqliteDb::create_with_lock_wait(60).await;
+    db.run_sql("BEGIN IMMEDIATE").await;
+    let store = db.store().clone();
+    let waiting = tokio::spawn(async move { store.begin().await.map(|_| ()) });
+    db.wait_for_queued_writers(1).await;
+    db.run_sql("ROLLBACK").await;
+    let begun = tokio::time::timeout(Duration::from_secs(30), waiting).await;
+    assert!(matches!(begun, Ok(Ok(Ok(())))), "{begun:?}");
+    db.finish().await;
+}
+
+/// ... and no longer than the lock wait: then "in progress", as on MySQL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writer_of_another_process_holding_on_runs_out_the_lock_wait() {
+    let db = SqliteDb::create_with_lock_wait(1).await;
+    db.run_sql("BEGIN IMMEDIATE").await;
+    let begun = tokio::time::timeout(Duration::from_secs(30), db.store().begin()).await;
+    assert!(
+        matches!(begun, Ok(Err(StoreError::LockWaitTimeout))),
+        "{:?}",
+        begun.map(|b| b.map(|_| ()))
+    );
+    db.run_sql("ROLLBACK").await;
     db.finish().await;
 }
