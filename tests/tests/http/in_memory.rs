@@ -21,19 +21,22 @@ async fn a_retry_is_answered_from_memory_and_with_the_cache_off_from_the_databas
         .await;
         let body = order_json("REF-1", "SKU-1", 1);
         let first = app.api.create(&full_token(), "mem-1", &body);
-        let retry = app.api.create(&full_token(), "mem-1", &body);
+        // The create leaves no copy; its first replay reads the database and leaves one.
+        let replays = [(); 2].map(|()| app.api.create(&full_token(), "mem-1", &body));
         let other = app
             .api
             .create(&full_token(), "mem-1", &order_json("REF-2", "SKU-1", 1));
 
         assert_eq!(first.status, 201, "ttl {ttl}");
-        assert_eq!(retry.body, first.body, "ttl {ttl}");
-        assert_eq!(retry.header("idempotent-replayed").as_deref(), Some("true"));
+        for retry in &replays {
+            assert_eq!(retry.body, first.body, "ttl {ttl}");
+            assert_eq!(retry.header("idempotent-replayed").as_deref(), Some("true"));
+        }
         assert_eq!(
             other.status, 422,
             "another body, from memory or not: ttl {ttl}"
         );
-        // The replay and the refused body both met the copy.
+        // The second replay and the refused body met the copy.
         assert_eq!(app.api.metric(HITS), 2.0 * hits, "ttl {ttl}");
         app.finish().await;
     }

@@ -15,7 +15,11 @@ use crate::ports::{FlowHooks, RecordReader, UnitOfWork};
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     /// The database's way: a read, then the transaction. Gives back the key's record too
-    /// when it ended COMPLETED, for the cache and for this process's followers.
+    /// when it ended COMPLETED, for this process's followers.
+    ///
+    /// The cache keeps a record once it is replayed, not when this request wrote it: most
+    /// keys are never sent again, and a copy of every create would cost memory and CPU on
+    /// each; a storm of retries finds the copy its first replay left.
     pub(super) async fn lead<Op>(
         &self,
         request: &Request<'_, Op>,
@@ -25,7 +29,9 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     {
         let (outcome, record) = self.execute_once(request).await;
         let completed = record.filter(|record| matches!(record.state, RecordState::Completed(_)));
-        if let (Some(cache), Some(record)) = (&self.replay_cache, &completed) {
+        let executed_here = matches!(outcome, Outcome::Executed { .. });
+        if let (Some(cache), Some(record), false) = (&self.replay_cache, &completed, executed_here)
+        {
             cache.remember(&request.scope, request.key, record, self.clock.now());
         }
         (outcome, completed)

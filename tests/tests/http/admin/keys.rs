@@ -18,6 +18,14 @@ async fn a_record_shows_its_metadata_never_its_body_and_evicting_frees_the_key()
         .api
         .create(&full_token(), "key-1", &order_json("REF-1", "SKU-1", 1));
     assert_eq!(first.status, 201);
+    // A replay leaves a copy of the record in the process's replay cache.
+    let replay = app
+        .api
+        .create(&full_token(), "key-1", &order_json("REF-1", "SKU-1", 1));
+    assert_eq!(
+        replay.header("idempotent-replayed").as_deref(),
+        Some("true")
+    );
     let shown = app.api.get(&key_path(1, "key-1"), Some(&operator_token()));
     assert_eq!(shown.status, 200);
     let json = shown.json();
@@ -80,7 +88,7 @@ async fn a_record_shows_its_metadata_never_its_body_and_evicting_frees_the_key()
     assert_eq!(audit_rows(&app).await, 1);
 
     // The key is free: another request with it executes instead of answering 422, though
-    // the create left a copy of the record in the process's replay cache.
+    // the replay left a copy of the record in the process's replay cache.
     let reused = app
         .api
         .create(&full_token(), "key-1", &order_json("REF-2", "SKU-1", 1));
