@@ -2,11 +2,11 @@
 //!
 //! Readers and the checkpointer hand each call to Tokio's blocking pool: a read may wait in
 //! the busy handler, a checkpoint syncs the file. The file's one writer runs its calls
-//! where they are made. It waits for nothing there: its busy timeout is zero (a lock held by
-//! another process is waited for asleep, by `SqliteStore::begin`), readers never block a
-//! WAL writer, and its commits do not sync (`synchronous = NORMAL`). What is left is a few
-//! pages copied and tens of microseconds of CPU, less than a hand-off to a thread and back
-//! costs (measured: `docs/performance.md`).
+//! where they are made. It waits for nothing there: its busy timeout is zero (a write lock
+//! held by another connection is waited for asleep, by `UnitOfWork::begin`), readers never
+//! block a WAL writer, and its commits do not sync (`synchronous = NORMAL`). What is left
+//! is a few pages copied and tens of microseconds of CPU, less than a hand-off to a thread
+//! and back costs (measured: `docs/performance.md`).
 
 use std::error::Error;
 

@@ -210,25 +210,21 @@ fn manager(url: &str, busy_ms: u128, role: Role) -> AsyncDieselConnectionManager
     manager_config.custom_setup = Box::new(move |url| {
         let url = url.to_owned();
         Box::pin(async move {
-            let lane = match role {
-                Role::Reader => Lane::Pool,
-                Role::Writer => Lane::InPlace,
-            };
-            let mut conn = establish(url, lane).await?;
             // The writer never sleeps in SQLite's busy handler (`Lane::InPlace`), and
             // checkpoints run beside it (`Writer`): in a commit they would hold every
             // queued writer behind a copy and an fsync.
-            let writer_pragmas = "PRAGMA busy_timeout = 0; PRAGMA wal_autocheckpoint = 0;";
-            let busy = format!("PRAGMA busy_timeout = {busy_ms};");
+            let (lane, waits) = match role {
+                Role::Reader => (Lane::Pool, format!("PRAGMA busy_timeout = {busy_ms};")),
+                Role::Writer => (
+                    Lane::InPlace,
+                    "PRAGMA busy_timeout = 0; PRAGMA wal_autocheckpoint = 0;".to_owned(),
+                ),
+            };
+            let mut conn = establish(url, lane).await?;
             // NORMAL in WAL survives a process crash; a power loss may drop the newest
             // commits, each whole, never half of one.
             conn.batch_execute(&format!(
-                "{} PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-                if role == Role::Writer {
-                    writer_pragmas
-                } else {
-                    &busy
-                }
+                "{waits} PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;"
             ))
             .await
             .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;

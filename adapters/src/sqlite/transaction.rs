@@ -71,10 +71,10 @@ impl UnitOfWork for SqliteStore {
     }
 }
 
-/// The writer's busy timeout is zero, so a write lock held by another process (the admin
-/// command, a second server on the file) fails `BEGIN` at once; it is tried again, asleep,
-/// with SQLite's own backoff, until the lock wait runs out. Nothing in this process can
-/// hold it: its writers queue for the one connection.
+/// The writer's busy timeout is zero, so a write lock held elsewhere fails `BEGIN` at once:
+/// by another process (the admin command, a second server on the file) or by this one's
+/// background writes on other connections (purge batches, the relay's marks). It is tried
+/// again, asleep, with SQLite's own backoff, until the lock wait runs out.
 async fn begin_immediate(conn: &mut Connection, lock_wait: Duration) -> Result<(), StoreError> {
     let deadline = Instant::now() + lock_wait;
     let mut pause = Duration::from_millis(1);
