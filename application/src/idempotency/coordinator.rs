@@ -177,7 +177,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                 .as_ref()
                 .and_then(|cache| cache.get(&request.scope, key, self.clock.now()))
             {
-                return self.answer_from::<Op>(caller, cached.record(), &request.fingerprint);
+                return self.answer_from(&request, cached.record());
             }
             let Some(in_flight) = &self.in_flight else {
                 return self.lead(&request).await.0;
@@ -196,7 +196,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                 .saturating_sub(started.elapsed());
             match select(std::pin::pin!(landing(follower)), self.clock.pause(left)).await {
                 Either::Left((Some(record), _)) => {
-                    return self.answer_from::<Op>(caller, &record, &request.fingerprint);
+                    return self.answer_from(&request, &record);
                 }
                 // The leader left nothing to answer from: lead, or follow the next one.
                 Either::Left((None, _)) => {}

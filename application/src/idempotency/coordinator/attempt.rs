@@ -1,7 +1,7 @@
 //! One run of the transaction: the record's insert first, then the operation's step,
 //! the completion and the commit.
 
-use domain::{Completion, ExistingRecord, Fingerprint, RecordId, RecordState};
+use domain::{Completion, ExistingRecord, Fingerprint, RecordId, RecordState, StoredResponse};
 use tracing::Instrument;
 
 use super::{Coordinator, Request};
@@ -14,8 +14,11 @@ use crate::ports::{
 
 pub(super) enum Attempt<R> {
     Finished(Outcome<R>),
-    /// Committed: the record as a read would find it now.
-    Executed(ExistingRecord),
+    /// Committed: the answer, and the record as a read would find it now.
+    Executed {
+        response: StoredResponse,
+        record: ExistingRecord,
+    },
     Deadlocked,
     /// Resolved by a fresh read, never by running again.
     KeyAlreadyRegistered,
@@ -76,7 +79,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         mut tx: U::Tx,
         record: RecordId,
         fingerprint: Fingerprint,
-        response: domain::StoredResponse,
+        response: StoredResponse,
     ) -> Attempt<Rf> {
         let completion = match Completion::new(response, self.clock.now(), self.settings.retention)
         {
@@ -95,11 +98,14 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             .instrument(tracing::info_span!(target: "spans", "commit"))
             .await;
         match committed {
-            Ok(()) => Attempt::Executed(ExistingRecord {
-                id: record,
-                fingerprint,
-                state: RecordState::Completed(completion),
-            }),
+            Ok(()) => Attempt::Executed {
+                response: completion.response.clone(),
+                record: ExistingRecord {
+                    id: record,
+                    fingerprint,
+                    state: RecordState::Completed(completion),
+                },
+            },
             // Galera's lost certification looks like this: nothing was committed, so run again.
             Err(CommitError::RolledBack) => Attempt::Deadlocked,
             Err(CommitError::CommitOutcomeUnknown) => {

@@ -1,9 +1,8 @@
 //! Answering from an existing record: the fast path, and the fresh read after a lost race.
 
-use domain::{Decision, ExistingRecord, Fingerprint, RecordState, decide};
+use domain::{Decision, ExistingRecord, RecordState, decide};
 
 use super::{Coordinator, Request};
-use crate::Caller;
 use crate::idempotency::{IdempotentOperation, Outcome, UnknownCause};
 use crate::ports::{FlowHooks, RecordReader, StoreError, UnitOfWork};
 
@@ -57,25 +56,21 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             Ok(None) => return (Outcome::OutcomeUnknown(UnknownCause::RecordVanished), None),
             Err(_) => return (Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed), None),
         };
-        (
-            self.answer_from::<Op>(request.caller, &existing, &request.fingerprint),
-            Some(existing),
-        )
+        (self.answer_from(request, &existing), Some(existing))
     }
 
     /// Key reuse is told before authorization; anything else only to a caller authorized now.
     /// The same for a read, a cached copy and a leader's record alike.
     pub(super) fn answer_from<Op: IdempotentOperation>(
         &self,
-        caller: &Caller,
+        request: &Request<'_, Op>,
         existing: &ExistingRecord,
-        fingerprint: &Fingerprint,
     ) -> Outcome<Op::Refusal> {
-        let decision = decide(existing, fingerprint);
+        let decision = decide(existing, &request.fingerprint);
         if decision == Decision::KeyReused {
             return Outcome::KeyReused;
         }
-        if !self.authorizer.may_replay(caller, Op::PERMISSION) {
+        if !self.authorizer.may_replay(request.caller, Op::PERMISSION) {
             return Outcome::Forbidden;
         }
         match decision {

@@ -44,17 +44,13 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     where
         Op: Execute<U::Tx>,
     {
-        let (caller, fingerprint) = (request.caller, &request.fingerprint);
         match self
             .read_existing(request, false)
             .instrument(tracing::info_span!(target: "spans", "fast-path read"))
             .await
         {
             Read::Found(record) => {
-                return (
-                    self.answer_from::<Op>(caller, &record, fingerprint),
-                    Some(record),
-                );
+                return (self.answer_from(request, &record), Some(record));
             }
             Read::Unanswered(outcome) => return (outcome, None),
             Read::GoOn => {}
@@ -64,13 +60,10 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             let transaction = tracing::info_span!(target: "spans", "transaction", attempt);
             match self.attempt(request).instrument(transaction).await {
                 Attempt::Finished(outcome) => return (outcome, None),
-                Attempt::Executed(record) => {
-                    let RecordState::Completed(completion) = &record.state else {
-                        return (Outcome::Failed(FailureCause::RecordNotCompleted), None);
-                    };
+                Attempt::Executed { response, record } => {
                     let outcome = Outcome::Executed {
                         record: record.id,
-                        response: completion.response.clone(),
+                        response,
                     };
                     return (outcome, Some(record));
                 }
@@ -84,7 +77,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                     self.clock.pause(retry_pause(attempt)).await;
                     match self.read_existing(request, true).await {
                         Read::Found(record) => {
-                            let outcome = self.answer_from::<Op>(caller, &record, fingerprint);
+                            let outcome = self.answer_from(request, &record);
                             return (outcome, Some(record));
                         }
                         Read::Unanswered(outcome) => return (outcome, None),
