@@ -73,9 +73,7 @@ pub enum ConnectError {
 pub struct MysqlStore {
     pool: Pool<AsyncMysqlConnection>,
     transactions: Pool<AsyncMysqlConnection>,
-    insert_ids: Arc<OnceLock<InsertIds>>,
-    galera: Arc<OnceLock<bool>>,
-    system: Arc<OnceLock<&'static str>>,
+    learnt: Learnt,
     database_timeout: Duration,
     migration_timeout: Duration,
 }
@@ -125,9 +123,7 @@ impl MysqlStore {
         Ok(Self {
             pool: pool(SessionMode::Autocommit)?,
             transactions: pool(SessionMode::Transactions)?,
-            insert_ids: learnt.insert_ids,
-            galera: learnt.galera,
-            system: learnt.system,
+            learnt,
             database_timeout: config.database_timeout,
             migration_timeout: config.migration_timeout,
         })
@@ -135,7 +131,8 @@ impl MysqlStore {
 
     /// Learnt at the pool's first connection, so known before any transaction begins.
     pub fn insert_ids(&self) -> InsertIds {
-        self.insert_ids
+        self.learnt
+            .insert_ids
             .get()
             .copied()
             .unwrap_or(InsertIds::LastInsertId)
@@ -144,19 +141,19 @@ impl MysqlStore {
     /// `mariadb` or `mysql`, as the spans' `db.system.name` says it (learnt at the first
     /// connection).
     pub(super) fn system(&self) -> &'static str {
-        self.system.get().copied().unwrap_or("mysql")
+        self.learnt.system.get().copied().unwrap_or("mysql")
     }
 
     /// True on a Galera node (learnt at the first connection), where a read right after
     /// another node's commit can miss it unless it waits for causality.
     pub fn causal_reads(&self) -> bool {
-        self.galera.get().copied().unwrap_or(false)
+        self.learnt.galera.get().copied().unwrap_or(false)
     }
 
     /// Overrides the version's choice: for tests of the other way, or a misleading version.
     #[must_use]
     pub fn with_insert_ids(mut self, ids: InsertIds) -> Self {
-        self.insert_ids = Arc::new(OnceLock::from(ids));
+        self.learnt.insert_ids = Arc::new(OnceLock::from(ids));
         self
     }
 

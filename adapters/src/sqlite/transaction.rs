@@ -16,8 +16,8 @@ use crate::telemetry::statement_span;
 
 /// On the file's one writing connection, taken in turn. Closed, so rolled back, unless
 /// it ends cleanly ([`TxConnection`]). `IMMEDIATE` takes the write lock at `BEGIN`: a
-/// writer of another process waits there (up to the busy timeout) instead of failing later
-/// when a read lock cannot be upgraded.
+/// lock held by another connection is waited for there (up to the lock wait, see
+/// `begin_immediate`) instead of failing later when a read lock cannot be upgraded.
 #[derive(Debug)]
 pub struct SqliteTx {
     conn: TxConnection<PooledConnection>,
@@ -25,7 +25,8 @@ pub struct SqliteTx {
 }
 
 impl SqliteTx {
-    /// The busy timeout bounds its wait; `statement` names the span.
+    /// Holding the write lock, its statements wait for nothing (`lane.rs`); `statement`
+    /// names the span.
     pub(crate) async fn run<T, E: From<StoreError>>(
         &mut self,
         statement: &'static str,

@@ -3,9 +3,11 @@
 //!
 //! SQLite lets one transaction write at a time; its busy handler makes the others sleep and
 //! retry in no order, so under load some wait many times over. Queued here instead, behind
-//! the one connection's pool (a FIFO semaphore), writers go in the order they came, and
-//! only another process's writer still meets the busy handler. The WAL is checkpointed
-//! beside the writer, on a connection of its own, so no commit waits for a checkpoint.
+//! the one connection's pool (a FIFO semaphore), writers go in the order they came; only a
+//! write lock held by another connection (another process, this one's background writes)
+//! is still waited for, by the begin's own retries (`transaction.rs`). The WAL is
+//! checkpointed beside the writer, on a connection of its own, so no commit waits for a
+//! checkpoint.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
