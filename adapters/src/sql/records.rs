@@ -4,9 +4,7 @@ use application::ports::{
     CommitError, InsertRecordError, NewRecord, RecordReader, RecordTx, StoreError,
 };
 use chrono::NaiveDateTime;
-use diesel::deserialize::FromSqlRow;
-use diesel::dsl::{self, Limit, SqlTypeOf, Values};
-use diesel::expression::QueryMetadata;
+use diesel::dsl::{self, Limit, Values};
 use diesel::prelude::*;
 use diesel::query_builder::QueryFragment;
 use diesel_async::RunQueryDsl;
@@ -107,8 +105,9 @@ pub(crate) fn by_scope_key<'a>(tenant: i64, actor: i64, operation: &'a [u8], key
         .select(record_columns())
 }
 
-/// The read of [`find`], for a store that wraps it (MySQL's causal read on Galera).
-pub(crate) fn find_query<'a>(
+/// A record by its scope and key: one autocommit read outside any write transaction, so
+/// it sees the latest commit (`docs/storage.md#duplicates-and-the-fresh-read`).
+fn find_query<'a>(
     scope: &'a Scope,
     key: &'a IdempotencyKey,
 ) -> Result<Limit<by_scope_key<'a>>, StoreError> {
@@ -119,27 +118,6 @@ pub(crate) fn find_query<'a>(
         key.as_str().as_bytes(),
     )
     .limit(1))
-}
-
-/// One autocommit statement outside any write transaction, so it sees the latest commit
-/// (`docs/storage.md#duplicates-and-the-fresh-read`).
-pub(crate) async fn find<'a, C>(
-    conn: &mut C,
-    scope: &'a Scope,
-    key: &'a IdempotencyKey,
-) -> Result<Option<ExistingRecord>, StoreError>
-where
-    C: SqlConnection,
-    Limit<by_scope_key<'a>>: QueryFragment<C::Backend>,
-    C::Backend: QueryMetadata<SqlTypeOf<record_columns>>,
-    RecordRow: FromSqlRow<SqlTypeOf<record_columns>, C::Backend>,
-{
-    let row: Option<RecordRow> = find_query(scope, key)?
-        .get_result::<RecordRow>(conn)
-        .await
-        .optional()
-        .map_err(C::Backend::store_error)?;
-    row.map(RecordRow::into_record).transpose()
 }
 
 for_both_transactions! {
@@ -177,24 +155,13 @@ for_both_transactions! {
 
 for_both_stores! {
     impl RecordReader {
-        /// Never causal, even on Galera: a miss on the fast path only costs the slow path
-        /// (the insert, which the cluster certifies).
         async fn find(
             &self,
             scope: &Scope,
             key: &IdempotencyKey,
         ) -> Result<Option<ExistingRecord>, StoreError> {
-            self.with_connection("record read", async |conn| find(conn, scope, key).await)
-                .await
-        }
-
-        async fn find_causal(
-            &self,
-            scope: &Scope,
-            key: &IdempotencyKey,
-        ) -> Result<Option<ExistingRecord>, StoreError> {
             self.find_one(
-                "causal record read",
+                "record read",
                 find_query(scope, key)?,
                 RecordRow::into_record,
             )

@@ -1,4 +1,4 @@
-//! The fresh read of a stored record, after "key already registered".
+//! The fresh read of a stored record, after "key already registered" or a deadlock.
 
 use std::future::Future;
 
@@ -7,7 +7,8 @@ use domain::{ExistingRecord, IdempotencyKey, Scope};
 use super::StoreError;
 
 /// Reads the committed record for a scope and key, in a transaction of its own on a
-/// connection of its own, from the primary: never on the transaction that just failed.
+/// connection of its own: never on the transaction that just failed. It sees every write
+/// committed anywhere before it starts (on Galera it waits for causality).
 pub trait RecordReader: Send + Sync {
     /// # Errors
     /// `ConnectionLost`, `Timeout` or `Other`.
@@ -16,14 +17,4 @@ pub trait RecordReader: Send + Sync {
         scope: &Scope,
         key: &IdempotencyKey,
     ) -> impl Future<Output = Result<Option<ExistingRecord>, StoreError>> + Send;
-
-    /// Sees every write committed anywhere before it starts. One server already does (the
-    /// default); Galera makes it wait for causality.
-    fn find_causal(
-        &self,
-        scope: &Scope,
-        key: &IdempotencyKey,
-    ) -> impl Future<Output = Result<Option<ExistingRecord>, StoreError>> + Send {
-        self.find(scope, key)
-    }
 }

@@ -45,7 +45,7 @@ fn tx_finding(order: Option<LockedOrder>, capture: Option<OperationState>) -> Mo
 }
 
 async fn run(tx: MockTx) -> Outcome<CancelRefusal> {
-    coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CancelOrder, &caller(), &key(), &cancellation())
         .await
 }

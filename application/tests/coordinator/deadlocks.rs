@@ -24,13 +24,12 @@ fn tx_deadlocking_on_record_insert() -> MockTx {
     tx
 }
 
-/// A reader that finds nothing on the fast path and on each of `rereads` reads before a
-/// retry.
-fn reader_finding_nothing_then(rereads: usize) -> MockReader {
+/// A reader that finds nothing on each of `rereads` reads before a retry.
+fn reader_finding_nothing_before(rereads: usize) -> MockReader {
     let mut reader = MockReader::new();
     reader
         .expect_find()
-        .times(1 + rereads)
+        .times(rereads)
         .returning(|_, _| ready(Ok(None)));
     reader
 }
@@ -38,7 +37,7 @@ fn reader_finding_nothing_then(rereads: usize) -> MockReader {
 /// Runs one create after one deadlock and returns its outcome and how many deadlocks the
 /// coordinator met.
 async fn run(uow: ScriptedUnitOfWork) -> (CreateOutcome, u64) {
-    let coordinator = coordinator(uow, reader_finding_nothing_then(1));
+    let coordinator = coordinator(uow, reader_finding_nothing_before(1));
     let outcome = coordinator
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
@@ -114,7 +113,7 @@ async fn a_deadlock_reported_by_begin_is_retried() {
 async fn a_deadlock_on_the_record_insert_is_retried_and_then_succeeds() {
     let uow = ScriptedUnitOfWork::of([tx_deadlocking_on_record_insert(), tx_committing()]);
 
-    let outcome = coordinator(uow, reader_finding_nothing_then(1))
+    let outcome = coordinator(uow, reader_finding_nothing_before(1))
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
@@ -154,13 +153,10 @@ async fn a_commit_rolled_back_by_the_server_runs_the_whole_transaction_again() {
 
 #[tokio::test]
 async fn after_a_commit_rolled_back_a_winner_that_finished_meanwhile_is_replayed() {
-    let mut reader = reader_finding_nothing();
-    reader.expect_find().times(1).returning(|_, _| {
-        ready(Ok(Some(existing(
-            &new_order(2),
-            completed_state("{\"orderId\":\"7\"}"),
-        ))))
-    });
+    let reader = reader_finding(Some(existing(
+        &new_order(2),
+        completed_state("{\"orderId\":\"7\"}"),
+    )));
     // One transaction only: a second begin would fail the test.
     let coordinator = coordinator(ScriptedUnitOfWork::of([tx_rolled_back_at_commit()]), reader);
 
@@ -176,7 +172,7 @@ async fn after_a_commit_rolled_back_a_winner_that_finished_meanwhile_is_replayed
 async fn a_commit_whose_answer_was_lost_stays_unknown_and_is_never_run_again() {
     let tx = tx_failing_at_commit(|| CommitError::CommitOutcomeUnknown);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
@@ -198,10 +194,10 @@ async fn a_deadlock_on_every_attempt_gives_up_after_the_bound() {
         tx_deadlocking_on_record_insert(),
         tx_deadlocking_on_record_insert(),
     ]);
-    // The fast path, then a read before each of the two retries.
+    // A read before each of the two retries.
     let coordinator = Coordinator::new(
         uow,
-        reader_finding_nothing_then(2),
+        reader_finding_nothing_before(2),
         Arc::new(FixedClock(t0())),
         settings,
     );

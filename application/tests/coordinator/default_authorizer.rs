@@ -8,11 +8,7 @@ use crate::support::*;
 
 #[tokio::test]
 async fn by_default_a_stored_response_goes_only_to_a_token_that_grants_the_operation() {
-    let mut reader = MockReader::new();
-    reader
-        .expect_find()
-        .times(1)
-        .returning(|_, _| ready(Ok(Some(existing(&new_order(2), completed_state("{}"))))));
+    let reader = reader_finding(Some(existing(&new_order(2), completed_state("{}"))));
     // The same tenant and actor as the first request, but a token that may only read.
     let reader_only = Caller::new(
         TenantId::parse(7).unwrap(),
@@ -20,10 +16,10 @@ async fn by_default_a_stored_response_goes_only_to_a_token_that_grants_the_opera
         "orders:read",
     );
 
-    // No transaction is offered: the answer comes from the read alone.
-    let no_transactions = ScriptedUnitOfWork::<MockTx>::of([]);
+    // The retry's insert finds the key; the fresh read answers.
+    let retry = ScriptedUnitOfWork::of([tx_hitting_the_key()]);
 
-    let outcome = coordinator(no_transactions, reader)
+    let outcome = coordinator(retry, reader)
         .run(&CreateOrder, &reader_only, &key(), &new_order(2))
         .await;
 

@@ -3,29 +3,12 @@
 
 use std::sync::Arc;
 
-use application::ports::{InsertRecordError, StoreError};
+use application::ports::StoreError;
 use application::{CreateOrder, Outcome, UnknownCause};
 use domain::{RecordId, RecordState};
 use mockall::Sequence;
 
 use crate::support::*;
-
-/// A transaction whose record insert hits the scope key, then is rolled back, in `seq`.
-fn tx_hitting_the_key(seq: &mut Sequence) -> MockTx {
-    let mut tx = MockTx::new();
-    tx.expect_insert_processing()
-        .times(1)
-        .in_sequence(seq)
-        .returning(|_| ready(Err(InsertRecordError::KeyAlreadyRegistered)));
-    tx.expect_rollback()
-        .times(1)
-        .in_sequence(seq)
-        .returning(|| ready(Ok(())));
-    tx.expect_insert_order().never();
-    tx.expect_complete().never();
-    tx.expect_commit().never();
-    tx
-}
 
 /// Runs one request whose key is taken; the fresh read answers `found`.
 async fn run_with_existing(
@@ -33,8 +16,7 @@ async fn run_with_existing(
 ) -> CreateOutcome {
     let mut seq = Sequence::new();
     let mut reader = MockReader::new();
-    expect_first_read_finds_nothing(&mut reader, &mut seq);
-    let tx = tx_hitting_the_key(&mut seq);
+    let tx = tx_hitting_the_key_in(&mut seq);
     let found = std::sync::Mutex::new(Some(found));
     reader
         .expect_find()
@@ -105,8 +87,7 @@ async fn a_fresh_read_that_fails_is_an_unknown_outcome() {
 async fn a_caller_not_authorized_now_never_receives_the_stored_response() {
     let mut seq = Sequence::new();
     let mut reader = MockReader::new();
-    expect_first_read_finds_nothing(&mut reader, &mut seq);
-    let tx = tx_hitting_the_key(&mut seq);
+    let tx = tx_hitting_the_key_in(&mut seq);
     reader
         .expect_find()
         .times(1)
@@ -131,8 +112,7 @@ async fn a_caller_not_authorized_now_never_receives_the_stored_response() {
 async fn key_reuse_is_reported_before_authorization_is_consulted() {
     let mut seq = Sequence::new();
     let mut reader = MockReader::new();
-    expect_first_read_finds_nothing(&mut reader, &mut seq);
-    let tx = tx_hitting_the_key(&mut seq);
+    let tx = tx_hitting_the_key_in(&mut seq);
     reader
         .expect_find()
         .times(1)

@@ -47,7 +47,7 @@ async fn a_first_request_inserts_once_completes_one_row_and_commits_once() {
     tx.expect_commit().times(1).returning(|| ready(Ok(())));
     tx.expect_rollback().never();
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &input)
         .await;
 
@@ -71,7 +71,7 @@ async fn a_completion_that_changes_no_row_rolls_back_and_never_reports_success()
     tx.expect_complete().times(1).returning(|_, _| ready(Ok(0)));
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
@@ -89,7 +89,7 @@ async fn a_client_order_ref_conflict_rolls_back_and_is_reported_as_such() {
     tx.expect_complete().never();
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
@@ -121,7 +121,7 @@ async fn a_failed_commit_is_an_unknown_outcome_not_a_failure_or_a_success() {
         .returning(|| ready(Err(CommitError::CommitOutcomeUnknown)));
     tx.expect_rollback().never();
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
@@ -135,7 +135,7 @@ async fn a_failed_commit_is_an_unknown_outcome_not_a_failure_or_a_success() {
 async fn a_database_that_cannot_be_reached_is_an_unknown_outcome() {
     let uow = ScriptedUnitOfWork::<MockTx>::new([Err(StoreError::ConnectionLost)]);
 
-    let outcome = coordinator(uow, reader_finding_nothing())
+    let outcome = coordinator(uow, no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 

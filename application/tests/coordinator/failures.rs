@@ -16,7 +16,7 @@ async fn a_lock_wait_timeout_on_the_record_insert_is_in_progress_without_a_fresh
     tx.expect_insert_order().never();
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
@@ -38,7 +38,7 @@ async fn a_lost_connection_during_the_transaction_is_an_unknown_outcome() {
         .returning(|_| ready(Err(InsertRecordError::Store(StoreError::ConnectionLost))));
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;
 
@@ -62,7 +62,7 @@ async fn a_hook_abort_after_the_record_insert_rolls_everything_back() {
     tx.expect_insert_order().never();
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .with_hooks(AbortingHooks)
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await;

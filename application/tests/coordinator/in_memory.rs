@@ -23,29 +23,14 @@ fn cache() -> Arc<ReplayCache> {
     Arc::new(ReplayCache::new(ReplayCacheSettings::default()).unwrap())
 }
 
-/// A reader that must be read exactly `times`, finding nothing each time.
-fn reader_finding_nothing_times(times: usize) -> MockReader {
-    let mut reader = MockReader::new();
-    reader
-        .expect_find()
-        .times(times)
-        .returning(|_, _| ready(Ok(None)));
-    reader
-}
-
-/// The create leaves no copy: the first retry reads the database, and the retries after
-/// it are answered from the copy that read left.
+/// The create leaves no copy: the first retry goes to the database (its insert finds the
+/// key, the fresh read answers), and the retries after it are answered from the copy that
+/// read left.
 #[tokio::test]
 async fn a_create_is_kept_only_once_it_is_replayed() {
-    let mut reader = MockReader::new();
-    let mut reads = 0;
-    reader.expect_find().times(2).returning(move |_, _| {
-        reads += 1;
-        let found = (reads > 1).then(|| existing(&new_order(2), completed_state("{}")));
-        ready(Ok(found))
-    });
-    let coordinator =
-        coordinator(ScriptedUnitOfWork::of([tx_committing()]), reader).with_replay_cache(cache());
+    let reader = reader_finding(Some(existing(&new_order(2), completed_state("{}"))));
+    let uow = ScriptedUnitOfWork::of([tx_committing(), tx_hitting_the_key()]);
+    let coordinator = coordinator(uow, reader).with_replay_cache(cache());
 
     let first = coordinator
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
@@ -71,15 +56,8 @@ async fn a_create_is_kept_only_once_it_is_replayed() {
 #[tokio::test]
 async fn a_copy_still_refuses_another_body_and_a_caller_not_authorized_now() {
     let shared = cache();
-    let reader = {
-        let mut reader = MockReader::new();
-        reader
-            .expect_find()
-            .times(1)
-            .returning(|_, _| ready(Ok(Some(existing(&new_order(2), completed_state("{}"))))));
-        reader
-    };
-    let reading = coordinator(ScriptedUnitOfWork::<MockTx>::of([]), reader)
+    let reader = reader_finding(Some(existing(&new_order(2), completed_state("{}"))));
+    let reading = coordinator(ScriptedUnitOfWork::of([tx_hitting_the_key()]), reader)
         .with_replay_cache(Arc::clone(&shared));
     let replayed = reading
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
@@ -107,23 +85,14 @@ async fn a_copy_still_refuses_another_body_and_a_caller_not_authorized_now() {
 async fn a_record_still_running_is_never_kept() {
     let shared = cache();
     let running = existing(&new_order(2), domain::RecordState::Processing);
-    let mut reader = MockReader::new();
-    reader
-        .expect_find()
-        .times(1)
-        .returning(move |_, _| ready(Ok(Some(running.clone()))));
-    let mut tx = MockTx::new();
-    tx.expect_insert_processing().times(1).returning(|_| {
-        ready(Err(application::ports::InsertRecordError::Store(
-            application::ports::StoreError::LockWaitTimeout,
-        )))
-    });
-    expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader)
-        .with_replay_cache(Arc::clone(&shared))
-        .run(&CreateOrder, &caller(), &key(), &new_order(2))
-        .await;
+    let outcome = coordinator(
+        ScriptedUnitOfWork::of([tx_hitting_the_key()]),
+        reader_finding(Some(running)),
+    )
+    .with_replay_cache(Arc::clone(&shared))
+    .run(&CreateOrder, &caller(), &key(), &new_order(2))
+    .await;
 
     assert_eq!(outcome, Outcome::InProgress);
     assert!(shared.is_empty());
@@ -177,13 +146,10 @@ fn in_one_process<T: RecordTx + Send>(
         .with_hooks(gate.clone())
 }
 
-/// One execution at most: one transaction, one read.
+/// One execution at most: one transaction, no read.
 fn executing_once(gate: &Gate) -> Coordinator<ScriptedUnitOfWork<MockTx>, MockReader, Gate> {
     in_one_process(
-        coordinator(
-            ScriptedUnitOfWork::of([tx_committing()]),
-            reader_finding_nothing_times(1),
-        ),
+        coordinator(ScriptedUnitOfWork::of([tx_committing()]), no_reads()),
         gate,
     )
 }
@@ -251,19 +217,14 @@ async fn when_the_leader_is_refused_a_follower_leads_and_the_rest_replay_its_rec
         )))
     });
     expect_rollback_only(&mut refused);
-    // With the cache, as the server runs. The two leaders' fast paths find nothing; a
-    // follower that wakes after the new leader landed reads its record (the create left
-    // no copy), and the ones after it answer from the copy that read left.
-    let mut reader = MockReader::new();
-    let mut reads = 0;
-    reader.expect_find().times(2..=3).returning(move |_, _| {
-        reads += 1;
-        let found = (reads > 2).then(|| existing(&new_order(2), completed_state("{}")));
-        ready(Ok(found))
-    });
+    // With the cache, as the server runs. Neither leader reads: both go straight to the
+    // insert. A follower that wakes after the new leader landed finds the key taken and
+    // reads its record (the create left no copy); the ones after it answer from the copy
+    // that read left.
+    let reader = reader_finding(Some(existing(&new_order(2), completed_state("{}"))));
+    let transactions = [refused, tx_committing(), tx_hitting_the_key()];
     let coordinator = in_one_process(
-        coordinator(ScriptedUnitOfWork::of([refused, tx_committing()]), reader)
-            .with_replay_cache(cache()),
+        coordinator(ScriptedUnitOfWork::of(transactions), reader).with_replay_cache(cache()),
         &gate,
     );
     let (who, k, order) = (caller(), key(), new_order(2));

@@ -8,7 +8,6 @@ mod default_authorizer;
 mod duplicates;
 mod execution;
 mod failures;
-mod fast_path;
 mod in_memory;
 mod inbox;
 mod purge;

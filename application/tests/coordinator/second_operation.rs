@@ -119,7 +119,7 @@ async fn add_hello(tx: MockNoteTx) -> Outcome<NoteRefusal> {
     let note = NewNote {
         text: "hello".into(),
     };
-    coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&AddNote, &caller(), &key(), &note)
         .await
 }

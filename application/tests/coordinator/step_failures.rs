@@ -28,7 +28,7 @@ fn tx_completing_with(result: Result<u64, StoreError>) -> MockTx {
 }
 
 async fn run_create(tx: MockTx) -> CreateOutcome {
-    coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await
 }
@@ -98,7 +98,7 @@ async fn a_completion_whose_expiry_cannot_be_computed_rolls_back_before_completi
 
     let outcome = application::Coordinator::new(
         ScriptedUnitOfWork::of([tx]),
-        reader_finding_nothing(),
+        no_reads(),
         Arc::new(FixedClock(end_of_time)),
         settings,
     )
@@ -138,7 +138,7 @@ async fn an_internal_step_error_rolls_back_without_completing_and_fails() {
     tx.expect_complete().never();
     expect_rollback_only(&mut tx);
 
-    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&Unbuildable, &caller(), &key(), &new_order(2))
         .await;
 

@@ -233,24 +233,44 @@ pub(crate) fn coordinator<T: RecordTx + Send>(
     )
 }
 
-/// A reader whose one read, the fast path's before any transaction, finds no record:
-/// the request is new.
-pub(crate) fn reader_finding_nothing() -> MockReader {
+/// A reader never read: a new key goes straight to the insert, and nothing else reads.
+pub(crate) fn no_reads() -> MockReader {
     let mut reader = MockReader::new();
-    reader
-        .expect_find()
-        .times(1)
-        .returning(|_, _| ready(Ok(None)));
+    reader.expect_find().never();
     reader
 }
 
-/// Expects the fast path's read, first in `seq`, to find no record.
-pub(crate) fn expect_first_read_finds_nothing(reader: &mut MockReader, seq: &mut Sequence) {
+/// A reader whose one read answers `found`.
+pub(crate) fn reader_finding(found: Option<ExistingRecord>) -> MockReader {
+    let mut reader = MockReader::new();
+    let found = Mutex::new(Some(found));
     reader
         .expect_find()
         .times(1)
+        .returning(move |_, _| ready(Ok(found.lock().unwrap().take().flatten())));
+    reader
+}
+
+/// A transaction whose record insert hits the scope key, then is rolled back, in `seq`.
+pub(crate) fn tx_hitting_the_key_in(seq: &mut Sequence) -> MockTx {
+    let mut tx = MockTx::new();
+    tx.expect_insert_processing()
+        .times(1)
         .in_sequence(seq)
-        .returning(|_, _| ready(Ok(None)));
+        .returning(|_| ready(Err(InsertRecordError::KeyAlreadyRegistered)));
+    tx.expect_rollback()
+        .times(1)
+        .in_sequence(seq)
+        .returning(|| ready(Ok(())));
+    tx.expect_insert_order().never();
+    tx.expect_complete().never();
+    tx.expect_commit().never();
+    tx
+}
+
+/// A retry's transaction: its record insert hits the scope key, then is rolled back.
+pub(crate) fn tx_hitting_the_key() -> MockTx {
+    tx_hitting_the_key_in(&mut Sequence::new())
 }
 
 pub(crate) fn ready<T: Send + 'static>(
@@ -291,7 +311,7 @@ pub(crate) async fn create_with_order_insert_failing(error: StoreError) -> Creat
     });
     tx.expect_complete().never();
     expect_rollback_only(&mut tx);
-    coordinator(ScriptedUnitOfWork::of([tx]), reader_finding_nothing())
+    coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))
         .await
 }

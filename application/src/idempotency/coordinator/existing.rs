@@ -1,4 +1,4 @@
-//! Answering from an existing record: the fast path, and the fresh read after a lost race.
+//! Answering from an existing record: the fresh read after a lost race or a deadlock.
 
 use domain::{Decision, ExistingRecord, RecordState, decide};
 
@@ -6,7 +6,7 @@ use super::{Coordinator, Request};
 use crate::idempotency::{IdempotentOperation, Outcome, UnknownCause};
 use crate::ports::{FlowHooks, RecordReader, StoreError, UnitOfWork};
 
-/// What a read before the transaction leaves to do.
+/// What a read before another attempt leaves to do.
 pub(super) enum Read<R> {
     /// A COMPLETED record: answered from, never run again.
     Found(ExistingRecord),
@@ -17,20 +17,13 @@ pub(super) enum Read<R> {
 }
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
-    /// One read before any transaction; a timed-out read ends as an unknown outcome, and
-    /// another request's running record as key reuse. Only a rerun needs the `causal` read.
-    pub(super) async fn read_existing<Op: IdempotentOperation>(
+    /// The read before a rerun: a winner elsewhere may have finished. A timed-out read ends
+    /// as an unknown outcome, and another request's running record as key reuse.
+    pub(super) async fn read_after_deadlock<Op: IdempotentOperation>(
         &self,
         request: &Request<'_, Op>,
-        causal: bool,
     ) -> Read<Op::Refusal> {
-        let (scope, key) = (&request.scope, request.key);
-        let read = if causal {
-            self.reader.find_causal(scope, key).await
-        } else {
-            self.reader.find(scope, key).await
-        };
-        match read {
+        match self.reader.find(&request.scope, request.key).await {
             Ok(Some(existing)) if matches!(existing.state, RecordState::Completed(_)) => {
                 Read::Found(existing)
             }
@@ -51,7 +44,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         &self,
         request: &Request<'_, Op>,
     ) -> (Outcome<Op::Refusal>, Option<ExistingRecord>) {
-        let existing = match self.reader.find_causal(&request.scope, request.key).await {
+        let existing = match self.reader.find(&request.scope, request.key).await {
             Ok(Some(existing)) => existing,
             Ok(None) => return (Outcome::OutcomeUnknown(UnknownCause::RecordVanished), None),
             Err(_) => return (Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed), None),

@@ -1,5 +1,4 @@
-//! Leading a request: the database's way, a read and then the transaction, run again
-//! after a deadlock.
+//! Leading a request: the database's way, the transaction, run again after a deadlock.
 
 use domain::{ExistingRecord, RecordState};
 use std::sync::atomic::Ordering;
@@ -14,8 +13,8 @@ use crate::idempotency::outcome::{FailureCause, Outcome};
 use crate::ports::{FlowHooks, RecordReader, UnitOfWork};
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
-    /// The database's way: a read, then the transaction. Gives back the key's record too
-    /// when it ended COMPLETED, for this process's followers.
+    /// The database's way: the transaction, and a fresh read when the key is taken. Gives
+    /// back the key's record too when it ended COMPLETED, for this process's followers.
     ///
     /// The cache keeps a record once it is replayed, not when this request wrote it: most
     /// keys are never sent again, and a copy of every create would cost memory and CPU on
@@ -37,6 +36,8 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         (outcome, completed)
     }
 
+    /// Straight to the insert: the UNIQUE index finds a retry in the same round trip that
+    /// begins a new request's transaction (`docs/storage.md#one-transaction-per-request`).
     async fn execute_once<Op>(
         &self,
         request: &Request<'_, Op>,
@@ -44,17 +45,6 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     where
         Op: Execute<U::Tx>,
     {
-        match self
-            .read_existing(request, false)
-            .instrument(tracing::info_span!(target: "spans", "fast-path read"))
-            .await
-        {
-            Read::Found(record) => {
-                return (self.answer_from(request, &record), Some(record));
-            }
-            Read::Unanswered(outcome) => return (outcome, None),
-            Read::GoOn => {}
-        }
         let attempts = self.settings.max_attempts.max(1);
         for attempt in 1..=attempts {
             let transaction = tracing::info_span!(target: "spans", "transaction", attempt);
@@ -75,7 +65,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                     // Deadlocked competitors would meet again at once: jitter sets them apart. Then
                     // read first: a winner on another node may have finished, and is replayed.
                     self.clock.pause(retry_pause(attempt)).await;
-                    match self.read_existing(request, true).await {
+                    match self.read_after_deadlock(request).await {
                         Read::Found(record) => {
                             let outcome = self.answer_from(request, &record);
                             return (outcome, Some(record));
