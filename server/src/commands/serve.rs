@@ -202,7 +202,7 @@ fn verifier(auth: &AuthConfig, metrics: &Metrics) -> (TokenVerifier, Option<Arc<
                 JwksVerifier::new(source.clone(), settings.clone())
                     .with_failure_counter(metrics.jwks_refresh_failures()),
             );
-            (TokenVerifier::KeySet(Arc::clone(&key_set)), Some(key_set))
+            (TokenVerifier::from(Arc::clone(&key_set)), Some(key_set))
         }
     }
 }

@@ -42,6 +42,8 @@ async fn a_rotated_key_works_after_one_fetch_and_a_removed_key_stops_after_the_n
     let old = app.idp.mint("rs256", &claims);
     let new = app.idp.mint("next", &claims);
     assert_eq!(app.api.get("/api/orders/1", Some(&new)).status, 401);
+    // Verified once, so remembered: the set's rotation must still end it.
+    assert_eq!(app.api.get("/api/orders/1", Some(&old)).status, 404);
 
     let before = app.idp.fetches();
     app.idp.publish(&["next"]);
@@ -53,7 +55,7 @@ async fn a_rotated_key_works_after_one_fetch_and_a_removed_key_stops_after_the_n
         before + 1,
         "one fetch brought the new key"
     );
-    // The set just fetched no longer holds the old key: refused at once.
+    // The set just fetched no longer holds the old key: refused at once, remembered or not.
     assert_eq!(app.api.get("/api/orders/1", Some(&old)).status, 401);
     app.finish().await;
 }

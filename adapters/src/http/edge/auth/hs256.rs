@@ -6,6 +6,7 @@ use domain::{ActorId, TenantId};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
+use super::verified::{Usable, Verified};
 use super::{AuthError, bearer, is_canonical_decimal};
 
 /// Seconds of clock skew tolerated on `exp` and `nbf` between the token issuer and this
@@ -89,6 +90,11 @@ impl TokenKeys {
     /// # Errors
     /// [`AuthError::Invalid`] when verification fails.
     pub fn verify(&self, token: &str) -> Result<Caller, AuthError> {
+        self.verify_usable(token).map(|verified| verified.caller)
+    }
+
+    /// The caller, and when the token may be used: what the verified tokens keep.
+    pub(super) fn verify_usable(&self, token: &str) -> Result<Verified, AuthError> {
         let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .map_err(|_| AuthError::Invalid)?
             .claims;
@@ -108,7 +114,11 @@ impl TokenKeys {
                 return Err(AuthError::Invalid);
             }
         }
-        Ok(Caller::new(tenant, actor, &claims.scope))
+        Ok(Verified {
+            caller: Caller::new(tenant, actor, &claims.scope),
+            usable: Usable::new(claims.nbf, claims.exp, self.validation.leeway),
+            keys: None,
+        })
     }
 
     /// # Errors

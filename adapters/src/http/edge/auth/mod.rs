@@ -5,6 +5,7 @@
 
 mod hs256;
 pub(crate) mod jwks;
+mod verified;
 
 use std::sync::Arc;
 
@@ -14,6 +15,7 @@ use application::Caller;
 
 pub use hs256::{Claims, EXP_LEEWAY_SECS, MIN_SECRET_BYTES, TokenKeys, WeakSecret};
 pub use jwks::JwksVerifier;
+use verified::VerifiedTokens;
 
 use super::problem::Problem;
 use super::respond;
@@ -32,12 +34,20 @@ pub enum AuthError {
     Unavailable,
 }
 
-/// How tokens are verified: with the shared secret, or with an identity provider's keys.
+/// How tokens are verified: with the shared secret, or with an identity provider's keys;
+/// a token verified once is remembered until it expires ([`verified`]).
 #[derive(Debug, Clone)]
-pub enum TokenVerifier {
+pub struct TokenVerifier {
+    keys: Keys,
+    /// Shared by every HTTP worker's clone.
+    verified: Arc<VerifiedTokens>,
+}
+
+#[derive(Debug, Clone)]
+enum Keys {
     /// Boxed: one of these is cloned into every HTTP worker's state.
     Secret(Box<TokenKeys>),
-    KeySet(Arc<JwksVerifier>),
+    Set(Arc<JwksVerifier>),
 }
 
 impl TokenVerifier {
@@ -46,25 +56,49 @@ impl TokenVerifier {
     /// key set is loaded, else [`AuthError::Invalid`].
     pub async fn verify_header(&self, authorization: Option<&[u8]>) -> Result<Caller, AuthError> {
         let token = bearer(authorization)?;
-        match self {
-            Self::Secret(keys) => keys.verify(token),
-            Self::KeySet(verifier) => verifier.verify(token).await,
+        let in_use = match &self.keys {
+            Keys::Secret(_) => None,
+            Keys::Set(verifier) => Some(verifier.current().ok_or(AuthError::Unavailable)?),
+        };
+        let now = jsonwebtoken::get_current_timestamp();
+        if let Some(caller) = self.verified.get(token, now, in_use.as_ref()) {
+            return Ok(caller);
         }
+        let verified = match &self.keys {
+            Keys::Secret(keys) => keys.verify_usable(token)?,
+            Keys::Set(verifier) => verifier.verify_usable(token).await?,
+        };
+        let caller = verified.caller.clone();
+        self.verified.remember(token, verified);
+        Ok(caller)
     }
 
     /// Whether tokens can be verified now (`/readyz`).
     #[must_use]
     pub fn is_ready(&self) -> bool {
-        match self {
-            Self::Secret(_) => true,
-            Self::KeySet(verifier) => verifier.is_ready(),
+        match &self.keys {
+            Keys::Secret(_) => true,
+            Keys::Set(verifier) => verifier.is_ready(),
+        }
+    }
+
+    fn with_keys(keys: Keys) -> Self {
+        Self {
+            keys,
+            verified: Arc::default(),
         }
     }
 }
 
 impl From<TokenKeys> for TokenVerifier {
     fn from(keys: TokenKeys) -> Self {
-        Self::Secret(Box::new(keys))
+        Self::with_keys(Keys::Secret(Box::new(keys)))
+    }
+}
+
+impl From<Arc<JwksVerifier>> for TokenVerifier {
+    fn from(verifier: Arc<JwksVerifier>) -> Self {
+        Self::with_keys(Keys::Set(verifier))
     }
 }
 
@@ -137,4 +171,72 @@ fn is_canonical_decimal(text: &str) -> bool {
     !text.is_empty()
         && text.bytes().all(|b| b.is_ascii_digit())
         && !(text.len() > 1 && text.starts_with('0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verifier() -> (TokenVerifier, TokenKeys) {
+        let keys = TokenKeys::hs256(b"0123456789abcdef0123456789abcdef").unwrap();
+        (TokenVerifier::from(keys.clone()), keys)
+    }
+
+    fn token(keys: &TokenKeys, exp_from_now: i64) -> String {
+        keys.mint(&Claims {
+            sub: "42".to_owned(),
+            tid: 7,
+            scope: "orders:create".to_owned(),
+            exp: chrono::Utc::now().timestamp() + exp_from_now,
+            nbf: None,
+            iat: None,
+        })
+        .unwrap()
+    }
+
+    fn bearer_of(token: &str) -> Vec<u8> {
+        format!("Bearer {token}").into_bytes()
+    }
+
+    #[tokio::test]
+    async fn a_token_verified_once_is_remembered_and_a_tampered_copy_is_still_refused() {
+        let (verifier, keys) = verifier();
+        let good = token(&keys, 60);
+        let first = verifier
+            .verify_header(Some(&bearer_of(&good)))
+            .await
+            .unwrap();
+        let again = verifier
+            .verify_header(Some(&bearer_of(&good)))
+            .await
+            .unwrap();
+        assert_eq!(first, again);
+        assert_eq!(verifier.verified.len(), 1);
+
+        // The same claims under a broken signature: another text, so checked in full.
+        let signature = good.rfind('.').unwrap() + 1;
+        let mut tampered = good.clone();
+        let other = if good[signature..].starts_with('A') {
+            "B"
+        } else {
+            "A"
+        };
+        tampered.replace_range(signature..=signature, other);
+        let refused = verifier.verify_header(Some(&bearer_of(&tampered))).await;
+        assert_eq!(refused, Err(AuthError::Invalid));
+        assert_eq!(
+            verifier.verified.len(),
+            1,
+            "a refused token is not remembered"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_expired_token_is_refused_and_never_remembered() {
+        let (verifier, keys) = verifier();
+        let expired = token(&keys, -3_600);
+        let refused = verifier.verify_header(Some(&bearer_of(&expired))).await;
+        assert_eq!(refused, Err(AuthError::Invalid));
+        assert_eq!(verifier.verified.len(), 0);
+    }
 }

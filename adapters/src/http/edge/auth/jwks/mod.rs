@@ -24,6 +24,7 @@ pub(crate) use key_set::{ACCEPTED, KeySet};
 pub use source::{FetchError, JwksSource};
 
 use super::AuthError;
+use super::verified::{Usable, Verified};
 
 /// What a token must say besides its signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,7 +89,7 @@ impl JwksVerifier {
         self.current().is_some()
     }
 
-    fn current(&self) -> Option<Arc<KeySet>> {
+    pub(in crate::http::edge::auth) fn current(&self) -> Option<Arc<KeySet>> {
         self.keys
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -168,6 +169,16 @@ impl JwksVerifier {
     /// [`AuthError::Unavailable`] before any set was loaded, else [`AuthError::Invalid`]
     /// when the token fails any check.
     pub async fn verify(&self, token: &str) -> Result<Caller, AuthError> {
+        self.verify_usable(token)
+            .await
+            .map(|verified| verified.caller)
+    }
+
+    /// The caller, when the token may be used and the set that verified it.
+    pub(in crate::http::edge::auth) async fn verify_usable(
+        &self,
+        token: &str,
+    ) -> Result<Verified, AuthError> {
         let header = decode_header(token).map_err(|_| AuthError::Invalid)?;
         if !ACCEPTED.contains(&header.alg) {
             return Err(AuthError::Invalid);
@@ -192,7 +203,19 @@ impl JwksVerifier {
                 return Err(AuthError::Invalid);
             }
         }
-        claims::caller(&claims, &self.settings.claims)
+        // An `exp` that is not a whole number verifies but is never served from memory.
+        let nbf = claims.get("nbf").and_then(Value::as_i64);
+        let usable = claims
+            .get("exp")
+            .and_then(Value::as_i64)
+            .map_or(Usable::NEVER, |exp| {
+                Usable::new(nbf, exp, self.settings.leeway_secs)
+            });
+        Ok(Verified {
+            caller: claims::caller(&claims, &self.settings.claims)?,
+            usable,
+            keys: Some(Arc::downgrade(&set)),
+        })
     }
 
     fn validation(&self, algorithm: jsonwebtoken::Algorithm) -> Validation {
