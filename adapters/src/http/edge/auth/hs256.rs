@@ -129,16 +129,16 @@ impl TokenKeys {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     const SECRET: &[u8] = b"0123456789abcdef0123456789abcdef";
 
-    fn keys() -> TokenKeys {
+    pub(in crate::http::edge::auth) fn keys() -> TokenKeys {
         TokenKeys::hs256(SECRET).unwrap()
     }
 
-    fn claims(sub: &str, tid: u64, exp_from_now: i64) -> Claims {
+    pub(in crate::http::edge::auth) fn claims(sub: &str, tid: u64, exp_from_now: i64) -> Claims {
         Claims {
             sub: sub.to_owned(),
             tid,

@@ -175,23 +175,15 @@ fn is_canonical_decimal(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::hs256::tests::{claims, keys};
     use super::*;
 
     fn verifier() -> (TokenVerifier, TokenKeys) {
-        let keys = TokenKeys::hs256(b"0123456789abcdef0123456789abcdef").unwrap();
-        (TokenVerifier::from(keys.clone()), keys)
+        (TokenVerifier::from(keys()), keys())
     }
 
     fn token(keys: &TokenKeys, exp_from_now: i64) -> String {
-        keys.mint(&Claims {
-            sub: "42".to_owned(),
-            tid: 7,
-            scope: "orders:create".to_owned(),
-            exp: chrono::Utc::now().timestamp() + exp_from_now,
-            nbf: None,
-            iat: None,
-        })
-        .unwrap()
+        keys.mint(&claims("42", 7, exp_from_now)).unwrap()
     }
 
     fn bearer_of(token: &str) -> Vec<u8> {
