@@ -10,34 +10,23 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use adapters::mysql::{InsertIds, MysqlConfig, MysqlStore};
+use adapters::mysql::InsertIds;
 use application::payments::CapturePayment;
 use application::{CreateOrder, CreateRefusal, InFlight, Outcome};
 use diesel_async::{AsyncConnection, AsyncMysqlConnection};
 use domain::{Amount, Currency, OrderId, PaymentCapture};
-use tests::{TestDb, TestServer, caller, coordinator_on, global_status, key, new_order};
+use tests::{TestDb, TestServer, caller, coordinator_on, key, new_order};
+
+mod support;
+
+use support::{
+    assert_nothing_prepared_again, counters, one_connection_store, per_request, round_trips,
+    store_of,
+};
 
 const CREATES: u64 = 40;
 const STORM: u64 = 64;
-
-/// The statement counters of the whole server.
-async fn counters(admin: &mut AsyncMysqlConnection) -> HashMap<String, u64> {
-    global_status(
-        admin,
-        &[
-            "Questions",
-            "Com_stmt_prepare",
-            "Com_stmt_execute",
-            "Com_stmt_close",
-            "Com_begin",
-            "Com_commit",
-            "Com_rollback",
-        ],
-    )
-    .await
-}
 
 /// Runs one create on a store of one connection that obtains insert ids as `ids` says,
 /// then `CREATES` more, then sends each of them again; returns what the server's counters
@@ -99,27 +88,6 @@ async fn cost_per_create_and_replay(
     db.drop_database().await;
     let [create, replay] = <[_; 2]>::try_from(costs).unwrap();
     (create, replay)
-}
-
-/// What each of the `requests` between `before` and `after` cost.
-fn per_request(
-    before: &HashMap<String, u64>,
-    after: &HashMap<String, u64>,
-    requests: u64,
-) -> HashMap<String, f64> {
-    after
-        .keys()
-        .map(|name| {
-            // The SHOW of `after` is a statement of its own (sql_query prepares, runs and
-            // closes it).
-            let own = u64::from(matches!(
-                name.as_str(),
-                "Questions" | "Com_stmt_prepare" | "Com_stmt_execute" | "Com_stmt_close"
-            ));
-            let delta = after[name] - before[name] - own;
-            (name.clone(), delta as f64 / requests as f64)
-        })
-        .collect()
 }
 
 /// Creates `CREATES + 1` orders, then accepts a capture of each on a store of one
@@ -210,48 +178,6 @@ async fn cost_per_storm_request() -> (HashMap<String, f64>, Vec<Outcome<CreateRe
         .await;
     db.drop_database().await;
     (per_request(&before, &after, STORM), outcomes)
-}
-
-/// A store of one connection on `db` that obtains insert ids as `ids` says.
-async fn one_connection_store(db: &TestDb, ids: InsertIds) -> MysqlStore {
-    store_of(db, ids, 1).await
-}
-
-async fn store_of(db: &TestDb, ids: InsertIds, connections: usize) -> MysqlStore {
-    MysqlStore::connect(&MysqlConfig {
-        url: db.url().to_owned(),
-        lock_wait_timeout_secs: 5,
-        max_connections: connections,
-        database_timeout: Duration::from_secs(6),
-        migration_timeout: Duration::from_secs(60),
-        node_return: Duration::from_secs(60),
-    })
-    .await
-    .unwrap()
-    .with_insert_ids(ids)
-}
-
-/// Prepares plus executions plus `BEGIN` and `COMMIT`: each waits for the server's answer
-/// (closing a statement does not).
-fn round_trips(cost: &HashMap<String, f64>) -> f64 {
-    [
-        "Com_stmt_prepare",
-        "Com_stmt_execute",
-        "Com_begin",
-        "Com_commit",
-    ]
-    .iter()
-    .map(|name| cost[*name])
-    .sum()
-}
-
-fn assert_nothing_prepared_again(cost: &HashMap<String, f64>) {
-    eprintln!("per request, from the server's counters: {cost:?}");
-    assert_eq!(
-        cost["Com_stmt_prepare"], 0.0,
-        "each statement is prepared once per connection, not per request"
-    );
-    assert_eq!(cost["Com_stmt_close"], 0.0, "nor closed");
 }
 
 // One test, both ways in turn: two tests in one binary would run at once and count each
