@@ -5,6 +5,7 @@
 mod cancel;
 mod deadlocks;
 mod default_authorizer;
+mod doubles;
 mod duplicates;
 mod execution;
 mod failures;

@@ -1,161 +1,21 @@
-//! Mocks of the ports and small builders shared by the coordinator tests.
+//! Small builders shared by the coordinator tests, beside the test doubles they use.
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
-use application::orders::{CancelReason, LockedOrder, OrderCancellations};
-use application::ports::{
-    Clock, CommitError, Delivery, InboxTx, InsertRecordError, NewEvent, NewRecord, NewShipment,
-    OrderRepository, OutboxWriter, RecordReader, RecordTx, ReplayAuthorizer, ShipmentRepository,
-    ShipmentState, StoreError, UnitOfWork,
-};
+use application::ports::{Clock, InsertRecordError, RecordTx, StoreError};
 use application::{
     Caller, Coordinator, CoordinatorSettings, CreateOrder, CreateRefusal, Outcome, StepError,
 };
 use chrono::{DateTime, Utc};
 use domain::{
     ActorId, ClientOrderRef, Completion, ExistingRecord, Fingerprinted, IdempotencyKey, NewOrder,
-    Operation, OperationState, OrderId, Quantity, RecordId, RecordState, RetentionPolicy, Scope,
-    Sku, StoredResponse, TenantId,
+    Operation, OrderId, Quantity, RecordId, RecordState, RetentionPolicy, Sku, StoredResponse,
+    TenantId,
 };
-use mockall::{Sequence, mock};
-use uuid::Uuid;
+use mockall::Sequence;
 
-mock! {
-    pub(crate) Tx {}
-    impl RecordTx for Tx {
-        fn insert_processing(
-            &mut self,
-            record: &NewRecord,
-        ) -> impl Future<Output = Result<RecordId, InsertRecordError>> + Send;
-        fn complete(
-            &mut self,
-            id: RecordId,
-            completion: &Completion,
-        ) -> impl Future<Output = Result<u64, StoreError>> + Send;
-        fn commit(self) -> impl Future<Output = Result<(), CommitError>> + Send;
-        fn rollback(self) -> impl Future<Output = Result<(), StoreError>> + Send;
-    }
-    impl OrderRepository for Tx {
-        fn insert_order(
-            &mut self,
-            tenant: TenantId,
-            order: &NewOrder,
-            created_at: DateTime<Utc>,
-        ) -> impl Future<Output = Result<OrderId, StepError<CreateRefusal>>> + Send;
-    }
-    impl OrderCancellations for Tx {
-        fn lock_order(
-            &mut self,
-            tenant: TenantId,
-            order: OrderId,
-        ) -> impl Future<Output = Result<Option<LockedOrder>, StoreError>> + Send;
-        fn blocking_capture(
-            &mut self,
-            tenant: TenantId,
-            order: OrderId,
-        ) -> impl Future<Output = Result<Option<OperationState>, StoreError>> + Send;
-        fn mark_cancelled(
-            &mut self,
-            tenant: TenantId,
-            order: OrderId,
-            at: DateTime<Utc>,
-            reason: &CancelReason,
-            revision: u64,
-        ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    }
-    impl OutboxWriter for Tx {
-        fn add_event(
-            &mut self,
-            event: &NewEvent,
-        ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    }
-    impl InboxTx for Tx {
-        fn record_delivery(
-            &mut self,
-            consumer: &'static str,
-            event: Uuid,
-            at: DateTime<Utc>,
-        ) -> impl Future<Output = Result<Delivery, StoreError>> + Send;
-    }
-    impl ShipmentRepository for Tx {
-        fn insert_shipment(
-            &mut self,
-            shipment: &NewShipment,
-        ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-        fn cancel_requested_shipment(
-            &mut self,
-            order: OrderId,
-            sequence: u64,
-        ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-        fn shipment_state(
-            &mut self,
-            order: OrderId,
-        ) -> impl Future<Output = Result<Option<ShipmentState>, StoreError>> + Send;
-    }
-}
-
-mock! {
-    pub(crate) Reader {}
-    impl RecordReader for Reader {
-        fn find(
-            &self,
-            scope: &Scope,
-            key: &IdempotencyKey,
-        ) -> impl Future<Output = Result<Option<ExistingRecord>, StoreError>> + Send;
-    }
-}
-
-mock! {
-    pub(crate) Authorizer {}
-    impl ReplayAuthorizer for Authorizer {
-        fn may_replay(&self, caller: &Caller, permission: &str) -> bool;
-    }
-}
-
-/// A unit of work that hands out prepared transactions in order; one `begin` more than
-/// prepared panics, so a test that prepares one transaction proves a single execution.
-/// Dropping it with a prepared result never begun panics too, so a test that scripts the
-/// insert path proves that the path ran (and was not answered before it).
-pub(crate) struct ScriptedUnitOfWork<T = MockTx> {
-    txs: Mutex<VecDeque<Result<T, StoreError>>>,
-}
-
-impl<T> Drop for ScriptedUnitOfWork<T> {
-    fn drop(&mut self) {
-        let left = self.txs.get_mut().map_or(0, |txs| txs.len());
-        if left > 0 && !std::thread::panicking() {
-            panic!("{left} scripted transaction(s) never begun");
-        }
-    }
-}
-
-impl<T> ScriptedUnitOfWork<T> {
-    pub(crate) fn new(txs: impl IntoIterator<Item = Result<T, StoreError>>) -> Self {
-        Self {
-            txs: Mutex::new(txs.into_iter().collect()),
-        }
-    }
-
-    pub(crate) fn of(txs: impl IntoIterator<Item = T>) -> Self {
-        Self::new(txs.into_iter().map(Ok))
-    }
-}
-
-impl<T: RecordTx + Send> UnitOfWork for ScriptedUnitOfWork<T> {
-    type Tx = T;
-
-    fn begin(&self) -> impl Future<Output = Result<T, StoreError>> + Send {
-        let next = self
-            .txs
-            .lock()
-            .unwrap()
-            .pop_front()
-            .expect("begin called more often than the test allows");
-        std::future::ready(next)
-    }
-}
+pub(crate) use crate::doubles::*;
 
 pub(crate) struct FixedClock(pub DateTime<Utc>);
 
