@@ -1,14 +1,14 @@
 //! Logs to stderr, as text or JSON lines (`LOG_FORMAT`), filtered by `RUST_LOG`; beside
 //! them, the span pipeline when one is configured (`docs/tracing.md`). A writer
-//! thread does the writes, so a request never waits on a blocked stderr; a full queue
-//! (128 000 lines) makes the logging thread wait rather than drop lines.
+//! thread does the writes in batches ([`log_writer`](super::log_writer)), so a request
+//! never waits on a blocked stderr; 4 MiB of waiting lines make the logging thread wait
+//! rather than drop lines.
 
-use std::io::{BufWriter, IsTerminal};
+use std::io::IsTerminal;
 use std::sync::OnceLock;
 
 use opentelemetry::trace::TraceContextExt;
 use tracing::{Dispatch, Subscriber};
-use tracing_appender::non_blocking::{NonBlocking, NonBlockingBuilder, WorkerGuard};
 #[cfg(feature = "otel")]
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::EnvFilter;
@@ -16,6 +16,7 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
+use crate::config::log_writer::{BatchedLines, WriterGuard, batched_stderr};
 use crate::config::{ConfigError, Lookup, invalid, text};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +41,7 @@ impl LogFormat {
 /// the spans still waiting (`docs/tracing.md`).
 #[derive(Debug)]
 pub(crate) struct Logging {
-    _lines: WorkerGuard,
+    _lines: WriterGuard,
     #[cfg(feature = "otel")]
     _spans: Option<crate::telemetry::Pipeline>,
 }
@@ -71,9 +72,7 @@ pub(crate) fn init(format: LogFormat) -> anyhow::Result<Logging> {
         // A fixed directive that parses; never reached.
         Err(_) => filter,
     };
-    let (writer, guard) = NonBlockingBuilder::default()
-        .lossy(false)
-        .finish(BufWriter::new(std::io::stderr()));
+    let (writer, guard) = batched_stderr()?;
     #[cfg(feature = "otel")]
     let pipeline = crate::telemetry::from_env()?;
     #[cfg(feature = "otel")]
@@ -107,7 +106,7 @@ pub(crate) fn init(format: LogFormat) -> anyhow::Result<Logging> {
 /// Without a span pipeline the filter is the whole subscriber's, as it was before tracing:
 /// a disabled callsite (every span of target `spans`) is then never evaluated again. Beside
 /// another layer it would be asked on every call.
-fn lines_only(format: LogFormat, writer: NonBlocking, filter: EnvFilter) -> anyhow::Result<()> {
+fn lines_only(format: LogFormat, writer: BatchedLines, filter: EnvFilter) -> anyhow::Result<()> {
     let stack = tracing_subscriber::registry().with(filter);
     match format {
         LogFormat::Text => stack.with(text_lines(writer)).try_init()?,
@@ -117,12 +116,12 @@ fn lines_only(format: LogFormat, writer: NonBlocking, filter: EnvFilter) -> anyh
 }
 
 fn text_lines<S>(
-    writer: NonBlocking,
+    writer: BatchedLines,
 ) -> tracing_subscriber::fmt::Layer<
     S,
     tracing_subscriber::fmt::format::DefaultFields,
     tracing_subscriber::fmt::format::Format,
-    NonBlocking,
+    BatchedLines,
 >
 where
     S: Subscriber + for<'span> LookupSpan<'span>,
@@ -138,7 +137,7 @@ static GLOBAL: OnceLock<Dispatch> = OnceLock::new();
 
 /// One object per line: the event's fields at the top level, the request's span fields
 /// under `span`, and the current span's `trace_id` and `span_id` when it has a trace.
-fn json_lines<S>(writer: NonBlocking) -> json_subscriber::fmt::Layer<S, NonBlocking>
+fn json_lines<S>(writer: BatchedLines) -> json_subscriber::fmt::Layer<S, BatchedLines>
 where
     S: Subscriber + for<'span> LookupSpan<'span>,
 {

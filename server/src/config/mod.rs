@@ -8,6 +8,7 @@ use std::time::Duration;
 pub(crate) mod auth;
 pub(crate) mod database;
 pub(crate) mod events;
+mod log_writer;
 pub(crate) mod logging;
 pub(crate) mod payments;
 pub(crate) mod replay_cache;
