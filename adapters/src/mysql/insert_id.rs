@@ -7,6 +7,7 @@ use diesel::query_builder::{QueryFragment, QueryId};
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl};
 
 use crate::sql::connection::SqlConnection;
+use crate::sql::rendered_once::RenderedOnce;
 use crate::sql::returning_id::{ReturningId, to_u64};
 
 /// Learnt once per store, at its first connection, from the server's version string.
@@ -43,12 +44,12 @@ impl SqlConnection for AsyncMysqlConnection {
         I: QueryFragment<Mysql> + QueryId + Send,
     {
         match ids {
-            InsertIds::Returning => ReturningId(insert)
+            InsertIds::Returning => RenderedOnce(ReturningId(insert))
                 .get_result::<i64>(self)
                 .await
                 .and_then(to_u64),
             InsertIds::LastInsertId => {
-                insert.execute(self).await?;
+                RenderedOnce(insert).execute(self).await?;
                 diesel::select(sql::last_insert_id()).get_result(self).await
             }
         }

@@ -18,6 +18,7 @@ pub(crate) mod operations;
 pub(crate) mod outbox;
 mod readiness;
 pub(crate) mod records;
+pub(crate) mod rendered_once;
 pub(crate) mod returning_id;
 pub(crate) mod rows;
 pub(crate) mod schema;

@@ -18,6 +18,7 @@ use super::bad_value::bad_row;
 use super::both_stores::for_both_transactions;
 use super::classify::Classify;
 use super::connection::SqlConnection;
+use super::rendered_once::RenderedOnce;
 use super::rows::to_i64;
 use super::schema::outbox;
 use crate::telemetry::current_traceparent;
@@ -45,7 +46,7 @@ pub(crate) type InsertEvent<'a> = Values<dsl::insert_into<outbox::table>, NewEve
 pub(crate) async fn insert_event<'a, C>(conn: &mut C, event: &'a NewEvent) -> Result<(), StoreError>
 where
     C: SqlConnection,
-    InsertEvent<'a>: QueryFragment<C::Backend>,
+    RenderedOnce<InsertEvent<'a>>: QueryFragment<C::Backend>,
 {
     let row = NewEventRow {
         event_id: event.id.as_bytes(),
@@ -62,8 +63,7 @@ where
             .transpose()?,
         trace_context: current_traceparent(),
     };
-    diesel::insert_into(outbox::table)
-        .values(row)
+    RenderedOnce(diesel::insert_into(outbox::table).values(row))
         .execute(conn)
         .await
         .map_err(C::Backend::store_error)?;

@@ -15,6 +15,7 @@ use super::both_stores::{for_both_stores, for_both_transactions};
 use super::classify::{Classify, record_insert_error};
 use super::complete_record::CompleteRecord;
 use super::connection::SqlConnection;
+use super::rendered_once::RenderedOnce;
 use super::rows::{PROCESSING, RecordRow, fingerprint_version, record_columns, to_i64};
 use super::schema::api_idempotency;
 
@@ -76,7 +77,7 @@ pub(crate) async fn complete<'a, C>(
 ) -> Result<u64, StoreError>
 where
     C: SqlConnection,
-    CompleteRecord<'a>: QueryFragment<C::Backend>,
+    RenderedOnce<CompleteRecord<'a>>: QueryFragment<C::Backend>,
 {
     let response = &completion.response;
     let update = CompleteRecord {
@@ -88,7 +89,7 @@ where
         completed_at: completion.completed_at.naive_utc(),
         expires_at: completion.expires_at.naive_utc(),
     };
-    let changed = update
+    let changed = RenderedOnce(update)
         .execute(conn)
         .await
         .map_err(C::Backend::store_error)?;
