@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::cost::Cost;
 use crate::report::Report;
 
 /// At concurrency 32 unless a scenario is named; absent when a figure could not be read.
@@ -14,17 +15,15 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
     };
     let ratio = |name: &str| at32(name).and_then(|s| s.ratio);
     let server_cpu = |name: &str| at32(name).and_then(|s| s.cost.client_cpu_us);
-    let db_cpu_vs_ceiling = at32("create").and_then(|s| {
-        let (own, ceiling) = (s.cost.db_cpu_us?, s.ceiling_cost.as_ref()?.db_cpu_us?);
-        (ceiling > 0.0).then_some(own / ceiling)
-    });
-    let server_cpu_vs_ceiling = at32("create").and_then(|s| {
-        let (own, ceiling) = (
-            s.cost.client_cpu_us?,
-            s.ceiling_cost.as_ref()?.client_cpu_us?,
-        );
-        (ceiling > 0.0).then_some(own / ceiling)
-    });
+    // A create's figure against the ceiling's per transaction, read in the same run.
+    let create_vs_ceiling = |figure: fn(&Cost) -> Option<f64>| {
+        at32("create").and_then(|s| {
+            let (own, ceiling) = (figure(&s.cost)?, figure(s.ceiling_cost.as_ref()?)?);
+            (ceiling > 0.0).then_some(own / ceiling)
+        })
+    };
+    let db_cpu_vs_ceiling = create_vs_ceiling(|cost| cost.db_cpu_us);
+    let server_cpu_vs_ceiling = create_vs_ceiling(|cost| cost.client_cpu_us);
     let rss_mib = report.server_peak_rss_bytes as f64 / (1024.0 * 1024.0);
     let at_least = |v: Option<f64>, min: f64| v.map(|v| (v, v >= min));
     let at_most = |v: Option<f64>, max: f64| v.map(|v| (v, v <= max));
