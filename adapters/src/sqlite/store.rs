@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use application::ports::StoreError;
@@ -142,9 +143,22 @@ impl SqliteStore {
 
     /// The file's one writing connection, in turn; waiting longer than the busy timeout
     /// is the lock wait running out, as it would be in SQLite's busy handler.
+    ///
+    /// A writer is counted as waiting only once its first poll has put it in the pool's
+    /// queue: counted earlier, a count of n could include one not yet in line, and the
+    /// order the count shows would not be the order the writers go in.
     pub(super) async fn writer(&self) -> Result<(PooledConnection, Waiting), StoreError> {
+        let mut get = std::pin::pin!(tokio::time::timeout(
+            self.busy_timeout,
+            self.writer.pool.get()
+        ));
+        let first = std::future::poll_fn(|cx| Poll::Ready(get.as_mut().poll(cx))).await;
         let waiting = self.writer.wait();
-        match tokio::time::timeout(self.busy_timeout, self.writer.pool.get()).await {
+        let got = match first {
+            Poll::Ready(got) => got,
+            Poll::Pending => get.await,
+        };
+        match got {
             Ok(Ok(conn)) => Ok((conn, waiting)),
             Ok(Err(error)) => Err(pool_error(error)),
             Err(_elapsed) => Err(StoreError::LockWaitTimeout),
