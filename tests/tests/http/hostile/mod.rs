@@ -4,12 +4,13 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use tests::{ALL_PERMISSIONS, order_json, token};
+use tests::{ALL_PERMISSIONS, eventually, order_json, token};
 
 use crate::support::{App, full_token};
 
+mod slow_bodies;
 mod tokens_and_ids;
 
 /// The body deadline these tests configure.
@@ -71,68 +72,6 @@ fn create_head(app: &App, key: &str, extra: &str) -> String {
     )
 }
 
-#[tokio::test]
-async fn a_body_that_never_completes_is_answered_408_and_the_connection_closed() {
-    let app = app().await;
-    let cases = [
-        (
-            "short",
-            "Content-Length: 100\r\n",
-            &b"{\"clientOrderRef\":\"R-1\",\"sku\":\"S-1\",\"quantity\":1"[..],
-        ),
-        (
-            "huge-chunk",
-            "Transfer-Encoding: chunked\r\n",
-            b"ffffffffffffffff\r\n{",
-        ),
-        ("no-chunk", "Transfer-Encoding: chunked\r\n", b""),
-    ];
-    for (name, framing, sent) in cases {
-        let mut raw = Raw::connect(&app);
-        raw.send(create_head(&app, name, framing).as_bytes());
-        raw.send(sent);
-        let answer = raw.until_closed();
-        assert!(answer.starts_with("HTTP/1.1 408"), "{name}: {answer}");
-        assert!(answer.contains("request_timeout"), "{name}: {answer}");
-    }
-    app.assert_nothing_stored("bodies that never completed")
-        .await;
-    app.finish().await;
-}
-
-#[tokio::test]
-async fn a_body_trickled_byte_by_byte_is_cut_at_the_deadline() {
-    let app = app().await;
-    let body = order_json("REF-TRICKLE", "SKU-1", 1);
-    let mut raw = Raw::connect(&app);
-    raw.send(
-        create_head(
-            &app,
-            "trickle",
-            &format!("Content-Length: {}\r\n", body.len()),
-        )
-        .as_bytes(),
-    );
-    let mut writer = raw.stream.try_clone().unwrap();
-    let trickle = std::thread::spawn(move || {
-        for byte in body.bytes() {
-            if writer.write_all(&[byte]).is_err() {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        false
-    });
-    let answer = raw.until_closed();
-    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
-    assert!(
-        trickle.join().unwrap(),
-        "the whole body was accepted, byte by byte"
-    );
-    app.assert_nothing_stored("a trickled body").await;
-    app.finish().await;
-}
-
 /// Open file descriptors of the server process.
 fn open_files(app: &App) -> usize {
     std::fs::read_dir(format!("/proc/{}/fd", app.service.pid()))
@@ -167,15 +106,15 @@ async fn a_thousand_routes_that_take_no_body_never_wait_for_one() {
         );
     }
     drop(connections);
-    let deadline = Instant::now() + ANSWER_BOUND;
-    while open_files(&app) > before {
-        assert!(
-            Instant::now() < deadline,
-            "the server still holds {} files, {before} before",
-            open_files(&app)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let released = eventually(ANSWER_BOUND, || async {
+        (open_files(&app) <= before).then_some(())
+    })
+    .await;
+    assert!(
+        released.is_some(),
+        "the server still holds {} files, {before} before",
+        open_files(&app)
+    );
     app.finish().await;
 }
 
