@@ -4,8 +4,9 @@
 //! shipment cancelled (`docs/events.md#order-of-events`).
 
 use std::collections::HashMap;
+use std::time::Duration;
 
-use tests::{PauseDir, Service, cancel_json, token};
+use tests::{PauseDir, Service, cancel_json, eventually, token};
 
 use crate::support::{Rig, create_and_cancel_orders, create_orders};
 
@@ -36,6 +37,18 @@ async fn events(rig: &Rig, event_type: &str) -> (i64, i64) {
             .count(&format!(
                 "SELECT COUNT(*) AS n {of_type} AND published_at IS NOT NULL"
             ))
+            .await,
+    )
+}
+
+/// The created and the cancelled events, each `(in the outbox, published)`, and the
+/// shipments the consumer cancelled.
+async fn settlement(rig: &Rig) -> ((i64, i64), (i64, i64), i64) {
+    (
+        events(rig, "orders.created.v1").await,
+        events(rig, "orders.cancelled.v1").await,
+        rig.db
+            .count("SELECT COUNT(*) AS n FROM shipments WHERE state = 'CANCELLED'")
             .await,
     )
 }
@@ -81,27 +94,16 @@ async fn each_orders_creation_reaches_the_stream_before_its_cancel_through_relay
     );
 
     let orders = i64::try_from(ORDERS).unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    loop {
-        let created = events(&rig, "orders.created.v1").await;
-        let cancelled = events(&rig, "orders.cancelled.v1").await;
-        let shipped_cancelled = rig
-            .db
-            .count("SELECT COUNT(*) AS n FROM shipments WHERE state = 'CANCELLED'")
-            .await;
-        if created == (orders, orders)
-            && cancelled == (orders, orders)
-            && shipped_cancelled == orders
-        {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "not settled: created {created:?}, cancelled {cancelled:?}, \
-             cancelled shipments {shipped_cancelled}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    let wanted = ((orders, orders), (orders, orders), orders);
+    let settled = eventually(Duration::from_secs(120), || async {
+        (settlement(&rig).await == wanted).then_some(())
+    })
+    .await;
+    assert!(
+        settled.is_some(),
+        "not settled: (created, published), (cancelled, published), cancelled shipments: {:?}",
+        settlement(&rig).await
+    );
     assert_eq!(
         rig.counts().await.shipments,
         orders,
