@@ -57,4 +57,4 @@ pub use service::{
 };
 pub use sqlite_db::SqliteDb;
 pub use temp_dir::TempDir;
-pub use waits::{eventually, wait_for_metric};
+pub use waits::{eventually, wait_for_metric, wait_until};

@@ -8,18 +8,53 @@ use crate::Api;
 
 /// Polls `check` until it answers `Some`, for at most `timeout`: a condition the
 /// processes reach on their own time, never a guess of how long they take.
-pub async fn eventually<T, F, Fut>(timeout: Duration, mut check: F) -> Option<T>
+pub async fn eventually<T, F, Fut>(timeout: Duration, check: F) -> Option<T>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
+    poll(timeout, check, Option::is_some).await.ok().flatten()
+}
+
+/// Polls `observe` until what it sees satisfies `done`; that value then.
+///
+/// # Panics
+/// After `within`, naming `what` and the last value seen.
+pub async fn wait_until<T, F, Fut>(
+    within: Duration,
+    what: &str,
+    observe: F,
+    done: impl Fn(&T) -> bool,
+) -> T
+where
+    T: std::fmt::Debug,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = T>,
+{
+    poll(within, observe, done)
+        .await
+        .unwrap_or_else(|last| panic!("{what} never happened; last seen: {last:?}"))
+}
+
+/// The one polling loop: `Ok` with the first value that satisfies `done`, `Err` with the
+/// last one seen once `timeout` has passed.
+async fn poll<T, F, Fut>(
+    timeout: Duration,
+    mut observe: F,
+    done: impl Fn(&T) -> bool,
+) -> Result<T, T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = T>,
+{
     let deadline = Instant::now() + timeout;
     loop {
-        if let Some(found) = check().await {
-            return Some(found);
+        let seen = observe().await;
+        if done(&seen) {
+            return Ok(seen);
         }
         if Instant::now() > deadline {
-            return None;
+            return Err(seen);
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -44,15 +79,52 @@ pub async fn wait_for_metric(
             api.labelled_metric(name, labels).unwrap_or(0.0)
         }
     };
-    eventually(within, || async {
-        let now = value(api);
-        (now >= at_least).then_some(now)
-    })
+    wait_until(
+        within,
+        &format!("{name}{{{labels}}} reaching {at_least}"),
+        || async { value(api) },
+        |now| *now >= at_least,
+    )
     .await
-    .unwrap_or_else(|| {
-        panic!(
-            "{name}{{{labels}}} never reached {at_least}: {}",
-            value(api)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_first_value_that_satisfies_is_returned() {
+        let polls = Cell::new(0);
+        let seen = wait_until(
+            Duration::from_secs(30),
+            "the third poll",
+            || async {
+                polls.set(polls.get() + 1);
+                polls.get()
+            },
+            |n| *n >= 3,
         )
-    })
+        .await;
+        assert_eq!(seen, 3);
+    }
+
+    #[tokio::test]
+    #[should_panic(expected = "never true never happened; last seen: false")]
+    async fn past_the_bound_it_panics_naming_the_last_value() {
+        wait_until(
+            Duration::ZERO,
+            "never true",
+            || async { false },
+            |done| *done,
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn eventually_answers_none_past_the_bound() {
+        let found: Option<()> = eventually(Duration::ZERO, || async { None }).await;
+        assert!(found.is_none());
+    }
 }

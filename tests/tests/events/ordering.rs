@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use tests::{PauseDir, Service, cancel_json, eventually, token};
+use tests::{PauseDir, Service, cancel_json, token, wait_until};
 
 use crate::support::{Rig, create_and_cancel_orders, create_orders};
 
@@ -95,15 +95,13 @@ async fn each_orders_creation_reaches_the_stream_before_its_cancel_through_relay
 
     let orders = i64::try_from(ORDERS).unwrap();
     let wanted = ((orders, orders), (orders, orders), orders);
-    let settled = eventually(Duration::from_secs(120), || async {
-        (settlement(&rig).await == wanted).then_some(())
-    })
+    wait_until(
+        Duration::from_secs(120),
+        "(created, published), (cancelled, published), cancelled shipments all settled",
+        || settlement(&rig),
+        |seen| *seen == wanted,
+    )
     .await;
-    assert!(
-        settled.is_some(),
-        "not settled: (created, published), (cancelled, published), cancelled shipments: {:?}",
-        settlement(&rig).await
-    );
     assert_eq!(
         rig.counts().await.shipments,
         orders,

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use tests::{Api, eventually};
+use tests::{Api, wait_until};
 
 use crate::support::{Rig, create_orders};
 
@@ -49,15 +49,13 @@ async fn creates_go_on_while_the_broker_is_down_and_the_outbox_drains_after() {
 
     rig.nats.restart();
     rig.assert_settled(created).await;
-    let drained = eventually(Duration::from_secs(30), || async {
-        (pending(&api) <= 0.0).then_some(())
-    })
+    wait_until(
+        Duration::from_secs(30),
+        "outbox_pending back to 0",
+        || async { pending(&api) },
+        |pending| *pending <= 0.0,
+    )
     .await;
-    assert!(
-        drained.is_some(),
-        "outbox_pending never returned to 0: {}",
-        pending(&api)
-    );
     assert_eq!(rig.nats.stream_messages("ORDERS"), created as u64);
     rig.finish().await;
 }

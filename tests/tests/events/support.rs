@@ -1,10 +1,11 @@
 //! One rig per scenario: a database, a broker, a pause directory, and the processes.
 
 use std::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tests::{
     Api, PauseDir, PrivateNats, Service, ServiceOptions, TestDb, cancel_json, order_json, token,
+    wait_until,
 };
 
 /// A scenario's world.
@@ -95,18 +96,7 @@ impl Rig {
     /// # Panics
     /// After 90 s, with the last counts.
     pub(crate) async fn wait_for(&self, what: &str, done: impl Fn(&Counts) -> bool) -> Counts {
-        let deadline = Instant::now() + Duration::from_secs(90);
-        loop {
-            let counts = self.counts().await;
-            if done(&counts) {
-                return counts;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{what} never happened: {counts:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_until(Duration::from_secs(90), what, || self.counts(), done).await
     }
 
     /// Waits until every order's event is published and shipped, then checks the

@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use tests::{TEST_SECRET, valid_claims};
+use tests::{TEST_SECRET, valid_claims, wait_until};
 
-use crate::support::{App, until};
+use crate::support::App;
 
 #[tokio::test]
 async fn every_accepted_algorithm_verifies_and_nothing_weaker_does() {
@@ -47,9 +47,13 @@ async fn a_rotated_key_works_after_one_fetch_and_a_removed_key_stops_after_the_n
 
     let before = app.idp.fetches();
     app.idp.publish(&["next"]);
-    until(Duration::from_secs(20), "the new key accepted", || {
-        app.api.get("/api/orders/1", Some(&new)).status == 404
-    });
+    wait_until(
+        Duration::from_secs(20),
+        "the new key accepted",
+        || async { app.api.get("/api/orders/1", Some(&new)).status },
+        |status| *status == 404,
+    )
+    .await;
     assert_eq!(
         app.idp.fetches(),
         before + 1,

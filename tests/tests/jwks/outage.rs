@@ -3,9 +3,11 @@
 
 use std::time::Duration;
 
-use tests::{IdentityProvider, TEST_SECRET, run_command, valid_claims};
+use tests::{
+    IdentityProvider, TEST_SECRET, run_command, valid_claims, wait_for_metric, wait_until,
+};
 
-use crate::support::{App, until};
+use crate::support::App;
 
 #[tokio::test]
 async fn a_provider_down_at_start_is_503_until_its_keys_load_and_a_later_outage_keeps_them() {
@@ -15,9 +17,14 @@ async fn a_provider_down_at_start_is_503_until_its_keys_load_and_a_later_outage_
     let token = app
         .idp
         .mint("rs256", &valid_claims(1, 1, "orders:create orders:read"));
-    until(Duration::from_secs(20), "a failed load", || {
-        app.api.metric("auth_jwks_refresh_failures_total") >= 1.0
-    });
+    wait_for_metric(
+        &app.api,
+        "auth_jwks_refresh_failures_total",
+        "",
+        1.0,
+        Duration::from_secs(20),
+    )
+    .await;
     assert_eq!(app.api.get("/readyz", None).status, 503);
     let refused = app.create(&token, "key-1");
     assert_eq!(refused.status_code(), (503, Some("unavailable".to_owned())));
@@ -25,17 +32,23 @@ async fn a_provider_down_at_start_is_503_until_its_keys_load_and_a_later_outage_
     assert_eq!(app.db.total_orders().await, 0);
 
     app.idp.set_down(false);
-    app.wait_until_ready();
+    app.wait_until_ready().await;
     assert_eq!(app.create(&token, "key-1").status, 201);
 
     // Down again: a refresh (asked for by an unknown key) fails and the keys stay.
     app.idp.set_down(true);
     let failures = app.api.metric("auth_jwks_refresh_failures_total");
     let unknown = app.idp.mint("next", &valid_claims(1, 1, "orders:read"));
-    until(Duration::from_secs(20), "a failed refresh", || {
-        let _ = app.api.get("/api/orders/1", Some(&unknown));
-        app.api.metric("auth_jwks_refresh_failures_total") > failures
-    });
+    wait_until(
+        Duration::from_secs(20),
+        "a failed refresh",
+        || async {
+            let _ = app.api.get("/api/orders/1", Some(&unknown));
+            app.api.metric("auth_jwks_refresh_failures_total")
+        },
+        |now| *now > failures,
+    )
+    .await;
     assert_eq!(app.create(&token, "key-2").status, 201, "the keys stayed");
     assert_eq!(app.api.get("/readyz", None).status, 200);
     app.finish().await;

@@ -1,8 +1,10 @@
 //! A server verifying with an identity provider's keys, and what the tests ask of it.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use tests::{Api, IdentityProvider, Reply, Service, ServiceOptions, TestDb, order_json};
+use tests::{
+    Api, IdentityProvider, Reply, Service, ServiceOptions, TestDb, order_json, wait_until,
+};
 
 pub(crate) struct App {
     pub(crate) db: TestDb,
@@ -34,14 +36,18 @@ impl App {
     /// [`App::start_with`], once its keys are loaded.
     pub(crate) async fn start(env: &[(&str, &str)]) -> Self {
         let app = Self::start_with(IdentityProvider::start(), env).await;
-        app.wait_until_ready();
+        app.wait_until_ready().await;
         app
     }
 
-    pub(crate) fn wait_until_ready(&self) {
-        until(Duration::from_secs(30), "readiness", || {
-            self.api.get("/readyz", None).status == 200
-        });
+    pub(crate) async fn wait_until_ready(&self) {
+        wait_until(
+            Duration::from_secs(30),
+            "readiness",
+            || async { self.api.get("/readyz", None).status },
+            |status| *status == 200,
+        )
+        .await;
     }
 
     /// `POST /api/orders` with `token`: 201 when the token is accepted.
@@ -53,17 +59,5 @@ impl App {
     pub(crate) async fn finish(self) {
         drop(self.service);
         self.db.drop_database().await;
-    }
-}
-
-/// Polls `done` every 50 ms until it holds.
-///
-/// # Panics
-/// After `patience`, naming `what`.
-pub(crate) fn until(patience: Duration, what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + patience;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what} never happened");
-        std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -2,13 +2,13 @@
 //! never works an operation, the worker processes a scenario starts, and the counts every
 //! scenario ends with.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use tests::{
     ALL_PERMISSIONS, Api, PauseDir, ProviderStandIn, Service, ServiceOptions, TestDb, capture_json,
-    order_json, token,
+    order_json, token, wait_until,
 };
 
 pub(crate) use crate::counts::Counts;
@@ -219,18 +219,7 @@ impl Scenario {
         what: &str,
         done: impl Fn(&OperationRow) -> bool,
     ) -> OperationRow {
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let row = self.operation(accepted).await;
-            if done(&row) {
-                return row;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{what} never happened; the row: {row:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_until(PATIENCE, what, || self.operation(accepted), done).await
     }
 
     /// Waits until the operation ended (any end state); its row then.
