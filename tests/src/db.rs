@@ -12,7 +12,7 @@ use crate::TestServer;
 use crate::invariants::{
     ORDER_EVENTS_PER_TENANT, ORDERS_PER_TENANT, TenantCount, assert_orders_match_events,
 };
-use crate::order_id_in;
+use crate::{order_id_in, wait_until};
 
 /// Where the suite writes what server it ran against; `scripts/test` prints it.
 const ENVIRONMENT_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/test-server.txt");
@@ -266,19 +266,13 @@ impl TestDb {
     /// # Panics
     /// After 20 s without that many waiters.
     pub async fn wait_for_lock_waiters(&self, n: i64) {
-        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
-        loop {
-            if self.lock_waiters().await >= n {
-                return;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "{n} lock waiters never appeared ({})",
-                self.context()
-            );
-            tokio::task::yield_now().await;
-            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
-        }
+        wait_until(
+            std::time::Duration::from_secs(20),
+            &format!("{n} lock waiters ({})", self.context()),
+            || self.lock_waiters(),
+            |waiting| *waiting >= n,
+        )
+        .await;
     }
 
     /// The end-of-test check: for this caller, key and order, exactly one order and one

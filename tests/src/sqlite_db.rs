@@ -15,6 +15,7 @@ use crate::db::{Count, Id};
 use crate::invariants::{
     ORDER_EVENTS_PER_TENANT, ORDERS_PER_TENANT, TenantCount, assert_orders_match_events,
 };
+use crate::wait_until;
 
 type Admin = SyncConnectionWrapper<SqliteConnection>;
 
@@ -99,14 +100,13 @@ impl Backend for SqliteDb {
     }
 
     async fn wait_for_queued_writers(&self, n: usize) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        while self.store.writers_waiting() < n {
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "{n} queued writers never appeared"
-            );
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
+        wait_until(
+            Duration::from_secs(20),
+            &format!("{n} queued writers"),
+            || async { self.store.writers_waiting() },
+            |waiting| *waiting >= n,
+        )
+        .await;
     }
 
     async fn finish(self) {

@@ -37,7 +37,9 @@ where
 }
 
 /// The one polling loop: `Ok` with the first value that satisfies `done`, `Err` with the
-/// last one seen once `timeout` has passed.
+/// last one seen once `timeout` has passed. It looks again after 1 ms, then twice as long
+/// each time up to [`LONGEST_PAUSE`]: a condition a many-round test waits for is seen
+/// almost at once, and a long wait polls gently.
 async fn poll<T, F, Fut>(
     timeout: Duration,
     mut observe: F,
@@ -48,6 +50,7 @@ where
     Fut: Future<Output = T>,
 {
     let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
     loop {
         let seen = observe().await;
         if done(&seen) {
@@ -56,9 +59,13 @@ where
         if Instant::now() > deadline {
             return Err(seen);
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(LONGEST_PAUSE);
     }
 }
+
+/// The longest pause between two looks.
+const LONGEST_PAUSE: Duration = Duration::from_millis(20);
 
 /// Waits until the metric `name{labels}` of the process behind `api` reaches `at_least`;
 /// its value then.
