@@ -12,6 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
 mod body;
+mod body_inputs;
 mod key_header;
 
 use proptest::prelude::*;
