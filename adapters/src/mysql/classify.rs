@@ -45,10 +45,12 @@ pub fn store_error(error: Error) -> StoreError {
                     .to_owned(),
             )))
         }
-        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)
-        | Error::BrokenTransactionManager => StoreError::ConnectionLost,
+        error @ (Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)
+        | Error::BrokenTransactionManager) => StoreError::ConnectionLost(Box::new(error)),
         Error::DatabaseError(_, ref info) => match classify_message(info.message()) {
-            Some(classified) => classified,
+            Some(Class::LockWaitTimeout) => StoreError::LockWaitTimeout,
+            Some(Class::Deadlock) => StoreError::Deadlock,
+            Some(Class::ConnectionLost) => StoreError::ConnectionLost(Box::new(error)),
             None => StoreError::Other(Box::new(error)),
         },
         other => StoreError::Other(Box::new(other)),
@@ -71,11 +73,18 @@ pub fn commit_error(error: Error) -> CommitError {
     };
     match store_error(error) {
         StoreError::Deadlock => CommitError::RolledBack,
-        _ => CommitError::CommitOutcomeUnknown,
+        other => CommitError::CommitOutcomeUnknown(Box::new(other)),
     }
 }
 
-fn classify_message(message: &str) -> Option<StoreError> {
+/// What a server's error text says, for the errors that are not about our statement.
+enum Class {
+    LockWaitTimeout,
+    Deadlock,
+    ConnectionLost,
+}
+
+fn classify_message(message: &str) -> Option<Class> {
     const CONNECTION_LOST: [&str; 7] = [
         "Input/output error",
         "Connection to the server is closed",
@@ -88,11 +97,11 @@ fn classify_message(message: &str) -> Option<StoreError> {
         "WSREP has not yet prepared node for application use",
     ];
     if message.starts_with("Lock wait timeout exceeded") {
-        Some(StoreError::LockWaitTimeout)
+        Some(Class::LockWaitTimeout)
     } else if message.starts_with("Deadlock found when trying to get lock") {
-        Some(StoreError::Deadlock)
+        Some(Class::Deadlock)
     } else if CONNECTION_LOST.iter().any(|text| message.contains(text)) {
-        Some(StoreError::ConnectionLost)
+        Some(Class::ConnectionLost)
     } else {
         None
     }
@@ -178,19 +187,19 @@ mod tests {
         ));
         assert!(matches!(
             unknown("Input/output error: broken pipe"),
-            StoreError::ConnectionLost
+            StoreError::ConnectionLost(_)
         ));
         assert!(matches!(
             unknown("Driver error: `Connection to the server is closed.'"),
-            StoreError::ConnectionLost
+            StoreError::ConnectionLost(_)
         ));
         assert!(matches!(
             unknown("Connection was killed"),
-            StoreError::ConnectionLost
+            StoreError::ConnectionLost(_)
         ));
         assert!(matches!(
             unknown("WSREP has not yet prepared node for application use"),
-            StoreError::ConnectionLost
+            StoreError::ConnectionLost(_)
         ));
         assert!(matches!(
             unknown("Data too long for column 'sku' at row 1"),
@@ -207,11 +216,11 @@ mod tests {
         ));
         assert!(matches!(
             at_commit("Lost connection to MySQL server during query"),
-            CommitError::CommitOutcomeUnknown
+            CommitError::CommitOutcomeUnknown(_)
         ));
         assert!(matches!(
             at_commit("Lock wait timeout exceeded; try restarting transaction"),
-            CommitError::CommitOutcomeUnknown
+            CommitError::CommitOutcomeUnknown(_)
         ));
         let wrapped = Error::RollbackErrorOnCommit {
             rollback_error: Box::new(Error::BrokenTransactionManager),

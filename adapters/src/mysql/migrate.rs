@@ -1,6 +1,7 @@
 //! Embedded migrations, run through diesel_migrations over the async connection.
 
 use application::BoxError;
+use application::ports::StoreError;
 use diesel::connection::SimpleConnection;
 use diesel_async::AsyncMysqlConnection;
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
@@ -20,7 +21,7 @@ const RUNS: u32 = 8;
 #[derive(Debug, thiserror::Error)]
 pub enum MigrateError {
     #[error("cannot connect to run migrations")]
-    Connect,
+    Connect(#[source] StoreError),
     #[error("migration failed")]
     Failed(#[source] BoxError),
     /// The run's connection is abandoned; the server rolls back what it can when it
@@ -38,7 +39,7 @@ impl MysqlStore {
         let conn: AsyncMysqlConnection = PooledConnection::take(
             self.connection(self.deadline())
                 .await
-                .map_err(|_| MigrateError::Connect)?,
+                .map_err(MigrateError::Connect)?,
         );
         let run = tokio::task::spawn_blocking(move || {
             let mut wrapper = AsyncConnectionWrapper::<AsyncMysqlConnection>::from(conn);

@@ -90,9 +90,6 @@ impl OutboxClaim for MysqlClaim {
             .await?;
         // A lost commit answer leaves the marks unknown: at worst the events go again,
         // which the broker's dedup and the inbox absorb.
-        self.tx
-            .commit_transaction()
-            .await
-            .map_err(|_| StoreError::ConnectionLost)
+        self.tx.commit_transaction().await.map_err(StoreError::from)
     }
 }

@@ -248,13 +248,13 @@ async fn checkout(
 fn release<T>(conn: PooledConnection, result: &Result<T, StoreError>) {
     if matches!(
         result,
-        Err(StoreError::ConnectionLost | StoreError::Timeout)
+        Err(StoreError::ConnectionLost(_) | StoreError::Timeout)
     ) {
         conn.detach();
     }
 }
 
-/// No connection to be had means the database is unavailable.
-fn pool_error(_error: PoolError) -> StoreError {
-    StoreError::ConnectionLost
+/// No connection to be had means the database is unavailable; the pool says why.
+fn pool_error(error: PoolError) -> StoreError {
+    StoreError::ConnectionLost(Box::new(error))
 }

@@ -11,7 +11,7 @@ use super::classify::{commit_error, store_error};
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
-use crate::sql::tx_connection::{Detach, TxConnection};
+use crate::sql::tx_connection::{Detach, Finished, TxConnection};
 use crate::telemetry::statement_span;
 
 /// A connection of the pool whose sessions have autocommit off: the transaction began
@@ -85,7 +85,7 @@ impl MysqlTx {
     /// Any failure discards the connection.
     pub(crate) async fn commit_transaction(mut self) -> Result<(), CommitError> {
         let Some(mut conn) = self.conn.take() else {
-            return Err(CommitError::CommitOutcomeUnknown);
+            return Err(CommitError::CommitOutcomeUnknown(Box::new(Finished)));
         };
         let deadline = Instant::now() + self.timeout;
         let committed = timeout_at(deadline, conn.batch_execute("COMMIT"))
@@ -99,9 +99,10 @@ impl MysqlTx {
                 Err(commit_error(error))
             }
             Err(_elapsed) => {
-                let _ = timed_out("commit");
                 conn.detach();
-                Err(CommitError::CommitOutcomeUnknown)
+                Err(CommitError::CommitOutcomeUnknown(Box::new(timed_out(
+                    "commit",
+                ))))
             }
         }
     }

@@ -5,10 +5,11 @@ use std::ops::DerefMut;
 
 use application::ports::StoreError;
 
-/// A statement sent after its transaction ended: a bug, never a race.
+/// A statement sent after its transaction ended (a bug, never a race), or a commit after
+/// a statement's deadline discarded the connection.
 #[derive(Debug, thiserror::Error)]
 #[error("transaction already finished")]
-struct Finished;
+pub(crate) struct Finished;
 
 pub(crate) trait Detach: DerefMut + Sized {
     /// Takes the connection out of the pool for good and closes it, which ends any open

@@ -32,8 +32,8 @@ pub fn store_error(error: Error) -> StoreError {
         {
             StoreError::LockWaitTimeout
         }
-        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)
-        | Error::BrokenTransactionManager => StoreError::ConnectionLost,
+        error @ (Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)
+        | Error::BrokenTransactionManager) => StoreError::ConnectionLost(Box::new(error)),
         Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
             StoreError::Other("unexpected unique violation".into())
         }

@@ -90,8 +90,6 @@ impl OutboxClaim for SqliteClaim {
             outbox::settle(conn, published, failed, now.naive_utc()).await
         })
         .await?;
-        tx.commit_transaction()
-            .await
-            .map_err(|_| StoreError::ConnectionLost)
+        tx.commit_transaction().await.map_err(StoreError::from)
     }
 }

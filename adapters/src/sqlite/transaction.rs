@@ -100,7 +100,7 @@ impl SqliteTx {
     pub(crate) async fn commit_transaction(mut self) -> Result<(), CommitError> {
         self.finish("COMMIT")
             .await
-            .map_err(|_| CommitError::CommitOutcomeUnknown)?;
+            .map_err(|error| CommitError::CommitOutcomeUnknown(Box::new(error)))?;
         self.writer.committed();
         Ok(())
     }

@@ -97,7 +97,7 @@ where
         Ok(handled @ (Handled::Applied | Handled::Outdated | Handled::LeftAlone(_))) => {
             tx.commit()
                 .await
-                .map_err(|_| HandleError::Retry(StoreError::ConnectionLost))?;
+                .map_err(|error| HandleError::Retry(error.into()))?;
             hooks.reached(PausePoint::ConsumerCommitted).await;
             Ok(handled)
         }

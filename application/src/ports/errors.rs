@@ -11,9 +11,9 @@ pub enum StoreError {
     /// MySQL 1213. The server rolled the whole transaction back; it may run again.
     #[error("deadlock")]
     Deadlock,
-    /// Also when no connection could be had.
+    /// Also when no connection could be had. The cause is the driver's or the pool's.
     #[error("database connection lost or unavailable")]
-    ConnectionLost,
+    ConnectionLost(#[source] BoxError),
     /// Past `DATABASE_TIMEOUT_SECS`: the connection is discarded, and the effect is unknown.
     #[error("database deadline passed")]
     Timeout,
@@ -35,9 +35,23 @@ pub enum InsertRecordError {
 pub enum CommitError {
     /// COMMIT failed or its answer was lost: it may be durable. Never reuse the connection.
     #[error("commit outcome unknown")]
-    CommitOutcomeUnknown,
+    CommitOutcomeUnknown(#[source] BoxError),
     /// Deadlock or serialization failure at COMMIT (Galera's lost certification): nothing was
     /// committed, and it may run again.
     #[error("commit rolled back by the server")]
     RolledBack,
+}
+
+/// For a caller that only needs to know whether to try again: a rolled-back commit is a
+/// deadlock (nothing committed, it may run again), an unknown one a lost connection (read
+/// again to learn what happened), each keeping the commit's error as its cause.
+impl From<CommitError> for StoreError {
+    fn from(error: CommitError) -> Self {
+        match error {
+            CommitError::RolledBack => Self::Deadlock,
+            unknown @ CommitError::CommitOutcomeUnknown(_) => {
+                Self::ConnectionLost(Box::new(unknown))
+            }
+        }
+    }
 }

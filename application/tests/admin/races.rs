@@ -296,7 +296,7 @@ async fn a_store_failure_on_the_write_is_reported_and_not_retried() {
     store
         .expect_change_operation()
         .times(1)
-        .returning(|_, _| ready(Err(StoreError::ConnectionLost)));
+        .returning(|_, _| ready(Err(StoreError::ConnectionLost("connection reset".into()))));
 
     let refusal = admin(&store)
         .act(&request(), op_id(), &OperatorAction::Cancel)
@@ -304,7 +304,7 @@ async fn a_store_failure_on_the_write_is_reported_and_not_retried() {
         .unwrap_err();
 
     assert!(
-        matches!(refusal, AdminRefusal::Store(StoreError::ConnectionLost)),
+        matches!(refusal, AdminRefusal::Store(StoreError::ConnectionLost(_))),
         "{refusal:?}"
     );
 }

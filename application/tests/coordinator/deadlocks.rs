@@ -170,7 +170,7 @@ async fn after_a_commit_rolled_back_a_winner_that_finished_meanwhile_is_replayed
 
 #[tokio::test]
 async fn a_commit_whose_answer_was_lost_stays_unknown_and_is_never_run_again() {
-    let tx = tx_failing_at_commit(|| CommitError::CommitOutcomeUnknown);
+    let tx = tx_failing_at_commit(|| CommitError::CommitOutcomeUnknown("answer lost".into()));
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))

@@ -75,7 +75,8 @@ async fn a_record_that_vanished_after_the_duplicate_is_an_unknown_outcome() {
 
 #[tokio::test]
 async fn a_fresh_read_that_fails_is_an_unknown_outcome() {
-    let outcome = run_with_existing(Err(StoreError::ConnectionLost)).await;
+    let outcome =
+        run_with_existing(Err(StoreError::ConnectionLost("connection reset".into()))).await;
 
     assert_eq!(
         outcome,

@@ -118,7 +118,7 @@ async fn a_failed_commit_is_an_unknown_outcome_not_a_failure_or_a_success() {
     tx.expect_complete().returning(|_, _| ready(Ok(1)));
     tx.expect_commit()
         .times(1)
-        .returning(|| ready(Err(CommitError::CommitOutcomeUnknown)));
+        .returning(|| ready(Err(CommitError::CommitOutcomeUnknown("answer lost".into()))));
     tx.expect_rollback().never();
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())
@@ -133,7 +133,9 @@ async fn a_failed_commit_is_an_unknown_outcome_not_a_failure_or_a_success() {
 
 #[tokio::test]
 async fn a_database_that_cannot_be_reached_is_an_unknown_outcome() {
-    let uow = ScriptedUnitOfWork::<MockTx>::new([Err(StoreError::ConnectionLost)]);
+    let uow = ScriptedUnitOfWork::<MockTx>::new([Err(StoreError::ConnectionLost(
+        "connection reset".into(),
+    ))]);
 
     let outcome = coordinator(uow, no_reads())
         .run(&CreateOrder, &caller(), &key(), &new_order(2))

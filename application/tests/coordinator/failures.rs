@@ -33,9 +33,11 @@ async fn a_lock_wait_timeout_on_the_order_insert_rolls_back_and_is_in_progress()
 #[tokio::test]
 async fn a_lost_connection_during_the_transaction_is_an_unknown_outcome() {
     let mut tx = MockTx::new();
-    tx.expect_insert_processing()
-        .times(1)
-        .returning(|_| ready(Err(InsertRecordError::Store(StoreError::ConnectionLost))));
+    tx.expect_insert_processing().times(1).returning(|_| {
+        ready(Err(InsertRecordError::Store(StoreError::ConnectionLost(
+            "connection reset".into(),
+        ))))
+    });
     expect_rollback_only(&mut tx);
 
     let outcome = coordinator(ScriptedUnitOfWork::of([tx]), no_reads())

@@ -123,9 +123,11 @@ async fn a_failed_commit_is_left_to_a_redelivery() {
     tx.expect_insert_shipment()
         .times(1)
         .returning(|_| ready(Ok(true)));
-    tx.expect_commit()
-        .times(1)
-        .returning(|| ready(Err(application::ports::CommitError::CommitOutcomeUnknown)));
+    tx.expect_commit().times(1).returning(|| {
+        ready(Err(application::ports::CommitError::CommitOutcomeUnknown(
+            "answer lost".into(),
+        )))
+    });
 
     let handled = handle(ScriptedUnitOfWork::of([tx]), &payload()).await;
 
@@ -135,13 +137,16 @@ async fn a_failed_commit_is_left_to_a_redelivery() {
 #[tokio::test]
 async fn a_database_that_cannot_begin_is_left_to_a_redelivery() {
     let handled = handle(
-        ScriptedUnitOfWork::new([Err(StoreError::ConnectionLost)]),
+        ScriptedUnitOfWork::new([Err(StoreError::ConnectionLost("connection reset".into()))]),
         &payload(),
     )
     .await;
 
     assert!(
-        matches!(handled, Err(HandleError::Retry(StoreError::ConnectionLost))),
+        matches!(
+            handled,
+            Err(HandleError::Retry(StoreError::ConnectionLost(_)))
+        ),
         "{handled:?}"
     );
 }

@@ -65,7 +65,10 @@ async fn a_completion_that_fails_rolls_back_and_fails_with_the_storage_cause() {
 
 #[tokio::test]
 async fn a_completion_that_loses_the_connection_is_an_unknown_outcome() {
-    let outcome = run_create(tx_completing_with(Err(StoreError::ConnectionLost))).await;
+    let outcome = run_create(tx_completing_with(Err(StoreError::ConnectionLost(
+        "connection reset".into(),
+    ))))
+    .await;
 
     assert_eq!(
         outcome,

@@ -85,7 +85,7 @@ async fn a_failed_extension_stops_the_worker_before_any_write() {
     store
         .expect_extend()
         .times(1)
-        .returning(|_, _| ready(Err(StoreError::ConnectionLost)));
+        .returning(|_, _| ready(Err(StoreError::ConnectionLost("connection reset".into()))));
     store.expect_complete().never();
     store.expect_retry_later().never();
     let mut provider = MockProvider::new();
@@ -170,12 +170,12 @@ async fn a_store_failure_on_the_claim_is_reported() {
     store
         .expect_claim()
         .times(1)
-        .returning(|_, _, _, _| ready(Err(StoreError::ConnectionLost)));
+        .returning(|_, _, _, _| ready(Err(StoreError::ConnectionLost("connection reset".into()))));
 
     let result = work_with(&store, &MockProvider::new(), &clock(1), &operation(0)).await;
 
     assert!(
-        matches!(result, Err(StoreError::ConnectionLost)),
+        matches!(result, Err(StoreError::ConnectionLost(_))),
         "{result:?}"
     );
 }

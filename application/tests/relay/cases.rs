@@ -103,7 +103,10 @@ async fn events_the_broker_did_not_answer_for_are_never_marked_published() {
 
 #[tokio::test]
 async fn a_failure_to_mark_is_reported_and_the_batch_stays_pending() {
-    let (store, _settled) = store_claiming(events(2), Err(StoreError::ConnectionLost));
+    let (store, _settled) = store_claiming(
+        events(2),
+        Err(StoreError::ConnectionLost("connection reset".into())),
+    );
     let publisher = publisher_answering(vec![new(), new()]);
 
     let result = Relay::new(store, publisher, quiet_hooks(), 10)
@@ -111,7 +114,7 @@ async fn a_failure_to_mark_is_reported_and_the_batch_stays_pending() {
         .await;
 
     assert!(
-        matches!(result, Err(StoreError::ConnectionLost)),
+        matches!(result, Err(StoreError::ConnectionLost(_))),
         "{result:?}"
     );
 }
@@ -182,11 +185,19 @@ fn pacing_goes_on_after_a_full_batch_polls_after_a_short_one_and_backs_off_on_fa
     assert_eq!(pacing.wait(&pass(3, 0), 10, 0), Duration::from_millis(50));
     assert_eq!(pacing.wait(&pass(10, 1), 10, 1), Duration::from_millis(100));
     assert_eq!(
-        pacing.wait(&Err(StoreError::ConnectionLost), 10, 3),
+        pacing.wait(
+            &Err(StoreError::ConnectionLost("connection reset".into())),
+            10,
+            3
+        ),
         Duration::from_millis(400)
     );
     assert_eq!(
-        pacing.wait(&Err(StoreError::ConnectionLost), 10, 30),
+        pacing.wait(
+            &Err(StoreError::ConnectionLost("connection reset".into())),
+            10,
+            30
+        ),
         Duration::from_secs(5)
     );
 }

@@ -108,7 +108,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             },
             // Galera's lost certification looks like this: nothing was committed, so run again.
             Err(CommitError::RolledBack) => Attempt::Deadlocked,
-            Err(CommitError::CommitOutcomeUnknown) => {
+            Err(CommitError::CommitOutcomeUnknown(_)) => {
                 Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown))
             }
         }
@@ -122,7 +122,7 @@ fn classify<R>(error: StoreError) -> Attempt<R> {
     match error {
         StoreError::LockWaitTimeout => Attempt::Finished(Outcome::InProgress),
         StoreError::Deadlock => Attempt::Deadlocked,
-        StoreError::ConnectionLost => {
+        StoreError::ConnectionLost(_) => {
             Attempt::Finished(Outcome::OutcomeUnknown(UnknownCause::DatabaseUnavailable))
         }
         StoreError::Timeout => {

@@ -3,6 +3,7 @@
 use domain::{Decision, ExistingRecord, RecordState, decide};
 
 use super::{Coordinator, Request};
+use crate::ErrorChain;
 use crate::idempotency::{IdempotentOperation, Outcome, UnknownCause};
 use crate::ports::{FlowHooks, RecordReader, StoreError, UnitOfWork};
 
@@ -34,7 +35,10 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
             Err(StoreError::Timeout) => {
                 Read::Unanswered(Outcome::OutcomeUnknown(UnknownCause::DatabaseTimeout))
             }
-            Err(_) => Read::GoOn,
+            Err(error) => {
+                tracing::info!(error = %ErrorChain(&error), "the read before a rerun failed; running again");
+                Read::GoOn
+            }
         }
     }
 
@@ -47,7 +51,11 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         let existing = match self.reader.find(&request.scope, request.key).await {
             Ok(Some(existing)) => existing,
             Ok(None) => return (Outcome::OutcomeUnknown(UnknownCause::RecordVanished), None),
-            Err(_) => return (Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed), None),
+            Err(error) => {
+                // The answer says only "unknown": the cause is logged here, once.
+                tracing::warn!(error = %ErrorChain(&error), "the fresh read after a lost race failed");
+                return (Outcome::OutcomeUnknown(UnknownCause::FreshReadFailed), None);
+            }
         };
         (self.answer_from(request, &existing), Some(existing))
     }
