@@ -20,9 +20,10 @@ pub use events::{
     purge_published_events,
 };
 pub use idempotency::{
-    BoxError, Coordinator, CoordinatorSettings, Execute, FailureCause, IdempotentOperation,
-    InFlight, JSON, NoRefusal, Outcome, PurgeSettings, Refusal, Refused, ReplayCache,
-    ReplayCacheSettings, StepContext, StepError, UnknownCause, json_response, purge_expired,
+    Answer, BoxError, Coordinator, CoordinatorSettings, Execute, FailureCause, IdempotentOperation,
+    InFlight, JSON, Location, NOT_FOUND, NoRefusal, NoRefusalForms, Outcome, PurgeSettings,
+    Refusal, RefusalForms, ReplayCache, ReplayCacheSettings, StepContext, StepError, UnknownCause,
+    answer, purge_expired,
 };
 pub use orders::{CreateOrder, CreateRefusal, Order, ReadOrder};
 pub use reads::{ReadFrom, TenantRead};

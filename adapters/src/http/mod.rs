@@ -19,6 +19,7 @@ pub use edge::auth::{
 pub use edge::key_header::parse_key_header;
 pub use edge::members::FieldError;
 pub use edge::problem::{PROBLEM_JSON, Problem, ProblemField, RETRY_AFTER_SECS};
+pub use edge::refusal_form::{ProblemForm, ProblemForms};
 pub use edge::request_context::{REQUEST_ID, request_context};
 pub use edge::respond::IDEMPOTENT_REPLAYED;
 pub use openapi::ApiDoc;

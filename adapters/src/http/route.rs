@@ -8,9 +8,10 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::edge::members::FieldError;
+use super::edge::refusal_form::ProblemForm;
 
 /// An idempotent operation served by `POST`.
-pub(crate) trait PostRoute: IdempotentOperation + Default {
+pub(crate) trait PostRoute: IdempotentOperation<Refusal: ProblemForm> + Default {
     /// In actix's pattern syntax (`{order_id}`), unlike [`PostDoc::path`].
     const PATH: &'static str;
     type Request: ToSchema;

@@ -256,7 +256,7 @@ pub fn outcome_label<R>(outcome: &Outcome<R>) -> &'static str {
         Outcome::KeyReused => "key_reused",
         Outcome::InProgress => "in_progress",
         Outcome::OutcomeUnknown(_) => "outcome_unknown",
-        Outcome::Rejected(_) => "rejected",
+        Outcome::Rejected(_) | Outcome::RejectedAndStored { .. } => "rejected",
         Outcome::Forbidden => "forbidden",
         Outcome::Failed(_) => "failed",
     }

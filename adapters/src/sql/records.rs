@@ -106,6 +106,17 @@ pub(crate) fn by_scope_key<'a>(tenant: i64, actor: i64, operation: &'a [u8], key
         .select(record_columns())
 }
 
+/// The mark before a step that may store a refusal, and the undo back to it: the same
+/// SQL on both stores.
+const SAVEPOINT: &str = "SAVEPOINT step";
+const ROLLBACK_TO_SAVEPOINT: &str = "ROLLBACK TO SAVEPOINT step";
+
+async fn execute_text<C: SqlConnection>(conn: &mut C, sql: &str) -> Result<(), StoreError> {
+    conn.batch_execute(sql)
+        .await
+        .map_err(C::Backend::store_error)
+}
+
 /// A record by its scope and key: one autocommit read outside any write transaction, so
 /// it sees the latest commit (`docs/storage.md#duplicates-and-the-fresh-read`).
 fn find_query<'a>(
@@ -129,6 +140,18 @@ for_both_transactions! {
         ) -> Result<RecordId, InsertRecordError> {
             self.run("record insert", async |conn, ids| {
                 insert_processing(conn, ids, record).await
+            })
+            .await
+        }
+
+        async fn savepoint(&mut self) -> Result<(), StoreError> {
+            self.run("savepoint", async |conn, _| execute_text(conn, SAVEPOINT).await)
+                .await
+        }
+
+        async fn rollback_to_savepoint(&mut self) -> Result<(), StoreError> {
+            self.run("rollback to savepoint", async |conn, _| {
+                execute_text(conn, ROLLBACK_TO_SAVEPOINT).await
             })
             .await
         }

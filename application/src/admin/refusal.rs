@@ -27,6 +27,19 @@ pub enum AdminRefusal {
 }
 
 impl AdminRefusal {
+    /// The stable code of the problem that answers it; its facts (the state, the seconds to
+    /// wait) are the variant's. How it reads on the wire is the edge's.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound => crate::NOT_FOUND,
+            Self::OperationState(_) | Self::KeyState(_) => "state_conflict",
+            Self::KeyRetentionPassed => "key_retention_passed",
+            Self::Busy { .. } => "operation_busy",
+            Self::Store(_) => "unavailable",
+        }
+    }
+
     /// The current state, as the problem reports it.
     #[must_use]
     pub fn current_state(&self) -> Option<&'static str> {

@@ -14,7 +14,7 @@ use domain::{Fingerprint, Fingerprinted, IdempotencyKey, RetentionPolicy, Scope}
 use futures_util::future::{Either, select};
 
 use super::in_flight::{InFlight, Role, landing};
-use super::operation::{Execute, IdempotentOperation};
+use super::operation::{Execute, IdempotentOperation, NoRefusalForms, RefusalForms};
 use super::outcome::Outcome;
 use super::replay_cache::ReplayCache;
 
@@ -45,11 +45,13 @@ impl Default for CoordinatorSettings {
 
 /// The unique index on the scope key alone decides who runs first, so any number of
 /// processes may share one database. What is kept in memory (completed records, same-key
-/// waits) only saves reads and lock waits; both are off unless given.
-pub struct Coordinator<U, R, H = NoHooks> {
+/// waits) only saves reads and lock waits; both are off unless given. `F` gives a stored
+/// refusal its form.
+pub struct Coordinator<U, R, H = NoHooks, F = NoRefusalForms> {
     unit_of_work: U,
     reader: R,
     hooks: H,
+    forms: F,
     clock: Arc<dyn Clock>,
     authorizer: Arc<dyn ReplayAuthorizer>,
     settings: CoordinatorSettings,
@@ -58,7 +60,7 @@ pub struct Coordinator<U, R, H = NoHooks> {
     in_flight: Option<Arc<InFlight>>,
 }
 
-impl<U, R, H> std::fmt::Debug for Coordinator<U, R, H> {
+impl<U, R, H, F> std::fmt::Debug for Coordinator<U, R, H, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Coordinator")
             .field("settings", &self.settings)
@@ -66,7 +68,7 @@ impl<U, R, H> std::fmt::Debug for Coordinator<U, R, H> {
     }
 }
 
-impl<U, R, H> Coordinator<U, R, H> {
+impl<U, R, H, F> Coordinator<U, R, H, F> {
     /// For the admin's eviction, which drops its key's copy at once.
     pub fn replay_cache(&self) -> Option<&ReplayCache> {
         self.replay_cache.as_deref()
@@ -84,6 +86,7 @@ impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
             unit_of_work,
             reader,
             hooks: NoHooks,
+            forms: NoRefusalForms,
             clock,
             authorizer: Arc::new(PermissionAuthorizer),
             settings,
@@ -94,7 +97,7 @@ impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
     }
 }
 
-impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
+impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     #[must_use]
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
@@ -127,11 +130,23 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         self
     }
 
-    pub fn with_hooks<H2: FlowHooks>(self, hooks: H2) -> Coordinator<U, R, H2> {
+    pub fn with_hooks<H2: FlowHooks>(self, hooks: H2) -> Coordinator<U, R, H2, F> {
+        self.retyped(|_, forms| (hooks, forms))
+    }
+
+    /// How stored refusals are written: the edge's forms for them.
+    pub fn with_refusal_forms<F2>(self, forms: F2) -> Coordinator<U, R, H, F2> {
+        self.retyped(|hooks, _| (hooks, forms))
+    }
+
+    /// The same coordinator with its hooks or forms of another type.
+    fn retyped<H2, F2>(self, parts: impl FnOnce(H, F) -> (H2, F2)) -> Coordinator<U, R, H2, F2> {
+        let (hooks, forms) = parts(self.hooks, self.forms);
         Coordinator {
             unit_of_work: self.unit_of_work,
             reader: self.reader,
             hooks,
+            forms,
             clock: self.clock,
             authorizer: self.authorizer,
             settings: self.settings,
@@ -156,6 +171,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     ) -> Outcome<Op::Refusal>
     where
         Op: Execute<U::Tx>,
+        F: RefusalForms<Op::Refusal>,
     {
         let scope = Scope {
             tenant: caller.tenant,

@@ -1,5 +1,6 @@
 //! The generic core every idempotent operation runs through.
 
+mod answer;
 mod coordinator;
 mod in_flight;
 mod operation;
@@ -7,11 +8,12 @@ mod outcome;
 mod purge;
 mod replay_cache;
 
+pub use answer::{Answer, JSON, Location, answer};
 pub use coordinator::{Coordinator, CoordinatorSettings};
 pub use in_flight::InFlight;
 pub use operation::{
-    BoxError, Execute, IdempotentOperation, JSON, NoRefusal, Refusal, Refused, StepContext,
-    StepError, json_response,
+    BoxError, Execute, IdempotentOperation, NOT_FOUND, NoRefusal, NoRefusalForms, Refusal,
+    RefusalForms, StepContext, StepError,
 };
 pub use outcome::{FailureCause, Outcome, UnknownCause};
 pub(crate) use purge::in_batches;

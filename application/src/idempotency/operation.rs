@@ -1,5 +1,5 @@
 //! What an idempotent operation is; the coordinator and the edge do the rest, written once
-//! (README, "Adding an operation").
+//! (`docs/adding-an-operation.md`).
 
 use std::fmt;
 use std::future::Future;
@@ -10,8 +10,6 @@ use domain::{ActorId, Fingerprinted, Operation, StoredResponse, TenantId};
 use crate::ports::StoreError;
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-pub const JSON: &str = "application/json";
 
 /// What a team writes for a new operation, with its [`Execute`] step.
 pub trait IdempotentOperation: Send + Sync + 'static {
@@ -44,33 +42,31 @@ pub struct StepContext {
     pub now: DateTime<Utc>,
 }
 
-/// How a refusal reads on the wire: `docs/http-api.md#problem-details`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Refused {
-    pub status: u16,
-    pub code: &'static str,
-    pub title: &'static str,
-    /// Never quotes the request.
-    pub detail: &'static str,
-}
-
-impl Refused {
-    /// Alike on every route: it never tells whether the thing exists in another tenant.
-    pub const NOT_FOUND: Self = Self {
-        status: 404,
-        code: "not_found",
-        title: "Not found",
-        detail: "No such resource.",
-    };
-}
-
-/// A definite refusal: the transaction rolls back, nothing is stored, the key stays free.
+/// A definite refusal, named by its stable code; its variant carries its facts. How it
+/// reads on the wire (status, title, detail) is the edge's (`docs/http-api.md#problem-details`).
+///
+/// By default the transaction rolls back, nothing is stored and the key stays free. A
+/// refusal that [`stores`](Refusal::is_stored) itself is the key's answer instead
+/// (`docs/http-api.md#stored-refusals`).
 pub trait Refusal: fmt::Debug + Copy + Eq + Send + Sync + 'static {
     /// Every refusal of the type, for the API document.
     const ALL: &'static [Self];
 
-    fn refused(self) -> Refused;
+    /// The stable, machine-readable `code` clients match on.
+    fn code(self) -> &'static str;
+
+    /// Whether the refusal is stored as the key's answer: the step's writes are undone,
+    /// the record completes with the refusal, and a retry with the key gets it again byte
+    /// for byte, whatever changed since. For refusals that depend only on the state the
+    /// request met (over a limit, out of stock), never on a passing condition.
+    fn is_stored(self) -> bool {
+        false
+    }
 }
+
+/// The code of a refusal that never tells whether the thing exists in another tenant,
+/// alike on every route.
+pub const NOT_FOUND: &str = "not_found";
 
 /// For an operation that never refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +75,7 @@ pub enum NoRefusal {}
 impl Refusal for NoRefusal {
     const ALL: &'static [Self] = &[];
 
-    fn refused(self) -> Refused {
+    fn code(self) -> &'static str {
         match self {}
     }
 }
@@ -94,12 +90,25 @@ pub enum StepError<R: Refusal> {
     Internal(#[source] BoxError),
 }
 
-/// A step's stored JSON answer; a part that does not fit its column is `Internal`.
-pub fn json_response<R: Refusal>(
-    status: u16,
-    location: Option<String>,
-    body: Vec<u8>,
-) -> Result<StoredResponse, StepError<R>> {
-    StoredResponse::new(status, JSON.to_owned(), location, body)
-        .map_err(|error| StepError::Internal(error.into()))
+/// The form a stored refusal is stored in, which only the edge knows: given to the
+/// coordinator by whoever serves the operations (`Coordinator::with_refusal_forms`).
+pub trait RefusalForms<R: Refusal>: Send + Sync {
+    /// The stored response a retry with the key will get again.
+    fn stored(&self, refusal: R) -> Result<StoredResponse, BoxError>;
 }
+
+/// No form for any refusal: a stored refusal then fails the request rather than being
+/// answered without being stored.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoRefusalForms;
+
+impl<R: Refusal> RefusalForms<R> for NoRefusalForms {
+    fn stored(&self, refusal: R) -> Result<StoredResponse, BoxError> {
+        Err(Box::new(NoForm(refusal.code())))
+    }
+}
+
+/// A stored refusal met a coordinator that was given no forms.
+#[derive(Debug, thiserror::Error)]
+#[error("no stored form for the refusal {0}: the coordinator was built without refusal forms")]
+struct NoForm(&'static str);

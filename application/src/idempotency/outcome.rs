@@ -21,6 +21,13 @@ pub enum Outcome<R> {
     /// A lock wait ran out, usually on a key a running request holds: retry later.
     InProgress,
     Rejected(R),
+    /// Refused, and the refusal stored as the key's answer: `response` is what every retry
+    /// with the key gets again (`docs/http-api.md#stored-refusals`).
+    RejectedAndStored {
+        refusal: R,
+        record: RecordId,
+        response: StoredResponse,
+    },
     /// Nobody can tell now whether it ran: retry with the same key, never a new one.
     OutcomeUnknown(UnknownCause),
     /// The caller may not receive this stored result now.

@@ -12,7 +12,7 @@ use domain::{
 use super::Order;
 use crate::events::{OutboxWriter, order_event};
 use crate::idempotency::{
-    Execute, IdempotentOperation, Refusal, Refused, StepContext, StepError, json_response,
+    Answer, Execute, IdempotentOperation, NOT_FOUND, Refusal, StepContext, StepError, answer,
 };
 use crate::ports::StoreError;
 
@@ -87,17 +87,6 @@ pub enum CancelRefusal {
     CaptureSucceeded,
 }
 
-impl CancelRefusal {
-    const fn not_cancellable(detail: &'static str) -> Refused {
-        Refused {
-            status: 409,
-            code: "order_not_cancellable",
-            title: "Order not cancellable",
-            detail,
-        }
-    }
-}
-
 impl Refusal for CancelRefusal {
     const ALL: &'static [Self] = &[
         Self::OrderNotFound,
@@ -106,16 +95,13 @@ impl Refusal for CancelRefusal {
         Self::CaptureSucceeded,
     ];
 
-    fn refused(self) -> Refused {
+    /// The three reasons an existing order stays share one code; the variant says which.
+    fn code(self) -> &'static str {
         match self {
-            Self::OrderNotFound => Refused::NOT_FOUND,
-            Self::AlreadyCancelled => Self::not_cancellable("This order is already cancelled."),
-            Self::CapturePending => Self::not_cancellable(
-                "This order has a pending payment capture; it cannot be cancelled.",
-            ),
-            Self::CaptureSucceeded => Self::not_cancellable(
-                "This order has a succeeded payment capture; it cannot be cancelled.",
-            ),
+            Self::OrderNotFound => NOT_FOUND,
+            Self::AlreadyCancelled | Self::CapturePending | Self::CaptureSucceeded => {
+                "order_not_cancellable"
+            }
         }
     }
 }
@@ -209,7 +195,7 @@ impl<Tx: OrderCancellations + OutboxWriter + Send> Execute<Tx> for CancelOrder {
             context.now,
         );
         tx.add_event(&event).await?;
-        json_response(200, None, order.to_json())
+        answer(Answer::Done, order.to_json())
     }
 }
 
@@ -268,20 +254,12 @@ mod tests {
     }
 
     #[test]
-    fn every_refusal_but_not_found_is_order_not_cancellable_with_its_own_detail() {
-        let details: Vec<&str> = CancelRefusal::ALL[1..]
+    fn every_refusal_but_not_found_is_order_not_cancellable() {
+        let codes: Vec<&str> = CancelRefusal::ALL[1..]
             .iter()
-            .map(|refusal| {
-                let refused = refusal.refused();
-                assert_eq!(
-                    (refused.status, refused.code),
-                    (409, "order_not_cancellable")
-                );
-                refused.detail
-            })
+            .map(|refusal| refusal.code())
             .collect();
-        assert_eq!(details.len(), 3);
-        assert!(details.windows(2).all(|pair| pair[0] != pair[1]));
-        assert_eq!(CancelRefusal::OrderNotFound.refused(), Refused::NOT_FOUND);
+        assert_eq!(codes, ["order_not_cancellable"; 3]);
+        assert_eq!(CancelRefusal::OrderNotFound.code(), NOT_FOUND);
     }
 }

@@ -8,7 +8,7 @@ use domain::{NewOrder, OrderId, StoredResponse, TenantId};
 use super::Order;
 use crate::events::{OutboxWriter, order_created};
 use crate::idempotency::{
-    Execute, IdempotentOperation, Refusal, Refused, StepContext, StepError, json_response,
+    Answer, Execute, IdempotentOperation, Refusal, StepContext, StepError, answer,
 };
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -22,14 +22,9 @@ pub enum CreateRefusal {
 impl Refusal for CreateRefusal {
     const ALL: &'static [Self] = &[Self::ClientOrderRefConflict];
 
-    fn refused(self) -> Refused {
+    fn code(self) -> &'static str {
         match self {
-            Self::ClientOrderRefConflict => Refused {
-                status: 409,
-                code: "client_order_ref_conflict",
-                title: "clientOrderRef already used",
-                detail: "An order with this clientOrderRef already exists in this tenant.",
-            },
+            Self::ClientOrderRefConflict => "client_order_ref_conflict",
         }
     }
 }
@@ -64,6 +59,6 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
         // The event commits with the order or not at all; its id is made here, once.
         tx.add_event(&order_created(uuid::Uuid::new_v4(), &order))
             .await?;
-        json_response(201, Some(order.location()), order.to_json())
+        answer(Answer::Created(order.location()), order.to_json())
     }
 }

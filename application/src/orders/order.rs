@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use domain::{NewOrder, OrderId, OrderStatus, TenantId};
 use serde::Serialize;
 
+use crate::idempotency::Location;
 use crate::timestamps::rfc3339_micros;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,8 +72,8 @@ impl Order {
     }
 
     #[must_use]
-    pub fn location(&self) -> String {
-        format!("/api/orders/{}", self.id)
+    pub fn location(&self) -> Location {
+        Location::Order(self.id)
     }
 }
 
@@ -106,7 +107,7 @@ mod tests {
             String::from_utf8(order().to_json()).unwrap(),
             r#"{"orderId":"42","clientOrderRef":"REF-1","sku":"SKU-1","quantity":2,"createdAt":"2023-11-14T22:13:20.000005Z","status":"active","cancelledAt":null}"#
         );
-        assert_eq!(order().location(), "/api/orders/42");
+        assert_eq!(order().location().path(), "/api/orders/42");
     }
 
     #[test]

@@ -8,7 +8,8 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::idempotency::{
-    Execute, IdempotentOperation, Refusal, Refused, StepContext, StepError, json_response,
+    Answer, Execute, IdempotentOperation, Location, NOT_FOUND, Refusal, StepContext, StepError,
+    answer,
 };
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -28,22 +29,12 @@ impl Refusal for CaptureRefusal {
         Self::OrderCancelled,
     ];
 
-    fn refused(self) -> Refused {
+    fn code(self) -> &'static str {
         match self {
             // Nothing about the order is revealed beyond "not yours or not there".
-            Self::OrderNotFound => Refused::NOT_FOUND,
-            Self::PaymentExists => Refused {
-                status: 409,
-                code: "payment_exists",
-                title: "Payment exists",
-                detail: "This order already has a pending or succeeded payment capture.",
-            },
-            Self::OrderCancelled => Refused {
-                status: 409,
-                code: "order_cancelled",
-                title: "Order cancelled",
-                detail: "This order is cancelled; it takes no payment capture.",
-            },
+            Self::OrderNotFound => NOT_FOUND,
+            Self::PaymentExists => "payment_exists",
+            Self::OrderCancelled => "order_cancelled",
         }
     }
 }
@@ -72,11 +63,6 @@ pub trait OperationWriter {
         &mut self,
         capture: &NewCapture,
     ) -> impl Future<Output = Result<(), StepError<CaptureRefusal>>> + Send;
-}
-
-#[must_use]
-pub fn operation_location(id: Uuid) -> String {
-    format!("/api/operations/{}", id.hyphenated())
 }
 
 #[derive(Serialize)]
@@ -116,19 +102,6 @@ impl<Tx: OperationWriter + Send> Execute<Tx> for CapturePayment {
             state: OperationState::Pending.as_api(),
         })
         .map_err(|error| StepError::Internal(error.into()))?;
-        json_response(202, Some(operation_location(capture.id)), body)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_operation_is_read_under_its_hyphenated_id() {
-        assert_eq!(
-            operation_location(Uuid::from_u128(1)),
-            "/api/operations/00000000-0000-0000-0000-000000000001"
-        );
+        answer(Answer::Accepted(Location::Operation(capture.id)), body)
     }
 }

@@ -6,9 +6,7 @@ mod read;
 mod worked;
 mod worker;
 
-pub use capture::{
-    CapturePayment, CaptureRefusal, NewCapture, OperationWriter, operation_location,
-};
+pub use capture::{CapturePayment, CaptureRefusal, NewCapture, OperationWriter};
 pub use ports::{
     Charge, DueOperation, Ending, NoAnswer, OperationCensus, OperationStore, PaymentProvider,
     ProviderAnswer,

@@ -37,6 +37,12 @@ pub trait RecordTx {
         record: &NewRecord,
     ) -> impl Future<Output = Result<RecordId, InsertRecordError>> + Send;
 
+    /// Marks where the step's writes begin, for an operation that may store a refusal.
+    fn savepoint(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Undoes every write since [`RecordTx::savepoint`]; the record's insert stays.
+    fn rollback_to_savepoint(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
+
     /// Only while `PROCESSING`: a count other than 1 means the record is not ours to finish.
     fn complete(
         &mut self,

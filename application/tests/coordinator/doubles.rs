@@ -27,6 +27,8 @@ mock! {
             &mut self,
             record: &NewRecord,
         ) -> impl Future<Output = Result<RecordId, InsertRecordError>> + Send;
+        fn savepoint(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
+        fn rollback_to_savepoint(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
         fn complete(
             &mut self,
             id: RecordId,

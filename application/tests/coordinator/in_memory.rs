@@ -3,19 +3,13 @@
 //! answer exactly as the database path would: the fingerprint and the caller's permission
 //! are checked every time.
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
-use application::ports::{Clock, FlowHooks, HookVerdict, RecordTx};
 use application::{
-    Coordinator, CreateOrder, CreateRefusal, InFlight, Outcome, ReplayCache, ReplayCacheSettings,
-    StepError,
+    Coordinator, CreateOrder, CreateRefusal, Outcome, ReplayCache, ReplayCacheSettings, StepError,
 };
-use chrono::{DateTime, Utc};
-use domain::{IdempotencyKey, RecordId, Scope};
+use domain::RecordId;
 use futures_util::future::{join_all, join3};
-use tokio::sync::Semaphore;
 
 use crate::support::*;
 
@@ -96,54 +90,6 @@ async fn a_record_still_running_is_never_kept() {
 
     assert_eq!(outcome, Outcome::InProgress);
     assert!(shared.is_empty());
-}
-
-/// Waits for real (tokio's clock, paused in these tests), as the server's clock does.
-struct SleepingClock;
-
-impl Clock for SleepingClock {
-    fn now(&self) -> DateTime<Utc> {
-        t0()
-    }
-
-    fn pause(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
-        Box::pin(tokio::time::sleep(duration))
-    }
-}
-
-/// Holds every request after its record insert until the test lets one through.
-#[derive(Clone)]
-struct Gate(Arc<Semaphore>);
-
-impl Gate {
-    fn closed() -> Self {
-        Self(Arc::new(Semaphore::new(0)))
-    }
-
-    fn open(&self, requests: usize) {
-        self.0.add_permits(requests);
-    }
-}
-
-impl FlowHooks for Gate {
-    async fn after_record_insert(&self, _scope: &Scope, _key: &IdempotencyKey) -> HookVerdict {
-        match self.0.acquire().await {
-            Ok(permit) => permit.forget(),
-            Err(_closed) => return HookVerdict::Abort,
-        }
-        HookVerdict::Continue
-    }
-}
-
-/// As the server runs it: same-key requests wait in memory, the clock waits for real.
-fn in_one_process<T: RecordTx + Send>(
-    coordinator: Coordinator<ScriptedUnitOfWork<T>, MockReader>,
-    gate: &Gate,
-) -> Coordinator<ScriptedUnitOfWork<T>, MockReader, Gate> {
-    coordinator
-        .with_clock(Arc::new(SleepingClock))
-        .with_in_flight(Arc::new(InFlight::new()))
-        .with_hooks(gate.clone())
 }
 
 /// One execution at most: one transaction, no read.

@@ -14,4 +14,5 @@ mod inbox;
 mod purge;
 mod second_operation;
 mod step_failures;
+mod stored_refusals;
 mod support;

@@ -1,4 +1,4 @@
-//! A toy operation written the way the README's "Adding an operation" says: a validated
+//! A toy operation written the way `docs/adding-an-operation.md` says: a validated
 //! input with its fingerprint fields, its own refusal, a port for its writes, and the
 //! business step, all in this file. Key scoping, concurrency, replay and outcomes come
 //! from the coordinator, which needed no edit for it.
@@ -7,7 +7,7 @@ use std::future::Future;
 
 use application::ports::{CommitError, InsertRecordError, NewRecord, RecordTx, StoreError};
 use application::{
-    Execute, IdempotentOperation, Outcome, Refusal, Refused, StepContext, StepError, json_response,
+    Answer, Execute, IdempotentOperation, Outcome, Refusal, StepContext, StepError, answer,
 };
 use domain::{Completion, FingerprintVersion, Fingerprinted, RecordId, StoredResponse, TenantId};
 use mockall::mock;
@@ -37,12 +37,9 @@ enum NoteRefusal {
 impl Refusal for NoteRefusal {
     const ALL: &'static [Self] = &[Self::NotebookFull];
 
-    fn refused(self) -> Refused {
-        Refused {
-            status: 409,
-            code: "notebook_full",
-            title: "Notebook full",
-            detail: "This tenant's notebook holds no more notes.",
+    fn code(self) -> &'static str {
+        match self {
+            Self::NotebookFull => "notebook_full",
         }
     }
 }
@@ -74,7 +71,7 @@ impl<Tx: NoteRepository + Send> Execute<Tx> for AddNote {
         input: &NewNote,
     ) -> Result<StoredResponse, StepError<NoteRefusal>> {
         let id = tx.insert_note(context.tenant, &input.text).await?;
-        json_response(201, None, id.to_string().into_bytes())
+        answer(Answer::Done, id.to_string().into_bytes())
     }
 }
 
@@ -85,6 +82,8 @@ mock! {
             &mut self,
             record: &NewRecord,
         ) -> impl Future<Output = Result<RecordId, InsertRecordError>> + Send;
+        fn savepoint(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
+        fn rollback_to_savepoint(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
         fn complete(
             &mut self,
             id: RecordId,

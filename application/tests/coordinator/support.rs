@@ -1,19 +1,25 @@
 //! Small builders shared by the coordinator tests, beside the test doubles they use.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use application::ports::{Clock, InsertRecordError, RecordTx, StoreError};
+use application::ports::{
+    Clock, FlowHooks, HookVerdict, InsertRecordError, NoHooks, RecordTx, StoreError,
+};
 use application::{
-    Caller, Coordinator, CoordinatorSettings, CreateOrder, CreateRefusal, Outcome, StepError,
+    Caller, Coordinator, CoordinatorSettings, CreateOrder, CreateRefusal, InFlight, Outcome,
+    StepError,
 };
 use chrono::{DateTime, Utc};
 use domain::{
     ActorId, ClientOrderRef, Completion, ExistingRecord, Fingerprinted, IdempotencyKey, NewOrder,
-    Operation, OrderId, Quantity, RecordId, RecordState, RetentionPolicy, Sku, StoredResponse,
-    TenantId,
+    Operation, OrderId, Quantity, RecordId, RecordState, RetentionPolicy, Scope, Sku,
+    StoredResponse, TenantId,
 };
 use mockall::Sequence;
+use tokio::sync::Semaphore;
 
 pub(crate) use crate::doubles::*;
 
@@ -185,4 +191,52 @@ pub(crate) fn expect_event_added(tx: &mut MockTx) {
 pub(crate) fn expect_rollback_only(tx: &mut MockTx) {
     tx.expect_rollback().times(1).returning(|| ready(Ok(())));
     tx.expect_commit().never();
+}
+
+/// Waits for real (tokio's clock, paused in these tests), as the server's clock does.
+pub(crate) struct SleepingClock;
+
+impl Clock for SleepingClock {
+    fn now(&self) -> DateTime<Utc> {
+        t0()
+    }
+
+    fn pause(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(tokio::time::sleep(duration))
+    }
+}
+
+/// Holds every request after its record insert until the test lets one through.
+#[derive(Clone)]
+pub(crate) struct Gate(Arc<Semaphore>);
+
+impl Gate {
+    pub(crate) fn closed() -> Self {
+        Self(Arc::new(Semaphore::new(0)))
+    }
+
+    pub(crate) fn open(&self, requests: usize) {
+        self.0.add_permits(requests);
+    }
+}
+
+impl FlowHooks for Gate {
+    async fn after_record_insert(&self, _scope: &Scope, _key: &IdempotencyKey) -> HookVerdict {
+        match self.0.acquire().await {
+            Ok(permit) => permit.forget(),
+            Err(_closed) => return HookVerdict::Abort,
+        }
+        HookVerdict::Continue
+    }
+}
+
+/// As the server runs it: same-key requests wait in memory, the clock waits for real.
+pub(crate) fn in_one_process<T: RecordTx + Send, F>(
+    coordinator: Coordinator<ScriptedUnitOfWork<T>, MockReader, NoHooks, F>,
+    gate: &Gate,
+) -> Coordinator<ScriptedUnitOfWork<T>, MockReader, Gate, F> {
+    coordinator
+        .with_clock(Arc::new(SleepingClock))
+        .with_in_flight(Arc::new(InFlight::new()))
+        .with_hooks(gate.clone())
 }

@@ -7,7 +7,9 @@ use actix_web::App;
 use actix_web::middleware::from_fn;
 use adapters::SystemClock;
 use adapters::http::listener::{Limits, bind, http_server};
-use adapters::http::{AppState, JwksVerifier, TokenVerifier, request_context, routes};
+use adapters::http::{
+    AppState, JwksVerifier, ProblemForms, TokenVerifier, request_context, routes,
+};
 use adapters::metrics::Metrics;
 use anyhow::Context;
 use application::{Coordinator, CoordinatorSettings, InFlight, ReplayCache};
@@ -115,7 +117,9 @@ async fn serve_with<S: WorkerStore>(
                     if let Some(cache) = replay_cache {
                         coordinator = coordinator.with_replay_cache(cache);
                     }
-                    let coordinator = coordinator.with_hooks(hooks);
+                    let coordinator = coordinator
+                        .with_hooks(hooks)
+                        .with_refusal_forms(ProblemForms);
                     anyhow::Ok(AppState::new(
                         coordinator,
                         store,

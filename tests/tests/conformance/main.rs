@@ -13,6 +13,7 @@ mod embedded_writer;
 mod inbox;
 mod operations;
 mod outbox;
+mod stored_refusals;
 
 macro_rules! conformance_suite {
     ($store:ident, $backend:ty) => {
@@ -171,6 +172,16 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn admin_sees_the_last_attempts_error_until_a_success() {
                 crate::admin::the_last_attempts_error_is_kept_until_a_success::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn a_stored_refusal_undoes_the_step_and_answers_the_key_again() {
+                crate::stored_refusals::a_stored_refusal_undoes_the_step_and_answers_the_key_again::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn a_refusal_not_stored_leaves_the_key_free() {
+                crate::stored_refusals::a_refusal_not_stored_leaves_the_key_free::<$backend>().await;
             }
 
             #[tokio::test]

@@ -7,11 +7,12 @@ use application::admin::AdminRefusal;
 use application::ports::StoreError;
 
 use crate::http::edge::problem::Problem;
+use crate::http::edge::refusal_form::ProblemForm;
 use crate::http::edge::respond;
 
 pub(crate) fn json(body: Vec<u8>) -> HttpResponse {
     HttpResponse::Ok()
-        .insert_header((CONTENT_TYPE, application::JSON))
+        .insert_header((CONTENT_TYPE, crate::http::edge::respond::JSON))
         .body(body)
 }
 
@@ -30,16 +31,10 @@ pub(crate) fn answered<T>(
         Ok(value) => return json(render(&value)),
         Err(refusal) => refusal,
     };
-    let problem = match &refusal {
-        AdminRefusal::NotFound => Problem::not_found(),
-        AdminRefusal::OperationState(_) | AdminRefusal::KeyState(_) => {
-            Problem::state_conflict(refusal.current_state().unwrap_or("unknown"))
-        }
-        AdminRefusal::KeyRetentionPassed => Problem::key_retention_passed(),
-        AdminRefusal::Busy { retry_after_secs } => Problem::operation_busy(*retry_after_secs),
-        AdminRefusal::Store(error) => return unavailable(what, error),
-    };
-    respond::problem(&problem)
+    if let AdminRefusal::Store(error) = &refusal {
+        return unavailable(what, error);
+    }
+    respond::problem(&refusal.problem())
 }
 
 pub(crate) fn listed<T>(

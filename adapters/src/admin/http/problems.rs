@@ -1,8 +1,12 @@
-//! The admin routes' own problems (`docs/admin.md#refusals`), beside the API's shared
-//! ones in the edge.
+//! The admin routes' problems (`docs/admin.md#refusals`): a bad query, checked here, and
+//! the admin's refusals, named by `application` and given their form here as every
+//! operation's are.
+
+use application::admin::AdminRefusal;
 
 use crate::http::edge::members::FieldError;
 use crate::http::edge::problem::Problem;
+use crate::http::edge::refusal_form::ProblemForm;
 
 impl Problem {
     /// A pointer `/name` names the query parameter `name`.
@@ -16,40 +20,43 @@ impl Problem {
         )
         .with_errors(errors)
     }
+}
 
-    /// `409`: the action does not apply to the resource's `state`, reported with it.
-    #[must_use]
-    pub fn state_conflict(state: &'static str) -> Self {
-        let mut problem = Self::new(
-            409,
-            "state_conflict",
-            "State conflict",
-            "The action does not apply to the current state, given in state.",
-        );
-        problem.state = Some(state);
-        problem
-    }
-
-    #[must_use]
-    pub fn key_retention_passed() -> Self {
-        Self::new(
-            409,
-            "key_retention_passed",
-            "Provider key retention passed",
-            "The provider may have forgotten this operation's key, so a retry could charge twice. Check the provider and resolve instead.",
-        )
-    }
-
-    /// `409` with `Retry-After`: a worker's lease is live for that many more seconds.
-    #[must_use]
-    pub fn operation_busy(retry_after_secs: u64) -> Self {
-        let mut problem = Self::new(
-            409,
-            "operation_busy",
-            "Operation busy",
-            "A worker holds the operation now. Retry after Retry-After seconds.",
-        );
-        problem.retry_after = Some(u32::try_from(retry_after_secs).unwrap_or(u32::MAX));
-        problem
+impl ProblemForm for AdminRefusal {
+    /// A store failure reads as [`Problem::unavailable`]; the route logs its cause.
+    fn problem(&self) -> Problem {
+        let code = self.code();
+        match self {
+            Self::NotFound => Problem::not_found(),
+            // `409`: the action does not apply to the resource's `state`, reported with it.
+            Self::OperationState(_) | Self::KeyState(_) => {
+                let mut problem = Problem::new(
+                    409,
+                    code,
+                    "State conflict",
+                    "The action does not apply to the current state, given in state.",
+                );
+                problem.state = self.current_state();
+                problem
+            }
+            Self::KeyRetentionPassed => Problem::new(
+                409,
+                code,
+                "Provider key retention passed",
+                "The provider may have forgotten this operation's key, so a retry could charge twice. Check the provider and resolve instead.",
+            ),
+            // `409` with `Retry-After`: a worker's lease is live for that many more seconds.
+            Self::Busy { retry_after_secs } => {
+                let mut problem = Problem::new(
+                    409,
+                    code,
+                    "Operation busy",
+                    "A worker holds the operation now. Retry after Retry-After seconds.",
+                );
+                problem.retry_after = Some(u32::try_from(*retry_after_secs).unwrap_or(u32::MAX));
+                problem
+            }
+            Self::Store(_) => Problem::unavailable(),
+        }
     }
 }

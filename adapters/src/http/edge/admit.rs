@@ -6,12 +6,13 @@ use std::time::Duration;
 use actix_web::http::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use actix_web::web::{Bytes, Payload};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
-use application::{Caller, ErrorChain, Outcome, Refusal};
+use application::{Caller, ErrorChain, Outcome};
 use domain::IdempotencyKey;
 
 use super::auth::{Denied, TokenVerifier, authorized};
 use super::key_header::parse_key_header;
 use super::problem::Problem;
+use super::refusal_form::ProblemForm;
 use super::respond;
 use crate::metrics::{Metrics, outcome_label};
 
@@ -112,7 +113,7 @@ pub(crate) fn refused(response: HttpResponse) -> HttpResponse {
 /// The request span's field (and span attribute) that says how the request ended.
 pub(crate) const OUTCOME: &str = "idempotent.outcome";
 
-pub(crate) fn respond_outcome<R: Refusal>(
+pub(crate) fn respond_outcome<R: ProblemForm>(
     metrics: &Metrics,
     name: &'static str,
     outcome: &Outcome<R>,
@@ -124,6 +125,13 @@ pub(crate) fn respond_outcome<R: Refusal>(
         Outcome::Executed { record, response } | Outcome::Replayed { record, response } => {
             span.record("record_id", record.0);
             respond::stored(response, matches!(outcome, Outcome::Replayed { .. }))
+        }
+        // The first answer of a stored refusal: the very bytes every retry will get.
+        Outcome::RejectedAndStored {
+            record, response, ..
+        } => {
+            span.record("record_id", record.0);
+            respond::stored(response, false)
         }
         Outcome::Failed(cause) => {
             tracing::error!(cause = %ErrorChain(cause), "idempotent execution failed");

@@ -8,6 +8,7 @@ pub(crate) mod head_guard;
 pub(crate) mod key_header;
 pub(crate) mod members;
 pub(crate) mod problem;
+pub(crate) mod refusal_form;
 pub(crate) mod request_context;
 pub(crate) mod respond;
 pub(crate) mod strict_json;

@@ -1,12 +1,13 @@
 //! RFC 9457 problem details with a stable `code` (`docs/http-api.md#problem-details`),
 //! and the one mapping from each coordinator outcome and input error to its status.
 
-use application::{Outcome, Refusal, Refused};
+use application::Outcome;
 use domain::KeyError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::members::FieldError;
+use super::refusal_form::ProblemForm;
 
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
@@ -62,12 +63,9 @@ pub struct ProblemField {
 }
 
 impl Problem {
-    pub(crate) fn new(
-        status: u16,
-        code: &'static str,
-        title: &'static str,
-        detail: &'static str,
-    ) -> Self {
+    /// `code` is the refusal's own ([`application::Refusal::code`]) or the edge's.
+    #[must_use]
+    pub fn new(status: u16, code: &'static str, title: &'static str, detail: &'static str) -> Self {
         Self {
             type_uri: format!("urn:problem:{code}"),
             title,
@@ -85,18 +83,16 @@ impl Problem {
         self
     }
 
+    /// `None` for an outcome answered with a stored response.
     #[must_use]
-    pub fn refused(refused: Refused) -> Self {
-        Self::new(refused.status, refused.code, refused.title, refused.detail)
-    }
-
-    #[must_use]
-    pub fn for_outcome<R: Refusal>(outcome: &Outcome<R>) -> Option<Self> {
+    pub fn for_outcome<R: ProblemForm>(outcome: &Outcome<R>) -> Option<Self> {
         Some(match outcome {
-            Outcome::Executed { .. } | Outcome::Replayed { .. } => return None,
+            Outcome::Executed { .. }
+            | Outcome::Replayed { .. }
+            | Outcome::RejectedAndStored { .. } => return None,
             Outcome::KeyReused => Self::key_reused(),
             Outcome::InProgress => Self::in_progress(),
-            Outcome::Rejected(refusal) => Self::refused(refusal.refused()),
+            Outcome::Rejected(refusal) => refusal.problem(),
             Outcome::OutcomeUnknown(_) => Self::outcome_unknown(),
             Outcome::Forbidden => Self::forbidden(),
             Outcome::Failed(_) => Self::internal(),
@@ -224,7 +220,12 @@ impl Problem {
     /// Whether the resource exists in another tenant is never told.
     #[must_use]
     pub fn not_found() -> Self {
-        Self::refused(Refused::NOT_FOUND)
+        Self::new(
+            404,
+            application::NOT_FOUND,
+            "Not found",
+            "No such resource.",
+        )
     }
 
     /// `408`: the body did not arrive within `REQUEST_BODY_TIMEOUT_SECS`; the connection

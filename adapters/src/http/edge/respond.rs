@@ -11,6 +11,9 @@ use super::problem::{PROBLEM_JSON, Problem};
 
 pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
 
+/// The content type of the edge's own JSON answers: reads, probes, the document, the admin's.
+pub(crate) const JSON: &str = "application/json";
+
 pub(crate) fn problem(problem: &Problem) -> HttpResponse {
     let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = HttpResponse::build(status);
@@ -31,7 +34,7 @@ pub(crate) fn read<T>(
     match found {
         Ok(Some(item)) => {
             let mut response = HttpResponse::Ok();
-            response.insert_header((CONTENT_TYPE, application::JSON));
+            response.insert_header((CONTENT_TYPE, JSON));
             let body = render(item, &mut response);
             response.body(body)
         }

@@ -19,7 +19,7 @@ pub(crate) fn describe_get<R: GetRoute>() -> Described {
     let mut schemas = Vec::new();
     schema_of::<R::Answer>(&mut schemas);
     let mut answer = ResponseBuilder::new().description(doc.answer).content(
-        application::JSON,
+        crate::http::edge::respond::JSON,
         ContentBuilder::new()
             .schema(Some(Ref::from_schema_name(R::Answer::name())))
             .build(),

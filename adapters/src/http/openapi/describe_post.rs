@@ -21,6 +21,7 @@ use super::responses::{AuthRefusals, IdempotentRefusals};
 use super::schemas::Replayed;
 use super::{BEARER, Described};
 use crate::http::edge::problem::{PROBLEM_JSON, Problem};
+use crate::http::edge::refusal_form::ProblemForm;
 use crate::http::route::{PathParameter, PostRoute};
 
 pub(crate) fn describe_post<Op: PostRoute>() -> Described {
@@ -46,7 +47,7 @@ pub(crate) fn describe_post<Op: PostRoute>() -> Described {
                 ))
                 .required(Some(Required::True))
                 .content(
-                    application::JSON,
+                    crate::http::edge::respond::JSON,
                     ContentBuilder::new()
                         .schema(Some(Ref::from_schema_name(Op::Request::name())))
                         .example(Some(doc.request_example.clone()))
@@ -71,7 +72,7 @@ pub(crate) fn describe_post<Op: PostRoute>() -> Described {
             doc.answer
         ))
         .content(
-            application::JSON,
+            crate::http::edge::respond::JSON,
             ContentBuilder::new()
                 .schema(Some(Ref::from_schema_name(Op::Answer::name())))
                 .example(Some(doc.answer_example.clone()))
@@ -125,11 +126,11 @@ fn description<Op: PostRoute>(parameter: Option<PathParameter>, own: &str) -> St
 
 /// Besides the shared problems: a key still held (`409`), its own refusals, and `404` for a
 /// path id that names nothing.
-fn own_problems<Op: IdempotentOperation>(has_path_id: bool) -> BTreeMap<u16, Vec<Problem>> {
+fn own_problems<Op: IdempotentOperation<Refusal: ProblemForm>>(
+    has_path_id: bool,
+) -> BTreeMap<u16, Vec<Problem>> {
     let mut by_status: BTreeMap<u16, Vec<Problem>> = BTreeMap::new();
-    let refusals = Op::Refusal::ALL
-        .iter()
-        .map(|refusal| Problem::refused(refusal.refused()));
+    let refusals = Op::Refusal::ALL.iter().map(ProblemForm::problem);
     let not_found = has_path_id.then(Problem::not_found);
     for problem in std::iter::once(Problem::in_progress())
         .chain(refusals)

@@ -3,12 +3,14 @@
 
 use std::borrow::Cow;
 
-use domain::KeyError;
+use application::admin::{AdminRefusal, KeyState};
+use domain::{KeyError, OperationState};
 use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 
 use crate::http::edge::problem::Problem;
+use crate::http::edge::refusal_form::ProblemForm;
 
 /// A [`Problem`] whose `status` and `code` are those of `problems` (one status).
 pub(crate) fn narrowed(problems: &[Problem]) -> RefOr<Schema> {
@@ -105,13 +107,13 @@ problem_schema! {
 }
 problem_schema! {
     AdminConflict => [
-        Problem::state_conflict("needs_review"),
-        Problem::key_retention_passed(),
-        Problem::operation_busy(1),
+        AdminRefusal::OperationState(OperationState::NeedsReview).problem(),
+        AdminRefusal::KeyRetentionPassed.problem(),
+        AdminRefusal::Busy { retry_after_secs: 1 }.problem(),
     ]
 }
 problem_schema! {
-    KeyConflict => [Problem::state_conflict("processing")]
+    KeyConflict => [AdminRefusal::KeyState(KeyState::Processing).problem()]
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ pub(crate) async fn openapi_json() -> HttpResponse {
         return respond::problem(&Problem::internal());
     }
     HttpResponse::Ok()
-        .insert_header((CONTENT_TYPE, application::JSON))
+        .insert_header((CONTENT_TYPE, crate::http::edge::respond::JSON))
         .body(document)
 }
 

@@ -20,7 +20,7 @@ use crate::metrics::METRICS_CONTENT_TYPE;
 )]
 pub(crate) async fn healthz() -> HttpResponse {
     HttpResponse::Ok()
-        .insert_header((CONTENT_TYPE, application::JSON))
+        .insert_header((CONTENT_TYPE, crate::http::edge::respond::JSON))
         .body(r#"{"status":"ok"}"#)
 }
 
@@ -53,7 +53,7 @@ pub(crate) async fn readyz<S: ServiceStore, H: FlowHooks + 'static>(
         )
     };
     response
-        .insert_header((CONTENT_TYPE, application::JSON))
+        .insert_header((CONTENT_TYPE, crate::http::edge::respond::JSON))
         .body(body)
 }
 

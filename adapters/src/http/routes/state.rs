@@ -10,10 +10,11 @@ use application::ports::FlowHooks;
 
 use super::store::ServiceStore;
 use crate::http::edge::auth::TokenVerifier;
+use crate::http::edge::refusal_form::ProblemForms;
 use crate::metrics::Metrics;
 
 pub struct AppState<S, H> {
-    pub(crate) coordinator: Coordinator<S, S, H>,
+    pub(crate) coordinator: Coordinator<S, S, H, ProblemForms>,
     pub(crate) store: S,
     pub(crate) keys: TokenVerifier,
     pub(crate) metrics: Arc<Metrics>,
@@ -35,7 +36,7 @@ impl<S: ServiceStore, H: FlowHooks + 'static> AppState<S, H> {
     /// One per HTTP worker, with its own store (connection pool): requests and their
     /// connections stay on the worker's runtime, with no hand-over between threads.
     pub fn new(
-        coordinator: Coordinator<S, S, H>,
+        coordinator: Coordinator<S, S, H, ProblemForms>,
         store: S,
         keys: TokenVerifier,
         metrics: Arc<Metrics>,

@@ -4,14 +4,35 @@
 mod body;
 mod sql;
 
-use application::orders::{CancelOrder, OrderCancellation};
+use application::Refusal;
+use application::orders::{CancelOrder, CancelRefusal, OrderCancellation};
 use utoipa::ToSchema;
 
 use body::decode_cancel_body;
 
 use super::read::OrderDocument;
 use super::{ORDER_ID, order_in_path};
+use crate::http::edge::problem::Problem;
+use crate::http::edge::refusal_form::ProblemForm;
 use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
+
+impl ProblemForm for CancelRefusal {
+    /// One code for every reason an existing order stays; the detail says which.
+    fn problem(&self) -> Problem {
+        let not_cancellable =
+            |detail| Problem::new(409, self.code(), "Order not cancellable", detail);
+        match self {
+            Self::OrderNotFound => Problem::not_found(),
+            Self::AlreadyCancelled => not_cancellable("This order is already cancelled."),
+            Self::CapturePending => {
+                not_cancellable("This order has a pending payment capture; it cannot be cancelled.")
+            }
+            Self::CaptureSucceeded => not_cancellable(
+                "This order has a succeeded payment capture; it cannot be cancelled.",
+            ),
+        }
+    }
+}
 
 impl PostRoute for CancelOrder {
     const PATH: &'static str = "/api/orders/{order_id}/cancel";
@@ -74,6 +95,24 @@ pub(crate) struct CancelRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_refusal_but_not_found_is_order_not_cancellable_with_its_own_detail() {
+        let details: Vec<&str> = CancelRefusal::ALL[1..]
+            .iter()
+            .map(|refusal| {
+                let refused = refusal.problem();
+                assert_eq!(
+                    (refused.status, refused.code),
+                    (409, "order_not_cancellable")
+                );
+                refused.detail
+            })
+            .collect();
+        assert_eq!(details.len(), 3);
+        assert!(details.windows(2).all(|pair| pair[0] != pair[1]));
+        assert_eq!(CancelRefusal::OrderNotFound.problem(), Problem::not_found());
+    }
 
     #[test]
     fn the_request_schema_reads_what_the_decoder_accepts() {

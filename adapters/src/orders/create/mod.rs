@@ -3,14 +3,29 @@
 mod body;
 mod sql;
 
-use application::CreateOrder;
+use application::{CreateOrder, CreateRefusal, Refusal};
 use domain::NewOrder;
 use utoipa::ToSchema;
 
 pub use body::decode_new_order;
 
 use super::read::OrderDocument;
+use crate::http::edge::problem::Problem;
+use crate::http::edge::refusal_form::ProblemForm;
 use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
+
+impl ProblemForm for CreateRefusal {
+    fn problem(&self) -> Problem {
+        match self {
+            Self::ClientOrderRefConflict => Problem::new(
+                409,
+                self.code(),
+                "clientOrderRef already used",
+                "An order with this clientOrderRef already exists in this tenant.",
+            ),
+        }
+    }
+}
 
 impl PostRoute for CreateOrder {
     const PATH: &'static str = "/api/orders";

@@ -4,14 +4,38 @@
 mod body;
 mod sql;
 
-use application::payments::CapturePayment;
+use application::Refusal;
+use application::payments::{CapturePayment, CaptureRefusal};
 use domain::PaymentCapture;
 use utoipa::ToSchema;
 
 pub use body::{CaptureBody, decode_capture_body};
 
 use super::read::OperationState;
+use crate::http::edge::problem::Problem;
+use crate::http::edge::refusal_form::ProblemForm;
 use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
+
+impl ProblemForm for CaptureRefusal {
+    fn problem(&self) -> Problem {
+        match self {
+            // Nothing about the order is revealed beyond "not yours or not there".
+            Self::OrderNotFound => Problem::not_found(),
+            Self::PaymentExists => Problem::new(
+                409,
+                self.code(),
+                "Payment exists",
+                "This order already has a pending or succeeded payment capture.",
+            ),
+            Self::OrderCancelled => Problem::new(
+                409,
+                self.code(),
+                "Order cancelled",
+                "This order is cancelled; it takes no payment capture.",
+            ),
+        }
+    }
+}
 use crate::orders::{ORDER_ID, order_in_path};
 
 impl PostRoute for CapturePayment {

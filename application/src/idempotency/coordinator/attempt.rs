@@ -5,7 +5,7 @@ use domain::{Completion, ExistingRecord, Fingerprint, RecordId, RecordState, Sto
 use tracing::Instrument;
 
 use super::{Coordinator, Request};
-use crate::idempotency::operation::{Execute, StepContext, StepError};
+use crate::idempotency::operation::{Execute, Refusal, RefusalForms, StepContext, StepError};
 use crate::idempotency::outcome::{FailureCause, Outcome, UnknownCause};
 use crate::ports::{
     CommitError, FlowHooks, HookVerdict, InsertRecordError, NewRecord, RecordReader, RecordTx,
@@ -19,15 +19,22 @@ pub(super) enum Attempt<R> {
         response: StoredResponse,
         record: ExistingRecord,
     },
+    /// Committed with the refusal as the key's answer, and nothing else of the step.
+    Stored {
+        refusal: R,
+        response: StoredResponse,
+        record: ExistingRecord,
+    },
     Deadlocked,
     /// Resolved by a fresh read, never by running again.
     KeyAlreadyRegistered,
 }
 
-impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
+impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     pub(super) async fn attempt<Op>(&self, request: &Request<'_, Op>) -> Attempt<Op::Refusal>
     where
         Op: Execute<U::Tx>,
+        F: RefusalForms<Op::Refusal>,
     {
         let (scope, key, fingerprint) = (&request.scope, request.key, request.fingerprint);
         let mut tx = match self.unit_of_work.begin().await {
@@ -55,6 +62,11 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         if self.hooks.after_record_insert(scope, key).await == HookVerdict::Abort {
             return rollback_with(tx, failed(FailureCause::Aborted)).await;
         }
+        // Only an operation that may store a refusal pays for the mark its undo needs.
+        let may_store = Op::Refusal::ALL.iter().any(|refusal| refusal.is_stored());
+        if may_store && let Err(error) = tx.savepoint().await {
+            return rollback_with(tx, classify(error)).await;
+        }
         let context = StepContext {
             tenant: scope.tenant,
             actor: scope.actor,
@@ -62,6 +74,11 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         };
         let response = match request.op.execute(&mut tx, context, request.input).await {
             Ok(response) => response,
+            Err(StepError::Rejected(refusal)) if may_store && refusal.is_stored() => {
+                return self
+                    .store_refusal(tx, record_id, fingerprint, refusal)
+                    .await;
+            }
             Err(StepError::Rejected(rejection)) => {
                 return rollback_with(tx, Attempt::Finished(Outcome::Rejected(rejection))).await;
             }
@@ -72,6 +89,37 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
         };
         self.complete_and_commit(tx, record_id, fingerprint, response)
             .await
+    }
+
+    /// The step's writes are undone; the record completes with the refusal's form.
+    async fn store_refusal<Rf: Refusal>(
+        &self,
+        mut tx: U::Tx,
+        record: RecordId,
+        fingerprint: Fingerprint,
+        refusal: Rf,
+    ) -> Attempt<Rf>
+    where
+        F: RefusalForms<Rf>,
+    {
+        if let Err(error) = tx.rollback_to_savepoint().await {
+            return rollback_with(tx, classify(error)).await;
+        }
+        let response = match self.forms.stored(refusal) {
+            Ok(response) => response,
+            Err(error) => return rollback_with(tx, failed(FailureCause::Internal(error))).await,
+        };
+        match self
+            .complete_and_commit(tx, record, fingerprint, response)
+            .await
+        {
+            Attempt::Executed { response, record } => Attempt::Stored {
+                refusal,
+                response,
+                record,
+            },
+            other => other,
+        }
     }
 
     async fn complete_and_commit<Rf>(

@@ -17,7 +17,7 @@ pub(super) enum Read<R> {
     GoOn,
 }
 
-impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
+impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     /// The read before a rerun: a winner elsewhere may have finished. A timed-out read ends
     /// as an unknown outcome, and another request's running record as key reuse.
     pub(super) async fn read_after_deadlock<Op: IdempotentOperation>(

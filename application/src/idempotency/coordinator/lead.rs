@@ -8,11 +8,11 @@ use super::attempt::Attempt;
 use super::existing::Read;
 use super::retry_pause::retry_pause;
 use super::{Coordinator, Request};
-use crate::idempotency::operation::Execute;
+use crate::idempotency::operation::{Execute, RefusalForms};
 use crate::idempotency::outcome::{FailureCause, Outcome};
 use crate::ports::{FlowHooks, RecordReader, UnitOfWork};
 
-impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
+impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     /// The database's way: the transaction, and a fresh read when the key is taken. Gives
     /// back the key's record too when it ended COMPLETED, for this process's followers.
     ///
@@ -25,10 +25,14 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     ) -> (Outcome<Op::Refusal>, Option<ExistingRecord>)
     where
         Op: Execute<U::Tx>,
+        F: RefusalForms<Op::Refusal>,
     {
         let (outcome, record) = self.execute_once(request).await;
         let completed = record.filter(|record| matches!(record.state, RecordState::Completed(_)));
-        let executed_here = matches!(outcome, Outcome::Executed { .. });
+        let executed_here = matches!(
+            outcome,
+            Outcome::Executed { .. } | Outcome::RejectedAndStored { .. }
+        );
         if let (Some(cache), Some(record), false) = (&self.replay_cache, &completed, executed_here)
         {
             cache.remember(&request.scope, request.key, record, self.clock.now());
@@ -44,6 +48,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
     ) -> (Outcome<Op::Refusal>, Option<ExistingRecord>)
     where
         Op: Execute<U::Tx>,
+        F: RefusalForms<Op::Refusal>,
     {
         let attempts = self.settings.max_attempts.max(1);
         for attempt in 1..=attempts {
@@ -52,6 +57,18 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks> Coordinator<U, R, H> {
                 Attempt::Finished(outcome) => return (outcome, None),
                 Attempt::Executed { response, record } => {
                     let outcome = Outcome::Executed {
+                        record: record.id,
+                        response,
+                    };
+                    return (outcome, Some(record));
+                }
+                Attempt::Stored {
+                    refusal,
+                    response,
+                    record,
+                } => {
+                    let outcome = Outcome::RejectedAndStored {
+                        refusal,
                         record: record.id,
                         response,
                     };
