@@ -3,8 +3,10 @@
 //! [`mysql::classify`]) and kept as its cause.
 
 pub mod admin;
+pub mod api;
 mod clock;
 pub mod http;
+pub mod leased;
 pub mod metrics;
 pub mod mysql;
 pub mod nats;
@@ -18,3 +20,5 @@ pub mod sqlite;
 pub mod telemetry;
 
 pub use clock::SystemClock;
+/// The strict decoder of an order's body, for the property tests and the fuzzer.
+pub use orders::decode_new_order;

@@ -6,6 +6,7 @@ mod caller;
 mod error_chain;
 pub mod events;
 mod idempotency;
+pub mod leased;
 pub mod orders;
 pub mod payments;
 pub mod ports;
@@ -22,9 +23,9 @@ pub use events::{
 pub use idempotency::{
     Answer, BoxError, Coordinator, CoordinatorSettings, Execute, FailureCause, IdempotentOperation,
     InFlight, JSON, Location, NOT_FOUND, NoRefusal, NoRefusalForms, Outcome, PurgeSettings,
-    Refusal, RefusalForms, ReplayCache, ReplayCacheSettings, StepContext, StepError, UnknownCause,
-    answer, purge_expired,
+    Refusal, RefusalForms, ReplayCache, ReplayCacheSettings, StepContext, StepError, Steps,
+    UnknownCause, answer, purge_expired,
 };
 pub use orders::{CreateOrder, CreateRefusal, Order, ReadOrder};
-pub use reads::{ReadFrom, TenantRead};
+pub use reads::{ReadFrom, Reads, TenantRead};
 pub use timestamps::rfc3339_micros;

@@ -32,3 +32,23 @@ pub trait ReadFrom<S>: TenantRead {
         id: Self::Id,
     ) -> impl Future<Output = Result<Option<Self::View>, StoreError>> + Send;
 }
+
+/// `R` seen from the store it reads: implemented for every store `R` reads from, so a list
+/// of reads can be a store's bound (`S: Reads<ReadOrder> + Reads<ReadOperation>`).
+pub trait Reads<R: TenantRead>: Send + Sync {
+    fn read(
+        &self,
+        tenant: TenantId,
+        id: R::Id,
+    ) -> impl Future<Output = Result<Option<R::View>, StoreError>> + Send;
+}
+
+impl<S: Send + Sync, R: ReadFrom<S>> Reads<R> for S {
+    fn read(
+        &self,
+        tenant: TenantId,
+        id: R::Id,
+    ) -> impl Future<Output = Result<Option<R::View>, StoreError>> + Send {
+        R::find(self, tenant, id)
+    }
+}

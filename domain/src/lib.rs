@@ -15,7 +15,7 @@ mod token_chars;
 pub use fingerprint::{Fingerprint, FingerprintVersion, Fingerprinted, canonical_bytes};
 pub use key::{IdempotencyKey, KeyError};
 pub use lease::{Generation, Lease, LeaseLost, LeaseView, Leased, OwnerId, OwnerIdError};
-pub use operator::{AttemptError, ChargeId, OperatorAction, Resolution};
+pub use operator::{AttemptError, OperatorAction, ProviderId, Resolution};
 pub use order::{
     ClientOrderRef, NewOrder, OrderId, OrderStatus, Quantity, QuantityError, Sku, UnknownStatus,
 };

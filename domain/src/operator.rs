@@ -5,12 +5,12 @@
 use crate::payment::OperationState;
 use crate::token_chars::{TokenTextError, check_token_text};
 
-/// The provider's id of a charge a person found there: the stand-in's and most providers'
-/// ids (`ch_...`) are letters, digits, `-` and `_`.
+/// The other service's id of the work a person found done there (a charge, a refund): the
+/// stand-in's and most providers' ids (`ch_...`) are letters, digits, `-` and `_`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ChargeId(String);
+pub struct ProviderId(String);
 
-impl ChargeId {
+impl ProviderId {
     pub const MAX_CHARS: usize = 128;
 
     /// # Errors
@@ -29,9 +29,9 @@ impl ChargeId {
 /// What a person found at the provider for an operation needing review.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resolution {
-    /// Charged: the operation's payment is recorded with this charge.
-    Succeeded(ChargeId),
-    /// Not charged: the order may be captured again.
+    /// Done: the operation's kind records its success with this id.
+    Succeeded(ProviderId),
+    /// Not done: for a capture, the order may be captured again.
     Declined,
 }
 
@@ -89,16 +89,20 @@ pub enum AttemptError {
     Malformed,
     /// The operation outlived the provider's memory of its key, so no call was made.
     KeyRetentionPassed,
+    /// What the operation stored at acceptance no longer reads as its kind's job, so no
+    /// call was made.
+    InputUnreadable,
 }
 
 impl AttemptError {
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Timeout,
         Self::Transport,
         Self::ProviderStatus,
         Self::Refused,
         Self::Malformed,
         Self::KeyRetentionPassed,
+        Self::InputUnreadable,
     ];
 
     #[must_use]
@@ -110,6 +114,7 @@ impl AttemptError {
             Self::Refused => "refused",
             Self::Malformed => "malformed",
             Self::KeyRetentionPassed => "key_retention_passed",
+            Self::InputUnreadable => "input_unreadable",
         }
     }
 
@@ -126,7 +131,7 @@ mod tests {
 
     #[test]
     fn resolving_and_retrying_leave_review_and_cancelling_leaves_pending() {
-        let charge = ChargeId::parse("ch_1").unwrap();
+        let charge = ProviderId::parse("ch_1").unwrap();
         let cases = [
             (
                 OperatorAction::Resolve(Resolution::Succeeded(charge)),
@@ -157,12 +162,12 @@ mod tests {
 
     #[test]
     fn charge_ids_are_token_text_of_at_most_128_characters() {
-        assert!(ChargeId::parse("ch_0123abcdef-X").is_ok());
-        assert!(ChargeId::parse(&"c".repeat(128)).is_ok());
+        assert!(ProviderId::parse("ch_0123abcdef-X").is_ok());
+        assert!(ProviderId::parse(&"c".repeat(128)).is_ok());
         for bad in ["", "ch 1", "ch/1", "ch\u{e9}"] {
-            assert!(ChargeId::parse(bad).is_err(), "{bad:?}");
+            assert!(ProviderId::parse(bad).is_err(), "{bad:?}");
         }
-        assert!(ChargeId::parse(&"c".repeat(129)).is_err());
+        assert!(ProviderId::parse(&"c".repeat(129)).is_err());
     }
 
     #[test]

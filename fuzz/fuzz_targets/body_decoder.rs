@@ -4,7 +4,7 @@
 //! same fingerprint.
 #![no_main]
 
-use adapters::http::decode_new_order;
+use adapters::decode_new_order;
 use domain::{Fingerprinted, NewOrder, Operation};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};

@@ -4,7 +4,6 @@
 mod cli;
 mod commands;
 mod config;
-mod counting_provider;
 mod hooks;
 mod provider;
 mod signals;

@@ -3,7 +3,7 @@
 
 use std::future::Future;
 
-use adapters::http::ServiceStore;
+use adapters::api::ServiceStore;
 use adapters::mysql::{MysqlConfig, MysqlStore};
 use adapters::sqlite::{SqliteConfig, SqliteStore};
 use anyhow::Context;

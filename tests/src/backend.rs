@@ -3,10 +3,11 @@
 
 use std::future::Future;
 
-use adapters::http::ServiceStore;
+use adapters::api::ServiceStore;
+use application::orders::OrderCancellations;
 use application::ports::{
-    InboxTx, OperationCensus, OperationStore, OutboxRelayStore, RecordPurger, ShipmentRepository,
-    UnitOfWork,
+    CaptureAcceptance, InboxTx, OperationCensus, OperationReader, OperationStore, OrderReader,
+    OrderRepository, OutboxRelayStore, OutboxWriter, RecordPurger, ShipmentRepository, UnitOfWork,
 };
 
 /// A fresh, migrated database of one store kind, with the checks the cases make.
@@ -17,7 +18,16 @@ pub trait Backend: Sized + Send + Sync + 'static {
         + OutboxRelayStore
         + OperationStore
         + OperationCensus
-        + UnitOfWork<Tx: InboxTx + ShipmentRepository>;
+        + OperationReader
+        + OrderReader
+        + UnitOfWork<
+            Tx: InboxTx
+                    + ShipmentRepository
+                    + OrderRepository
+                    + OutboxWriter
+                    + OrderCancellations
+                    + CaptureAcceptance,
+        >;
 
     /// A fresh database; a writer waits up to 5 s for another's same-key transaction.
     fn create() -> impl Future<Output = Self> + Send {
@@ -26,6 +36,13 @@ pub trait Backend: Sized + Send + Sync + 'static {
 
     /// A fresh database whose writers wait at most `secs` for each other.
     fn create_with_lock_wait(secs: u32) -> impl Future<Output = Self> + Send;
+
+    /// A fresh database migrated only up to and including the migration whose name begins
+    /// with `last`, as an older version left it; `store().migrate()` runs the rest.
+    fn create_migrated_through(last: &str) -> impl Future<Output = Self> + Send;
+
+    /// Runs the migrations still pending; answers their names.
+    fn migrate_rest(&self) -> impl Future<Output = Vec<String>> + Send;
 
     /// The store.
     fn store(&self) -> &Self::Store;
@@ -61,6 +78,14 @@ impl Backend for crate::TestDb {
 
     async fn create_with_lock_wait(secs: u32) -> Self {
         Self::with_lock_wait(secs).await
+    }
+
+    async fn create_migrated_through(last: &str) -> Self {
+        Self::migrated_through(&crate::TestServer::from_env(), 5, "", Some(last)).await
+    }
+
+    async fn migrate_rest(&self) -> Vec<String> {
+        self.store().migrate().await.expect("migrate")
     }
 
     fn store(&self) -> &Self::Store {

@@ -88,6 +88,19 @@ impl TestDb {
     /// # Panics
     /// When the server cannot be reached or migrations fail.
     pub async fn on(server: &TestServer, secs: u32, session_setup: &str) -> Self {
+        Self::migrated_through(server, secs, session_setup, None).await
+    }
+
+    /// [`Self::on`], migrated up to and including `last` only (all migrations without one).
+    ///
+    /// # Panics
+    /// When the server cannot be reached or migrations fail.
+    pub async fn migrated_through(
+        server: &TestServer,
+        secs: u32,
+        session_setup: &str,
+        last: Option<&str>,
+    ) -> Self {
         let name = format!("it_{}", uuid::Uuid::new_v4().simple());
         let mut admin = AsyncMysqlConnection::establish(&server.url_for(""))
             .await
@@ -117,7 +130,7 @@ impl TestDb {
         })
         .await
         .expect("connect the store");
-        store.migrate().await.expect("migrate");
+        store.migrate_through(last).await.expect("migrate");
         let info = store.server_info().await.expect("server info");
         record_environment(&info);
         Self {

@@ -17,6 +17,7 @@ mod gate;
 mod global_status;
 mod identity_provider;
 mod invariants;
+pub mod leased;
 mod nats;
 pub mod otlp;
 mod pause;

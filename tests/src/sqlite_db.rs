@@ -33,10 +33,9 @@ impl std::fmt::Debug for SqliteDb {
     }
 }
 
-impl Backend for SqliteDb {
-    type Store = SqliteStore;
-
-    async fn create_with_lock_wait(secs: u32) -> Self {
+impl SqliteDb {
+    /// A fresh file migrated up to and including `last` only (all migrations without one).
+    async fn migrated_through(secs: u32, last: Option<&str>) -> Self {
         let dir = std::env::temp_dir().join(format!("it-sqlite-{}", uuid::Uuid::new_v4()));
         let path = dir.join("orders.sqlite3");
         let store = SqliteStore::open(&SqliteConfig {
@@ -46,7 +45,10 @@ impl Backend for SqliteDb {
         })
         .await
         .expect("open the SQLite store");
-        store.migrate().await.expect("migrate the SQLite store");
+        store
+            .migrate_through(last)
+            .await
+            .expect("migrate the SQLite store");
         let admin = Admin::establish(path.to_str().expect("UTF-8 temp path"))
             .await
             .expect("admin connection");
@@ -56,6 +58,25 @@ impl Backend for SqliteDb {
             store,
             admin: Mutex::new(admin),
         }
+    }
+}
+
+impl Backend for SqliteDb {
+    type Store = SqliteStore;
+
+    async fn create_with_lock_wait(secs: u32) -> Self {
+        Self::migrated_through(secs, None).await
+    }
+
+    async fn create_migrated_through(last: &str) -> Self {
+        Self::migrated_through(5, Some(last)).await
+    }
+
+    async fn migrate_rest(&self) -> Vec<String> {
+        self.store
+            .migrate()
+            .await
+            .expect("migrate the SQLite store")
     }
 
     fn store(&self) -> &SqliteStore {

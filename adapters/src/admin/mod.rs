@@ -8,5 +8,5 @@ mod reads;
 mod store;
 mod writes;
 
-pub use crate::payments::read::parse_operation_id;
+pub use crate::leased::parse_operation_id;
 pub use http::{BadParameters, OperationsQuery, audit_query, key_query, operations_query};

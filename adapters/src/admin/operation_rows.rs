@@ -1,5 +1,5 @@
-//! An operation as an admin reads it, with its payment, checked before it becomes the
-//! application's view.
+//! An operation as an admin reads it, with its kind's input and result as stored, checked
+//! before it becomes the application's view.
 
 use application::admin::AdminOperation;
 use application::ports::StoreError;
@@ -9,12 +9,12 @@ use diesel::prelude::*;
 use domain::{AttemptError, Generation, OperationState};
 use uuid::Uuid;
 
-use crate::payments::read_sql::{payment_columns, payment_view};
+use crate::leased::stored_members;
 use crate::sql::bad_value::bad_row;
-use crate::sql::rows::{stored_capture, stored_tenant};
-use crate::sql::schema::{operations, payments};
+use crate::sql::rows::{stored_order, stored_tenant};
+use crate::sql::schema::operations;
 
-/// An operation's columns and its payment's, as [`Columns`] reads them.
+/// An operation's columns, as [`Columns`] reads them.
 #[dsl::auto_type]
 pub(crate) fn admin_columns() -> _ {
     (
@@ -23,8 +23,7 @@ pub(crate) fn admin_columns() -> _ {
             operations::operation_type,
             operations::tenant_id,
             operations::order_id,
-            operations::amount,
-            operations::currency,
+            operations::input,
             operations::state,
             operations::attempts,
             operations::next_attempt_at,
@@ -37,20 +36,15 @@ pub(crate) fn admin_columns() -> _ {
             operations::last_error,
             operations::created_at,
             operations::updated_at,
+            operations::result,
         ),
-        {
-            let payment: payment_columns = payment_columns();
-            payment
-        },
     )
 }
 
-/// Operations with their payments, for the admin's reads.
+/// Operations, for the admin's reads.
 #[dsl::auto_type]
-pub(crate) fn with_payments() -> _ {
-    operations::table
-        .left_join(payments::table)
-        .select(admin_columns())
+pub(crate) fn admin_operations() -> _ {
+    operations::table.select(admin_columns())
 }
 
 pub(crate) type Columns = (
@@ -59,7 +53,6 @@ pub(crate) type Columns = (
         Vec<u8>,
         i64,
         i64,
-        i32,
         Vec<u8>,
         String,
         i32,
@@ -73,28 +66,34 @@ pub(crate) type Columns = (
         Option<String>,
         NaiveDateTime,
         NaiveDateTime,
+        Vec<u8>,
     ),
-    Option<(i64, Vec<u8>, i32, Vec<u8>)>,
 );
 
 /// A row that breaks the domain's rules is corrupt and says so.
 pub(crate) fn operation_view(
     (
-        (id, operation_type, tenant_id, order_id, amount, currency, state, attempts, next),
-        (lease_owner, lease_expires_at, generation, downstream_key, last_error, created, updated),
-        payment,
+        (id, operation_type, tenant_id, order_id, input, state, attempts, next),
+        (
+            lease_owner,
+            lease_expires_at,
+            generation,
+            downstream_key,
+            last_error,
+            created,
+            updated,
+            result,
+        ),
     ): Columns,
 ) -> Result<AdminOperation, StoreError> {
     let corrupt = |column| bad_row("operations", column);
     let text = |bytes: Vec<u8>, column| String::from_utf8(bytes).map_err(|_| corrupt(column));
-    let capture = stored_capture(order_id, amount, &currency)?;
     Ok(AdminOperation {
         id: Uuid::from_slice(&id).map_err(|_| corrupt("id"))?,
         operation_type: text(operation_type, "type")?,
         tenant: stored_tenant(tenant_id)?,
-        order: capture.order,
-        amount: capture.amount,
-        currency: capture.currency,
+        order: stored_order(order_id)?,
+        input: stored_members(&input, "input")?,
         state: OperationState::from_stored(&state).map_err(|_| corrupt("state"))?,
         attempts: u32::try_from(attempts).map_err(|_| corrupt("attempts"))?,
         next_attempt_at: next.and_utc(),
@@ -109,6 +108,6 @@ pub(crate) fn operation_view(
         last_error: last_error.as_deref().and_then(AttemptError::from_stored),
         accepted_at: created.and_utc(),
         updated_at: updated.and_utc(),
-        payment: payment.map(payment_view).transpose()?,
+        result: stored_members(&result, "result")?,
     })
 }

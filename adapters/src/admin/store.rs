@@ -3,22 +3,21 @@
 
 use application::admin::{
     AdminOperation, AdminScope, AdminStore, AuditCursor, AuditEntry, AuditEvent, KeyAddress,
-    KeyRecordView, KeyState, OperationChange, OperationCursor, OperationFilter,
+    KeyRecordView, KeyState, OperationChange, OperationCursor, OperationFilter, Recording,
 };
 use application::ports::{StoreError, UnitOfWork};
 use diesel::dsl;
 use diesel::prelude::*;
-use domain::{OperatorAction, Resolution};
 use uuid::Uuid;
 
 use super::audit_rows::AuditRow;
-use super::operation_rows::{operation_view, with_payments};
+use super::operation_rows::{admin_operations, operation_view};
 use super::reads::load_rows;
 use super::writes::{change_operation, evict_completed, insert_audit};
+use crate::leased::record_end;
 use crate::sql::bad_value::bad_row;
 use crate::sql::both_stores::for_both_stores;
 use crate::sql::commit_if::commit_if;
-use crate::sql::operations::insert_payment;
 use crate::sql::rows::{COMPLETED, PROCESSING, to_i64};
 use crate::sql::schema::{api_idempotency, audit_events, operations};
 
@@ -89,7 +88,7 @@ for_both_stores! {
             after: Option<OperationCursor>,
             limit: usize,
         ) -> Result<Vec<AdminOperation>, StoreError> {
-            let mut query = with_payments().into_boxed();
+            let mut query = admin_operations().into_boxed();
             for tenant in [tenant_of(scope)?, filter.tenant.map(|t| to_i64(t.get())).transpose()?]
                 .into_iter()
                 .flatten()
@@ -133,7 +132,7 @@ for_both_stores! {
             scope: AdminScope,
             id: Uuid,
         ) -> Result<Option<AdminOperation>, StoreError> {
-            let mut query = with_payments()
+            let mut query = admin_operations()
                 .filter(operations::id.eq(id.as_bytes().to_vec()))
                 .into_boxed();
             if let Some(tenant) = tenant_of(scope)? {
@@ -147,20 +146,19 @@ for_both_stores! {
             &self,
             change: &OperationChange<'_>,
             audit: &AuditEntry,
+            recording: Option<Recording<'_, Self::Tx>>,
         ) -> Result<bool, StoreError> {
             let mut tx = self.begin().await?;
             let changed = tx
-                .run("operator change", async |conn, _| {
-                    if !change_operation(conn, change).await? {
-                        return Ok(false);
-                    }
-                    if let OperatorAction::Resolve(Resolution::Succeeded(charge)) = change.action {
-                        let now = change.now.naive_utc();
-                        insert_payment(conn, change.id, charge.as_str(), now).await?;
-                    }
-                    insert_audit(conn, audit).await.map(|()| true)
-                })
+                .run("operator change", async |conn, _| change_operation(conn, change).await)
                 .await?;
+            if changed {
+                if let Some(Recording { step, end }) = recording {
+                    record_end(&mut tx, step, end).await?;
+                }
+                tx.run("audit insert", async |conn, _| insert_audit(conn, audit).await)
+                    .await?;
+            }
             commit_if(tx, changed).await
         }
 

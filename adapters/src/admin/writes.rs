@@ -10,10 +10,10 @@ use diesel::query_builder::{QueryFragment, QueryId};
 use diesel_async::RunQueryDsl;
 
 use super::audit_rows::NewAuditRow;
+use crate::leased::fenced::unleased;
 use crate::sql::bad_value::OutOfRange;
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
-use crate::sql::operations::unleased;
 use crate::sql::rows::{COMPLETED, to_i64};
 use crate::sql::schema::{api_idempotency, audit_events, operations};
 

@@ -1,5 +1,6 @@
-//! The HTTP edge over actix-web: the checks every route shares (`edge`), the routes and
-//! their one registration list (`routes`), and the OpenAPI document (`openapi`).
+//! The HTTP edge over actix-web: the checks every route shares (`edge`), the generic
+//! handlers and the macro the one list of routes (`crate::api`) is written in (`routes`),
+//! and the OpenAPI document's builder (`openapi`). It names no operation.
 
 pub(crate) mod edge;
 pub mod listener;
@@ -7,8 +8,6 @@ pub(crate) mod openapi;
 pub(crate) mod route;
 pub(crate) mod routes;
 
-pub use crate::orders::decode_new_order;
-pub use crate::payments::{CaptureBody, decode_capture_body};
 pub use edge::auth::jwks::{
     ClaimNames, FetchError, JwksSettings, JwksSource, KeySetError, LoadError,
 };
@@ -23,7 +22,7 @@ pub use edge::refusal_form::{ProblemForm, ProblemForms};
 pub use edge::request_context::{REQUEST_ID, request_context};
 pub use edge::respond::IDEMPOTENT_REPLAYED;
 pub use openapi::ApiDoc;
-pub use routes::{AppState, OperationsTx, ServiceStore, openapi_document, routes};
+pub use routes::AppState;
 
 pub use edge::admit::BODY_LIMIT_BYTES;
 pub use edge::admit::IDEMPOTENCY_KEY;

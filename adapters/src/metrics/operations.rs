@@ -1,5 +1,6 @@
-//! The capture workers' metrics (`docs/http-api.md#metrics`).
+//! The workers' metrics (`docs/http-api.md#metrics`), for operations of every kind.
 
+use application::leased::CallObserver;
 use domain::OperationState;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -48,13 +49,13 @@ impl OperationMetrics {
         registry.register(
             "operations_in_state",
             "Operations in each state (pending, succeeded, declined, needs_review, \
-             cancelled), every state shown, read from the database by the capture workers' \
+             cancelled), every state shown, read from the database by the workers' \
              process",
             self.in_state.clone(),
         );
         registry.register(
             "operation_worker_polls",
-            "Passes of the capture workers over the due operations, whatever they found: \
+            "Passes of the workers over the due operations, whatever they found: \
              a rate of zero means no worker is looking",
             self.polls.clone(),
         );
@@ -83,8 +84,9 @@ impl OperationMetrics {
         );
         registry.register(
             "payment_provider_calls",
-            "Calls to the payment provider by call (charge, lookup) and result (charge: \
-             definite, unknown; lookup: found, not_found, error)",
+            "Calls to the payment provider by call (each kind's call and result query: charge \
+             and lookup for a capture) and result (a call: definite, unknown; a result query: \
+             found, not_found, error)",
             self.provider_calls.clone(),
         );
         registry.register(
@@ -92,6 +94,13 @@ impl OperationMetrics {
             "Attempts that got no definite answer and were put off for a later retry",
             self.retries.clone(),
         );
+    }
+}
+
+/// The workers count each call to the other service here.
+impl CallObserver for Metrics {
+    fn called(&self, call: &'static str, result: &'static str) {
+        self.count_provider_call(call, result);
     }
 }
 

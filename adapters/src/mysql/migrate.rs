@@ -5,9 +5,10 @@ use application::ports::StoreError;
 use diesel::connection::SimpleConnection;
 use diesel_async::AsyncMysqlConnection;
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
-use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 
 use super::store::{MysqlStore, PooledConnection};
+use crate::sql::migrate_through::run_through;
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/mysql");
 
@@ -36,6 +37,13 @@ impl MysqlStore {
     /// after `GET_LOCK` so processes starting at once take turns. The checkout has a
     /// call's deadline, the run the migration one.
     pub async fn migrate(&self) -> Result<Vec<String>, MigrateError> {
+        self.migrate_through(None).await
+    }
+
+    /// [`Self::migrate`], stopping after the migration whose name begins with `last`: for a
+    /// test of a migration on the data an older version left.
+    pub async fn migrate_through(&self, last: Option<&str>) -> Result<Vec<String>, MigrateError> {
+        let last = last.map(str::to_owned);
         let conn: AsyncMysqlConnection = PooledConnection::take(
             self.connection(self.deadline())
                 .await
@@ -49,8 +57,8 @@ impl MysqlStore {
                 .map_err(|e| MigrateError::Failed(e.into()))?;
             let mut run = 1;
             loop {
-                match wrapper.run_pending_migrations(MIGRATIONS) {
-                    Ok(done) => return Ok(done.iter().map(ToString::to_string).collect()),
+                match run_through(&mut wrapper, MIGRATIONS, last.as_deref()) {
+                    Ok(done) => return Ok(done),
                     Err(error) if run >= RUNS => {
                         return Err(MigrateError::Failed(error));
                     }

@@ -1,8 +1,4 @@
-//! Payment captures over HTTP and SQL: the acceptance and the status read. The worker's
-//! SQL is in `crate::sql` (`operations`, `due_operations`, `operation_store`).
+//! Payments over HTTP and SQL: the capture's acceptance, its payment row, its route. What
+//! every leased operation shares (worker SQL, status read) is in `crate::leased`.
 
 mod capture;
-pub(crate) mod read;
-pub(crate) mod read_sql;
-
-pub use capture::{CaptureBody, decode_capture_body};

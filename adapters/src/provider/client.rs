@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use application::ports::{Charge, NoAnswer, ProviderAnswer};
+use application::ports::{Definite, NoAnswer, ProviderAnswer};
 use domain::PaymentCapture;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, RequestBuilder, Response, StatusCode, Url, redirect};
@@ -99,7 +99,7 @@ impl HttpPaymentProvider {
         }
     }
 
-    pub(super) async fn get_charge(&self, key: &str) -> Result<Option<Charge>, NoAnswer> {
+    pub(super) async fn get_charge(&self, key: &str) -> Result<Option<Definite>, NoAnswer> {
         let mut url = self.charges.as_ref().clone();
         url.query_pairs_mut().append_pair("idempotency_key", key);
         let request = self.client.get(url).header(ACCEPT, "application/json");

@@ -8,7 +8,7 @@ mod outcome;
 mod tls;
 mod wire;
 
-use application::ports::{Charge, NoAnswer, PaymentProvider, ProviderAnswer};
+use application::ports::{Definite, NoAnswer, PaymentProvider, ProviderAnswer};
 use domain::PaymentCapture;
 use tracing::Instrument;
 
@@ -30,7 +30,7 @@ impl PaymentProvider for HttpPaymentProvider {
         answer
     }
 
-    async fn lookup(&self, key: &str) -> Result<Option<Charge>, NoAnswer> {
+    async fn lookup(&self, key: &str) -> Result<Option<Definite>, NoAnswer> {
         let span = call_span("provider lookup", "GET");
         let found = self.get_charge(key).instrument(span.clone()).await;
         if found.is_err() {

@@ -1,7 +1,7 @@
 //! How an HTTP exchange with the provider becomes an answer
 //! (`docs/long-running-operations.md#the-payment-provider`).
 
-use application::ports::{Charge, NoAnswer, ProviderAnswer};
+use application::ports::{Definite, NoAnswer, ProviderAnswer};
 use domain::AttemptError;
 use reqwest::StatusCode;
 
@@ -77,7 +77,7 @@ pub(super) fn charge_answer(exchange: &Exchange) -> ProviderAnswer {
 }
 
 /// `404` is a definite "none"; anything but `200` and `404` is no answer.
-pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Charge>, NoAnswer> {
+pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Definite>, NoAnswer> {
     let status = exchange.status;
     match status {
         StatusCode::OK => exchange

@@ -1,6 +1,6 @@
 //! The provider's JSON (`docs/long-running-operations.md#the-payment-provider`).
 
-use application::ports::Charge;
+use application::ports::Definite;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Serialize)]
@@ -18,14 +18,14 @@ struct ChargeBody {
 }
 
 /// An empty id, or a status other than `succeeded` or `declined`, is no definite answer.
-pub(super) fn parse_charge(body: &[u8]) -> Option<Charge> {
+pub(super) fn parse_charge(body: &[u8]) -> Option<Definite> {
     let body: ChargeBody = serde_json::from_slice(body).ok()?;
     let succeeded = match body.status.as_str() {
         "succeeded" => true,
         "declined" => false,
         _ => return None,
     };
-    (!body.id.is_empty()).then_some(Charge {
+    (!body.id.is_empty()).then_some(Definite {
         id: body.id,
         succeeded,
     })
@@ -40,7 +40,7 @@ mod tests {
         let ok = br#"{"id":"ch_1","status":"succeeded","amount":5,"currency":"JPY"}"#;
         assert_eq!(
             parse_charge(ok),
-            Some(Charge {
+            Some(Definite {
                 id: "ch_1".to_owned(),
                 succeeded: true
             })

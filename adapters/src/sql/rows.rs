@@ -5,8 +5,8 @@ use chrono::NaiveDateTime;
 use diesel::dsl;
 use diesel::prelude::*;
 use domain::{
-    Amount, Completion, Currency, ExistingRecord, Fingerprint, FingerprintVersion, OrderId,
-    PaymentCapture, RecordId, RecordState, StoredResponse, TenantId,
+    Completion, ExistingRecord, Fingerprint, FingerprintVersion, OrderId, RecordId, RecordState,
+    StoredResponse, TenantId,
 };
 
 use super::bad_value::{OutOfRange, bad_row};
@@ -23,23 +23,13 @@ pub(crate) fn stored_tenant(raw: i64) -> Result<TenantId, StoreError> {
         .ok_or_else(|| bad_row("operations", "tenant"))
 }
 
-/// An operation's capture (order, amount, currency), as stored.
-pub(crate) fn stored_capture(
-    order_id: i64,
-    amount: i32,
-    currency: &[u8],
-) -> Result<PaymentCapture, StoreError> {
-    let corrupt = |column| bad_row("operations", column);
-    Ok(PaymentCapture {
-        order: u64::try_from(order_id)
-            .map(OrderId::new)
-            .map_err(|_| corrupt("order"))?,
-        amount: Amount::parse(i64::from(amount)).map_err(|_| corrupt("amount"))?,
-        currency: std::str::from_utf8(currency)
-            .ok()
-            .and_then(|c| Currency::parse(c).ok())
-            .ok_or_else(|| corrupt("currency"))?,
-    })
+/// An operation's order, as stored.
+pub(crate) fn stored_order(raw: i64) -> Result<OrderId, StoreError> {
+    u64::try_from(raw)
+        .ok()
+        .filter(|id| *id > 0)
+        .map(OrderId::new)
+        .ok_or_else(|| bad_row("operations", "order"))
 }
 
 /// Cannot fail for ids the domain validated (`1..=i64::MAX`).

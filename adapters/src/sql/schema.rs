@@ -83,8 +83,9 @@ diesel::table! {
         operation_type -> Binary,
         tenant_id -> BigInt,
         order_id -> BigInt,
-        amount -> Integer,
-        currency -> Binary,
+        // amount and currency (written before 2026-12-03, never since) are left out.
+        input -> Binary,
+        result -> Binary,
         downstream_key -> Binary,
         state -> Text,
         generation -> BigInt,

@@ -3,9 +3,10 @@
 use application::BoxError;
 use diesel::connection::SimpleConnection;
 use diesel::{Connection, ConnectionError, SqliteConnection};
-use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use diesel_migrations::{EmbeddedMigrations, embed_migrations};
 
 use super::store::SqliteStore;
+use crate::sql::migrate_through::run_through;
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
 
@@ -24,6 +25,13 @@ impl SqliteStore {
     /// Runs the pending migrations; none pending changes nothing. SQLite's own write lock
     /// makes concurrent runs take turns.
     pub async fn migrate(&self) -> Result<Vec<String>, MigrateError> {
+        self.migrate_through(None).await
+    }
+
+    /// [`Self::migrate`], stopping after the migration whose name begins with `last`: for a
+    /// test of a migration on the data an older version left.
+    pub async fn migrate_through(&self, last: Option<&str>) -> Result<Vec<String>, MigrateError> {
+        let last = last.map(str::to_owned);
         let path = self.path().to_owned();
         tokio::task::spawn_blocking(move || {
             let url = path.to_str().ok_or(MigrateError::PathNotUtf8)?;
@@ -32,9 +40,7 @@ impl SqliteStore {
                 .map_err(|e| {
                     MigrateError::Connect(ConnectionError::CouldntSetupConfiguration(e))
                 })?;
-            conn.run_pending_migrations(MIGRATIONS)
-                .map(|done| done.iter().map(ToString::to_string).collect())
-                .map_err(MigrateError::Failed)
+            run_through(&mut conn, MIGRATIONS, last.as_deref()).map_err(MigrateError::Failed)
         })
         .await
         .map_err(|e| MigrateError::Failed(e.into()))?

@@ -1,6 +1,6 @@
 //! The strict `POST /api/orders` body decoder, for any bytes.
 
-use adapters::http::decode_new_order;
+use adapters::decode_new_order;
 use domain::{Fingerprinted, NewOrder, Operation};
 use proptest::prelude::*;
 

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::page::{Cursor, Page};
 use super::scope::Who;
 use super::views::{AdminOperation, AuditEvent, KeyRecordView};
+use crate::leased::Members;
 use crate::timestamps::rfc3339_micros;
 
 #[derive(Serialize)]
@@ -16,8 +17,8 @@ struct OperationBody<'a> {
     operation_type: &'a str,
     tenant_id: String,
     order_id: String,
-    amount: u32,
-    currency: &'a str,
+    #[serde(flatten)]
+    input: &'a Members,
     state: &'static str,
     attempts: u32,
     next_attempt_at: String,
@@ -27,7 +28,8 @@ struct OperationBody<'a> {
     last_error: Option<&'static str>,
     accepted_at: String,
     updated_at: String,
-    payment: Option<PaymentBody<'a>>,
+    #[serde(flatten)]
+    result: &'a Members,
 }
 
 #[derive(Serialize)]
@@ -35,13 +37,6 @@ struct OperationBody<'a> {
 struct LeaseBody<'a> {
     owner: &'a str,
     expires_at: String,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PaymentBody<'a> {
-    payment_id: String,
-    provider_charge_id: &'a str,
 }
 
 #[derive(Serialize)]
@@ -102,8 +97,7 @@ fn operation_body(operation: &AdminOperation) -> OperationBody<'_> {
         operation_type: &operation.operation_type,
         tenant_id: operation.tenant.get().to_string(),
         order_id: operation.order.to_string(),
-        amount: operation.amount.get(),
-        currency: operation.currency.as_str(),
+        input: &operation.input,
         state: operation.state.as_api(),
         attempts: operation.attempts,
         next_attempt_at: rfc3339_micros(operation.next_attempt_at),
@@ -120,10 +114,7 @@ fn operation_body(operation: &AdminOperation) -> OperationBody<'_> {
         last_error: operation.last_error.map(domain::AttemptError::as_str),
         accepted_at: rfc3339_micros(operation.accepted_at),
         updated_at: rfc3339_micros(operation.updated_at),
-        payment: operation.payment.as_ref().map(|payment| PaymentBody {
-            payment_id: payment.id.to_string(),
-            provider_charge_id: &payment.provider_charge_id,
-        }),
+        result: &operation.result,
     }
 }
 

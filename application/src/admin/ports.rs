@@ -11,7 +11,8 @@ use uuid::Uuid;
 use super::page::{AuditCursor, OperationCursor};
 use super::scope::AdminScope;
 use super::views::{AdminOperation, AuditEntry, AuditEvent, KeyAddress, KeyRecordView};
-use crate::ports::StoreError;
+use crate::leased::{RecordEnd, StoredEnd};
+use crate::ports::{StoreError, UnitOfWork};
 
 /// Every field narrows the list; `None` leaves it open.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -37,7 +38,21 @@ pub struct OperationChange<'a> {
     pub now: DateTime<Utc>,
 }
 
-pub trait AdminStore: Send + Sync {
+/// A resolution's end as the operation's kind records it, in the change's transaction.
+pub struct Recording<'a, Tx> {
+    pub step: &'a dyn RecordEnd<Tx>,
+    pub end: StoredEnd<'a>,
+}
+
+impl<Tx> std::fmt::Debug for Recording<'_, Tx> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording")
+            .field("end", &self.end)
+            .finish_non_exhaustive()
+    }
+}
+
+pub trait AdminStore: UnitOfWork + Send + Sync {
     /// Newest first, after `after`, at most `limit` rows (the use case asks for one more).
     fn list_operations(
         &self,
@@ -54,12 +69,14 @@ pub trait AdminStore: Send + Sync {
         id: Uuid,
     ) -> impl Future<Output = Result<Option<AdminOperation>, StoreError>> + Send;
 
-    /// One transaction: the conditional change, the payment of a success, the audit row.
-    /// `false`: the conditions no longer held and nothing was written.
+    /// One transaction: the conditional change, the kind's record of a resolution (its
+    /// payment, say) with the result it shows, the audit row. `false`: the conditions no
+    /// longer held and nothing was written.
     fn change_operation(
         &self,
         change: &OperationChange<'_>,
         audit: &AuditEntry,
+        recording: Option<Recording<'_, Self::Tx>>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     fn find_key(

@@ -19,6 +19,9 @@ pub enum AdminRefusal {
     /// The provider may have forgotten the downstream key: a retry could charge twice.
     #[error("the provider's key retention has passed")]
     KeyRetentionPassed,
+    /// Resolving needs the operation's kind, and this process does not serve it.
+    #[error("the operation's kind is not served here")]
+    UnknownKind,
     /// A worker holds a live lease for that many more seconds.
     #[error("a worker holds the operation")]
     Busy { retry_after_secs: u64 },
@@ -36,6 +39,7 @@ impl AdminRefusal {
             Self::OperationState(_) | Self::KeyState(_) => "state_conflict",
             Self::KeyRetentionPassed => "key_retention_passed",
             Self::Busy { .. } => "operation_busy",
+            Self::UnknownKind => "unknown_operation_type",
             Self::Store(_) => "unavailable",
         }
     }

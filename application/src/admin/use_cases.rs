@@ -1,18 +1,19 @@
 //! The admin use cases (`docs/admin.md`), one copy for the HTTP routes and the command line.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use domain::OperatorAction;
+use domain::{OperatorAction, Resolution};
 use uuid::Uuid;
 
 use super::page::{AuditCursor, OperationCursor, Page, PageLimit};
-use super::ports::{AdminStore, OperationChange, OperationFilter};
+use super::ports::{AdminStore, OperationChange, OperationFilter, Recording};
 use super::refusal::AdminRefusal;
 use super::scope::{AdminScope, Who};
 use super::views::{
     AdminOperation, AuditEntry, AuditEvent, KeyAddress, KeyRecordView, KeyState, Target,
 };
 use crate::idempotency::ReplayCache;
-use crate::ports::{Clock, StoreError};
+use crate::leased::{EndedAs, LeasedKinds, StoredEnd};
+use crate::ports::{Clock, StoreError, UnitOfWork};
 
 /// How often a change is tried again when a worker or another operator changed the row
 /// between the read and the write.
@@ -26,8 +27,10 @@ pub struct AdminRequest {
     pub request_id: String,
 }
 
-pub struct Admin<'a, S> {
+pub struct Admin<'a, S: UnitOfWork> {
     pub store: &'a S,
+    /// The kinds this process serves: resolving an operation records its end as its kind does.
+    pub kinds: &'a LeasedKinds<S::Tx>,
     pub clock: &'a dyn Clock,
     /// How long the provider keeps a key (`PROVIDER_KEY_RETENTION_SECS`).
     pub key_retention: TimeDelta,
@@ -35,7 +38,7 @@ pub struct Admin<'a, S> {
     pub replay_cache: Option<&'a ReplayCache>,
 }
 
-impl<S> std::fmt::Debug for Admin<'_, S> {
+impl<S: UnitOfWork> std::fmt::Debug for Admin<'_, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Admin")
             .field("key_retention", &self.key_retention)
@@ -113,7 +116,33 @@ impl<S: AdminStore> Admin<'_, S> {
                 request_id: request.request_id.clone(),
                 at: now,
             };
-            if self.store.change_operation(&change, &audit).await? {
+            let recording = match action {
+                OperatorAction::Resolve(resolution) => Some(Recording {
+                    step: self
+                        .kinds
+                        .record(&seen.operation_type)
+                        .ok_or(AdminRefusal::UnknownKind)?,
+                    end: StoredEnd {
+                        id,
+                        tenant: seen.tenant,
+                        order: seen.order,
+                        input: seen.input.as_bytes(),
+                        outcome: match resolution {
+                            Resolution::Succeeded(provider_id) => EndedAs::Succeeded {
+                                provider_id: provider_id.as_str(),
+                            },
+                            Resolution::Declined => EndedAs::Declined,
+                        },
+                        at: now,
+                    },
+                }),
+                OperatorAction::Retry | OperatorAction::Cancel => None,
+            };
+            if self
+                .store
+                .change_operation(&change, &audit, recording)
+                .await?
+            {
                 return self.show_operation(request.scope, id).await;
             }
         }

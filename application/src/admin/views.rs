@@ -3,14 +3,14 @@
 
 use chrono::{DateTime, Utc};
 use domain::{
-    ActorId, Amount, AttemptError, Currency, Generation, IdempotencyKey, Operation, OperationState,
-    OrderId, Scope, TenantId,
+    ActorId, AttemptError, Generation, IdempotencyKey, Operation, OperationState, OrderId, Scope,
+    TenantId,
 };
 use uuid::Uuid;
 
 use super::page::{AuditCursor, OperationCursor};
 use super::scope::Who;
-use crate::payments::PaymentView;
+use crate::leased::Members;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdminOperation {
@@ -18,8 +18,8 @@ pub struct AdminOperation {
     pub operation_type: String,
     pub tenant: TenantId,
     pub order: OrderId,
-    pub amount: Amount,
-    pub currency: Currency,
+    /// The kind's job as stored at acceptance (`{"amount":1500,"currency":"JPY"}`).
+    pub input: Members,
     pub state: OperationState,
     pub attempts: u32,
     pub next_attempt_at: DateTime<Utc>,
@@ -31,7 +31,8 @@ pub struct AdminOperation {
     pub last_error: Option<AttemptError>,
     pub accepted_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
-    pub payment: Option<PaymentView>,
+    /// The kind's result member, `null` until there is a result (`{"payment":null}`).
+    pub result: Members,
 }
 
 impl AdminOperation {

@@ -14,7 +14,7 @@ use domain::{Fingerprint, Fingerprinted, IdempotencyKey, RetentionPolicy, Scope}
 use futures_util::future::{Either, select};
 
 use super::in_flight::{InFlight, Role, landing};
-use super::operation::{Execute, IdempotentOperation, NoRefusalForms, RefusalForms};
+use super::operation::{IdempotentOperation, NoRefusalForms, RefusalForms, Steps};
 use super::outcome::Outcome;
 use super::replay_cache::ReplayCache;
 
@@ -170,7 +170,8 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         input: &Op::Input,
     ) -> Outcome<Op::Refusal>
     where
-        Op: Execute<U::Tx>,
+        Op: IdempotentOperation,
+        U::Tx: Steps<Op>,
         F: RefusalForms<Op::Refusal>,
     {
         let scope = Scope {

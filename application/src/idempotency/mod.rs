@@ -13,7 +13,7 @@ pub use coordinator::{Coordinator, CoordinatorSettings};
 pub use in_flight::InFlight;
 pub use operation::{
     BoxError, Execute, IdempotentOperation, NOT_FOUND, NoRefusal, NoRefusalForms, Refusal,
-    RefusalForms, StepContext, StepError,
+    RefusalForms, StepContext, StepError, Steps,
 };
 pub use outcome::{FailureCause, Outcome, UnknownCause};
 pub(crate) use purge::in_batches;

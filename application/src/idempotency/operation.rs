@@ -34,6 +34,30 @@ pub trait Execute<Tx>: IdempotentOperation {
     ) -> impl Future<Output = Result<StoredResponse, StepError<Self::Refusal>>> + Send;
 }
 
+/// `Op`'s step seen from the transaction it runs on, implemented for every transaction
+/// with the ports `Op` needs: a list of operations can then be a store's bound
+/// (`Tx: Steps<CreateOrder> + Steps<CancelOrder>`) and each port is named once, where the
+/// operation implements [`Execute`].
+pub trait Steps<Op: IdempotentOperation>: Send {
+    fn step(
+        &mut self,
+        op: &Op,
+        context: StepContext,
+        input: &Op::Input,
+    ) -> impl Future<Output = Result<StoredResponse, StepError<Op::Refusal>>> + Send;
+}
+
+impl<Tx: Send, Op: Execute<Tx>> Steps<Op> for Tx {
+    fn step(
+        &mut self,
+        op: &Op,
+        context: StepContext,
+        input: &Op::Input,
+    ) -> impl Future<Output = Result<StoredResponse, StepError<Op::Refusal>>> + Send {
+        op.execute(self, context, input)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StepContext {
     pub tenant: TenantId,

@@ -1,16 +1,20 @@
-//! The capture's acceptance: a pending `operations` row and `202 Accepted`.
+//! `payments.capture.v1` (`docs/long-running-operations.md`): accepted against the tenant's
+//! active order, carried out by charging the payment provider, recorded as a payment.
 
 use std::future::Future;
 
-use chrono::{DateTime, Utc};
-use domain::{OperationState, PaymentCapture, StoredResponse, TenantId};
-use serde::Serialize;
-use uuid::Uuid;
+use domain::{Amount, Currency, OrderId, PaymentCapture, PaymentInputError};
+use serde::{Deserialize, Serialize};
 
+use super::provider::PaymentProvider;
 use crate::idempotency::{
-    Answer, Execute, IdempotentOperation, Location, NOT_FOUND, Refusal, StepContext, StepError,
-    answer,
+    Execute, IdempotentOperation, NOT_FOUND, Refusal, StepContext, StepError,
 };
+use crate::leased::{
+    CallNames, CallOut, Definite, Ended, EndedAs, LeasedOperation, NewOperation, NoAnswer,
+    ProviderAnswer, RecordOutcome, Work,
+};
+use crate::ports::StoreError;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CapturePayment;
@@ -39,19 +43,63 @@ impl Refusal for CaptureRefusal {
     }
 }
 
-/// Written `PENDING`, generation 0, no owner.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewCapture {
-    pub id: Uuid,
-    pub operation_type: &'static str,
-    pub tenant: TenantId,
-    pub input: PaymentCapture,
-    pub downstream_key: String,
-    /// Also when its first attempt is due.
-    pub accepted_at: DateTime<Utc>,
+/// What the worker charges, stored as `{"amount":1500,"currency":"JPY"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "ChargeMembers", into = "ChargeMembers")]
+pub struct CaptureJob {
+    pub amount: Amount,
+    pub currency: Currency,
 }
 
-pub trait OperationWriter {
+#[derive(Serialize, Deserialize)]
+struct ChargeMembers {
+    amount: i64,
+    currency: String,
+}
+
+impl TryFrom<ChargeMembers> for CaptureJob {
+    type Error = PaymentInputError;
+
+    fn try_from(members: ChargeMembers) -> Result<Self, Self::Error> {
+        Ok(Self {
+            amount: Amount::parse(members.amount)?,
+            currency: Currency::parse(&members.currency)?,
+        })
+    }
+}
+
+impl From<CaptureJob> for ChargeMembers {
+    fn from(job: CaptureJob) -> Self {
+        Self {
+            amount: i64::from(job.amount.get()),
+            currency: job.currency.as_str().to_owned(),
+        }
+    }
+}
+
+impl CaptureJob {
+    #[must_use]
+    pub fn of(order: OrderId, job: &Self) -> PaymentCapture {
+        PaymentCapture {
+            order,
+            amount: job.amount,
+            currency: job.currency,
+        }
+    }
+}
+
+/// A succeeded capture's payment, as the status read and the admin show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentResult {
+    pub payment_id: String,
+    pub provider_charge_id: String,
+    pub amount: u32,
+    pub currency: String,
+}
+
+/// The capture's acceptance writes.
+pub trait CaptureAcceptance {
     /// The order is written too (its revision), so a concurrent cancel of it and this
     /// capture never both commit.
     ///
@@ -61,15 +109,18 @@ pub trait OperationWriter {
     /// one-active-capture-per-order constraint.
     fn accept_capture(
         &mut self,
-        capture: &NewCapture,
+        operation: &NewOperation,
     ) -> impl Future<Output = Result<(), StepError<CaptureRefusal>>> + Send;
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Accepted {
-    operation_id: String,
-    state: &'static str,
+/// The capture's writes when it succeeds.
+pub trait PaymentRecords {
+    /// The payment of the succeeded capture `ended`, charged as `provider_charge_id`: its id.
+    fn insert_payment(
+        &mut self,
+        ended: &Ended<'_, CaptureJob>,
+        provider_charge_id: &str,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
 }
 
 impl IdempotentOperation for CapturePayment {
@@ -79,29 +130,89 @@ impl IdempotentOperation for CapturePayment {
     type Refusal = CaptureRefusal;
 }
 
-impl<Tx: OperationWriter + Send> Execute<Tx> for CapturePayment {
+impl LeasedOperation for CapturePayment {
+    type Job = CaptureJob;
+    type Result = PaymentResult;
+    const RESULT_MEMBER: &'static str = "payment";
+    const PROVIDER_ID_MEMBER: &'static str = "providerChargeId";
+    const CALL_NAMES: CallNames = CallNames {
+        call: "charge",
+        lookup: "lookup",
+    };
+}
+
+impl<Tx: CaptureAcceptance + Send> Execute<Tx> for CapturePayment {
     async fn execute(
         &self,
         tx: &mut Tx,
         context: StepContext,
         input: &PaymentCapture,
-    ) -> Result<StoredResponse, StepError<CaptureRefusal>> {
-        // Both made once, here: the id names the operation, the downstream key is the
-        // provider's Idempotency-Key for every attempt by every owner.
-        let capture = NewCapture {
-            id: Uuid::new_v4(),
-            operation_type: Self::NAME,
-            tenant: context.tenant,
-            input: input.clone(),
-            downstream_key: Uuid::new_v4().hyphenated().to_string(),
-            accepted_at: context.now,
+    ) -> Result<domain::StoredResponse, StepError<CaptureRefusal>> {
+        let job = CaptureJob {
+            amount: input.amount,
+            currency: input.currency,
         };
-        tx.accept_capture(&capture).await?;
-        let body = serde_json::to_vec(&Accepted {
-            operation_id: capture.id.hyphenated().to_string(),
-            state: OperationState::Pending.as_api(),
-        })
-        .map_err(|error| StepError::Internal(error.into()))?;
-        answer(Answer::Accepted(Location::Operation(capture.id)), body)
+        let operation = NewOperation::of::<Self>(context, input.order, &job)?;
+        tx.accept_capture(&operation).await?;
+        operation.accepted()
+    }
+}
+
+impl<P: PaymentProvider + Sync> CallOut<P> for CapturePayment {
+    async fn call(&self, provider: &P, work: &Work<'_, CaptureJob>) -> ProviderAnswer {
+        let charge = CaptureJob::of(work.order, work.job);
+        provider.charge(work.key, &charge, &work.reference()).await
+    }
+
+    async fn look_up(
+        &self,
+        provider: &P,
+        work: &Work<'_, CaptureJob>,
+    ) -> Result<Option<Definite>, NoAnswer> {
+        provider.lookup(work.key).await
+    }
+}
+
+impl<Tx: PaymentRecords + Send> RecordOutcome<Tx> for CapturePayment {
+    async fn record(
+        &self,
+        tx: &mut Tx,
+        ended: &Ended<'_, CaptureJob>,
+    ) -> Result<Option<PaymentResult>, StoreError> {
+        let EndedAs::Succeeded { provider_id } = ended.outcome else {
+            return Ok(None);
+        };
+        let payment = tx.insert_payment(ended, provider_id).await?;
+        Ok(Some(PaymentResult {
+            payment_id: payment.to_string(),
+            provider_charge_id: provider_id.to_owned(),
+            amount: ended.job.amount.get(),
+            currency: ended.job.currency.as_str().to_owned(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_is_stored_as_its_amount_and_currency_and_read_back_checked() {
+        let job = CaptureJob {
+            amount: Amount::parse(1500).unwrap(),
+            currency: Currency::parse("JPY").unwrap(),
+        };
+        let stored = serde_json::to_string(&job).unwrap();
+        assert_eq!(stored, r#"{"amount":1500,"currency":"JPY"}"#);
+        assert_eq!(serde_json::from_str::<CaptureJob>(&stored).unwrap(), job);
+        // As the migration wrote it for captures accepted before (MariaDB's spacing).
+        let migrated = r#"{"amount": 1500, "currency": "JPY"}"#;
+        assert_eq!(serde_json::from_str::<CaptureJob>(migrated).unwrap(), job);
+        for bad in [
+            r#"{"amount":0,"currency":"JPY"}"#,
+            r#"{"amount":1,"currency":"jpy"}"#,
+        ] {
+            assert!(serde_json::from_str::<CaptureJob>(bad).is_err(), "{bad}");
+        }
     }
 }

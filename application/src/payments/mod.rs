@@ -1,16 +1,10 @@
-//! `payments.capture.v1`, a long-running operation (`docs/long-running-operations.md`).
+//! Payments: `payments.capture.v1`, a leased operation (`docs/long-running-operations.md`),
+//! and the payment provider it calls.
 
 mod capture;
-mod ports;
-mod read;
-mod worked;
-mod worker;
+mod provider;
 
-pub use capture::{CapturePayment, CaptureRefusal, NewCapture, OperationWriter};
-pub use ports::{
-    Charge, DueOperation, Ending, NoAnswer, OperationCensus, OperationStore, PaymentProvider,
-    ProviderAnswer,
+pub use capture::{
+    CaptureAcceptance, CaptureJob, CapturePayment, CaptureRefusal, PaymentRecords, PaymentResult,
 };
-pub use read::{OperationReader, OperationView, PaymentView, ReadOperation};
-pub use worked::{Step, Worked};
-pub use worker::{WorkerPorts, WorkerSettings, work_once};
+pub use provider::PaymentProvider;

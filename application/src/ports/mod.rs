@@ -23,8 +23,9 @@ pub use crate::events::{
     OutboxRelayStore, OutboxWriter, PendingEvent, PendingSummary, PublishError, ShipmentRepository,
     ShipmentState, Stored,
 };
-pub use crate::orders::{OrderReader, OrderRepository};
-pub use crate::payments::{
-    Charge, DueOperation, Ending, NewCapture, NoAnswer, OperationCensus, OperationReader,
-    OperationStore, OperationView, OperationWriter, PaymentProvider, PaymentView, ProviderAnswer,
+pub use crate::leased::{
+    Definite, DueOperation, Ending, NoAnswer, OperationCensus, OperationEnd, OperationReader,
+    OperationStore, OperationView, ProviderAnswer,
 };
+pub use crate::orders::{OrderReader, OrderRepository};
+pub use crate::payments::{CaptureAcceptance, PaymentProvider, PaymentRecords};

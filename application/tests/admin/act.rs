@@ -2,13 +2,14 @@
 //! action applies to, be within the key's retention for a retry, and have no live lease.
 
 use application::admin::{AdminOperation, AdminRefusal, AdminRequest, AdminScope};
+use application::leased::EndedAs;
 use chrono::TimeDelta;
-use domain::{ChargeId, OperationState, OperatorAction, Resolution};
+use domain::{OperationState, OperatorAction, ProviderId, Resolution};
 
 use crate::support::*;
 
 pub(crate) fn succeeded() -> OperatorAction {
-    OperatorAction::Resolve(Resolution::Succeeded(ChargeId::parse("ch_1").unwrap()))
+    OperatorAction::Resolve(Resolution::Succeeded(ProviderId::parse("ch_1").unwrap()))
 }
 
 fn every_action() -> [OperatorAction; 4] {
@@ -36,7 +37,7 @@ async fn allowed(seen: AdminOperation, action: &OperatorAction) {
     store
         .expect_change_operation()
         .times(1)
-        .returning(|_, _| ready(Ok(true)));
+        .returning(|_, _, _| ready(Ok(true)));
     admin(&store)
         .act(&request(), op_id(), action)
         .await
@@ -165,4 +166,56 @@ async fn a_lease_that_ran_out_at_or_before_now_is_no_obstacle() {
         )
         .await;
     }
+}
+
+#[tokio::test]
+async fn a_resolution_is_recorded_as_its_kind_records_it_and_the_other_actions_record_nothing() {
+    for (action, recorded) in [
+        (
+            succeeded(),
+            Some(EndedAs::Succeeded {
+                provider_id: "ch_1",
+            }),
+        ),
+        (
+            OperatorAction::Resolve(Resolution::Declined),
+            Some(EndedAs::Declined),
+        ),
+        (OperatorAction::Retry, None),
+    ] {
+        let mut store = store_reading(operation(OperationState::NeedsReview), 2);
+        store
+            .expect_change_operation()
+            .withf(move |_, _, recording| {
+                recording
+                    .as_ref()
+                    .map(|r| (r.end.outcome, r.end.input, r.end.order))
+                    == recorded.map(|outcome| {
+                        (
+                            outcome,
+                            &br#"{"amount":1500,"currency":"JPY"}"#[..],
+                            domain::OrderId::new(9),
+                        )
+                    })
+            })
+            .times(1)
+            .returning(|_, _, _| ready(Ok(true)));
+        admin(&store)
+            .act(&request(), op_id(), &action)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_kind_not_served_here_cannot_be_resolved_but_can_be_retried() {
+    let unknown = AdminOperation {
+        operation_type: "later.kind.v9".to_owned(),
+        ..operation(OperationState::NeedsReview)
+    };
+    assert!(matches!(
+        refused(unknown.clone(), &succeeded()).await,
+        AdminRefusal::UnknownKind
+    ));
+    allowed(unknown, &OperatorAction::Retry).await;
 }

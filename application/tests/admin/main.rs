@@ -5,6 +5,8 @@
 
 mod act;
 mod keys;
+#[path = "../common/no_tx.rs"]
+mod no_tx;
 mod pages;
 mod races;
 mod support;

@@ -56,7 +56,7 @@ async fn changed(
         .expect_change_operation()
         .times(1)
         .in_sequence(&mut order)
-        .returning(move |change, audit| {
+        .returning(move |change, audit, _| {
             *record.lock().unwrap() = Some(owned(change, audit));
             ready(Ok(true))
         });
@@ -199,7 +199,7 @@ fn store_answering(reads: Vec<AdminOperation>, writes: Vec<bool>) -> MockStore {
                 .expect_change_operation()
                 .times(1)
                 .in_sequence(&mut order)
-                .return_once(move |_, _| ready(Ok(taken)));
+                .return_once(move |_, _, _| ready(Ok(taken)));
         }
     }
     store
@@ -248,10 +248,10 @@ async fn a_lost_race_to_a_new_generation_tries_again_under_it() {
             .return_once(move |_, _| ready(Ok(Some(seen))));
         store
             .expect_change_operation()
-            .withf(move |change, _| change.seen_generation == generation)
+            .withf(move |change, _, _| change.seen_generation == generation)
             .times(1)
             .in_sequence(&mut order)
-            .return_once(move |_, _| ready(Ok(generation == Generation::new(5))));
+            .return_once(move |_, _, _| ready(Ok(generation == Generation::new(5))));
     }
     let after = operation(OperationState::Cancelled);
     let answer = after.clone();
@@ -296,7 +296,7 @@ async fn a_store_failure_on_the_write_is_reported_and_not_retried() {
     store
         .expect_change_operation()
         .times(1)
-        .returning(|_, _| ready(Err(StoreError::ConnectionLost("connection reset".into()))));
+        .returning(|_, _, _| ready(Err(StoreError::ConnectionLost("connection reset".into()))));
 
     let refusal = admin(&store)
         .act(&request(), op_id(), &OperatorAction::Cancel)

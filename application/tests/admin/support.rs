@@ -6,19 +6,24 @@ use std::pin::Pin;
 use application::admin::{
     Admin, AdminOperation, AdminRequest, AdminScope, AdminStore, AuditCursor, AuditEntry,
     AuditEvent, KeyAddress, KeyRecordView, KeyState, OperationChange, OperationCursor,
-    OperationFilter, OperatorName, Who,
+    OperationFilter, OperatorName, Recording, Who,
 };
-use application::ports::{Clock, StoreError};
+use application::leased::{LeasedKinds, Members};
+use application::payments::CapturePayment;
+use application::ports::{Clock, StoreError, UnitOfWork};
 use chrono::{DateTime, TimeDelta, Utc};
-use domain::{
-    ActorId, Amount, Currency, Generation, IdempotencyKey, Operation, OperationState, OrderId,
-    TenantId,
-};
+use domain::{ActorId, Generation, IdempotencyKey, Operation, OperationState, OrderId, TenantId};
 use mockall::mock;
+
+use crate::no_tx::NoTx;
 use uuid::Uuid;
 
 mock! {
     pub(crate) Store {}
+    impl UnitOfWork for Store {
+        type Tx = NoTx;
+        fn begin(&self) -> impl Future<Output = Result<NoTx, StoreError>> + Send;
+    }
     impl AdminStore for Store {
         fn list_operations(
             &self,
@@ -32,10 +37,11 @@ mock! {
             scope: AdminScope,
             id: Uuid,
         ) -> impl Future<Output = Result<Option<AdminOperation>, StoreError>> + Send;
-        fn change_operation<'a>(
+        fn change_operation<'a, 'b>(
             &self,
             change: &OperationChange<'a>,
             audit: &AuditEntry,
+            recording: Option<Recording<'b, NoTx>>,
         ) -> impl Future<Output = Result<bool, StoreError>> + Send;
         fn find_key(
             &self,
@@ -75,9 +81,14 @@ pub(crate) fn t0() -> DateTime<Utc> {
 
 pub(crate) const RETENTION_HOURS: i64 = 24;
 
+/// The kinds served: captures.
+static KINDS: std::sync::LazyLock<LeasedKinds<NoTx>> =
+    std::sync::LazyLock::new(|| LeasedKinds::default().with::<CapturePayment>());
+
 pub(crate) fn admin(store: &MockStore) -> Admin<'_, MockStore> {
     Admin {
         store,
+        kinds: &KINDS,
         clock: &FixedClock,
         key_retention: TimeDelta::hours(RETENTION_HOURS),
         replay_cache: None,
@@ -116,11 +127,10 @@ pub(crate) fn operator_request() -> AdminRequest {
 pub(crate) fn operation(state: OperationState) -> AdminOperation {
     AdminOperation {
         id: op_id(),
-        operation_type: "payments.capture".to_owned(),
+        operation_type: "payments.capture.v1".to_owned(),
         tenant: tenant(2),
         order: OrderId::new(9),
-        amount: Amount::parse(1500).unwrap(),
-        currency: Currency::parse("JPY").unwrap(),
+        input: Members::parse(br#"{"amount":1500,"currency":"JPY"}"#).unwrap(),
         state,
         attempts: 3,
         next_attempt_at: t0() - TimeDelta::minutes(5),
@@ -131,7 +141,7 @@ pub(crate) fn operation(state: OperationState) -> AdminOperation {
         last_error: None,
         accepted_at: t0() - TimeDelta::hours(1),
         updated_at: t0() - TimeDelta::minutes(5),
-        payment: None,
+        result: Members::parse(br#"{"payment":null}"#).unwrap(),
     }
 }
 

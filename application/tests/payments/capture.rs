@@ -1,9 +1,10 @@
-//! The acceptance's business step: each answer of the operation writer becomes the right
+//! The acceptance's business step: each answer of the capture's port becomes the right
 //! step result, and a success stores the `202` of
 //! `docs/long-running-operations.md#acceptance`.
 
-use application::payments::{CapturePayment, CaptureRefusal};
-use application::ports::{NewCapture, OperationWriter, StoreError};
+use application::leased::NewOperation;
+use application::payments::{CaptureAcceptance, CapturePayment, CaptureRefusal};
+use application::ports::StoreError;
 use application::{Execute, IdempotentOperation, StepContext, StepError};
 use domain::{ActorId, Amount, Currency, OrderId, PaymentCapture, TenantId};
 use mockall::mock;
@@ -12,10 +13,10 @@ use crate::support::{ready, t0};
 
 mock! {
     pub(crate) Tx {}
-    impl OperationWriter for Tx {
+    impl CaptureAcceptance for Tx {
         fn accept_capture(
             &mut self,
-            capture: &NewCapture,
+            operation: &NewOperation,
         ) -> impl std::future::Future<Output = Result<(), StepError<CaptureRefusal>>> + Send;
     }
 }
@@ -43,8 +44,10 @@ async fn run(
     tx.expect_accept_capture()
         .withf(|capture| {
             capture.tenant == TenantId::parse(3).unwrap()
-                && capture.input == input()
-                && capture.operation_type == "payments.capture.v1"
+                && capture.order == OrderId::new(9)
+                && capture.input == br#"{"amount":1500,"currency":"JPY"}"#
+                && capture.result == br#"{"payment":null}"#
+                && capture.kind == "payments.capture.v1"
                 && capture.accepted_at == t0()
                 && capture.downstream_key.len() == 36
                 && capture.downstream_key != capture.id.hyphenated().to_string()

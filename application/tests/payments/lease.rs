@@ -1,7 +1,7 @@
 //! The worker's claim and lease, one case per branch: a lost or running claim, the fence,
 //! the heartbeat's extensions (taken, failing, keeping a slow call alive), failed writes.
 
-use application::payments::{Step, Worked};
+use application::leased::{Step, Worked};
 use application::ports::{Ending, ProviderAnswer, StoreError};
 use chrono::TimeDelta;
 use domain::{Generation, OwnerId};
@@ -114,7 +114,7 @@ async fn a_failed_completion_abandons_the_claimed_operation_and_names_the_step()
     store
         .expect_complete()
         .times(1)
-        .returning(|_, _, _, _, _| ready(Err(StoreError::Deadlock)));
+        .returning(|_, _| ready(Err(StoreError::Deadlock)));
     let provider = provider_answering(ProviderAnswer::Definite(charged("ch_7", true)));
 
     let worked = work(&store, &provider, &operation(0)).await;
@@ -141,16 +141,16 @@ async fn a_slow_call_keeps_its_lease_alive_and_completes_under_the_extended_leas
         .returning(|_, _| ready(Ok(true)));
     store
         .expect_complete()
-        .withf(|_, lease, ending, _, _| {
-            lease.generation == Generation::new(5)
-                && lease.expires_at == t0() + TimeDelta::seconds(20 + 30)
-                && *ending
+        .withf(|end, _| {
+            end.lease.generation == Generation::new(5)
+                && end.lease.expires_at == t0() + TimeDelta::seconds(20 + 30)
+                && *end.ending
                     == Ending::Succeeded {
-                        charge_id: "ch_6".into(),
+                        provider_id: "ch_6".into(),
                     }
         })
         .times(1)
-        .returning(|_, _, _, _, _| ready(Ok(true)));
+        .returning(|_, _| ready(Ok(true)));
     let mut provider = MockProvider::new();
     provider
         .expect_charge()

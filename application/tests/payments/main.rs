@@ -6,5 +6,7 @@
 
 mod capture;
 mod lease;
+#[path = "../common/no_tx.rs"]
+mod no_tx;
 mod support;
 mod worker;

@@ -5,24 +5,31 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use application::payments::{Worked, WorkerPorts, WorkerSettings, work_once};
+use application::leased::{RecordEnd, Unobserved, Worked, WorkerPorts, WorkerSettings, work_once};
+use application::payments::CapturePayment;
 use application::ports::{
-    Charge, Clock, DueOperation, Ending, NoAnswer, NoHooks, OperationStore, PaymentProvider,
-    ProviderAnswer, StoreError,
+    Clock, Definite, DueOperation, Ending, NoAnswer, NoHooks, OperationEnd, OperationStore,
+    PaymentProvider, ProviderAnswer, StoreError, UnitOfWork,
 };
 use chrono::{DateTime, TimeDelta, Utc};
 use domain::{
-    Amount, AttemptError, Currency, Generation, Lease, LeaseView, OrderId, OwnerId, PaymentCapture,
-    TenantId,
+    AttemptError, Generation, Lease, LeaseView, OrderId, OwnerId, PaymentCapture, TenantId,
 };
 use mockall::mock;
 use uuid::Uuid;
 
+use crate::no_tx::NoTx;
+
 mock! {
     pub(crate) Store {}
+    impl UnitOfWork for Store {
+        type Tx = NoTx;
+        fn begin(&self) -> impl Future<Output = Result<NoTx, StoreError>> + Send;
+    }
     impl OperationStore for Store {
         fn due(
             &self,
+            kinds: &[&'static str],
             limit: usize,
             now: DateTime<Utc>,
         ) -> impl Future<Output = Result<Vec<DueOperation>, StoreError>> + Send;
@@ -34,13 +41,10 @@ mock! {
             now: DateTime<Utc>,
         ) -> impl Future<Output = Result<bool, StoreError>> + Send;
         fn extend(&self, id: Uuid, lease: &Lease) -> impl Future<Output = Result<bool, StoreError>> + Send;
-        fn complete(
+        fn complete<'a, 'b>(
             &self,
-            id: Uuid,
-            lease: &Lease,
-            ending: &Ending,
-            attempts: u32,
-            now: DateTime<Utc>,
+            end: &OperationEnd<'a>,
+            record: &'b dyn RecordEnd<NoTx>,
         ) -> impl Future<Output = Result<bool, StoreError>> + Send;
         fn retry_later(
             &self,
@@ -63,7 +67,7 @@ mock! {
             input: &PaymentCapture,
             reference: &str,
         ) -> impl Future<Output = ProviderAnswer> + Send;
-        fn lookup(&self, key: &str) -> impl Future<Output = Result<Option<Charge>, NoAnswer>> + Send;
+        fn lookup(&self, key: &str) -> impl Future<Output = Result<Option<Definite>, NoAnswer>> + Send;
     }
 }
 
@@ -139,12 +143,10 @@ pub(crate) fn settings() -> WorkerSettings {
 pub(crate) fn operation(attempts: u32) -> DueOperation {
     DueOperation {
         id: Uuid::from_u128(7),
+        kind: "payments.capture.v1".to_owned(),
         tenant: TenantId::parse(1).unwrap(),
-        input: PaymentCapture {
-            order: OrderId::new(9),
-            amount: Amount::parse(1500).unwrap(),
-            currency: Currency::parse("JPY").unwrap(),
-        },
+        order: OrderId::new(9),
+        input: br#"{"amount":1500,"currency":"JPY"}"#.to_vec(),
         downstream_key: KEY.to_owned(),
         attempts,
         accepted_at: t0() - TimeDelta::hours(1),
@@ -187,8 +189,8 @@ pub(crate) fn provider_answering(answer: ProviderAnswer) -> MockProvider {
     provider
 }
 
-pub(crate) fn charged(id: &str, succeeded: bool) -> Charge {
-    Charge {
+pub(crate) fn charged(id: &str, succeeded: bool) -> Definite {
+    Definite {
         id: id.to_owned(),
         succeeded,
     }
@@ -203,11 +205,13 @@ pub(crate) fn expect_completion(
 ) {
     store
         .expect_complete()
-        .withf(move |_, lease, e, a, _| {
-            *e == ending && *a == attempts && lease.generation == Generation::new(5)
+        .withf(move |end, _| {
+            *end.ending == ending
+                && end.attempts == attempts
+                && end.lease.generation == Generation::new(5)
         })
         .times(1)
-        .returning(move |_, _, _, _, _| ready(Ok(accepted)));
+        .returning(move |_, _| ready(Ok(accepted)));
 }
 
 pub(crate) async fn work(store: &MockStore, provider: &MockProvider, op: &DueOperation) -> Worked {
@@ -226,9 +230,13 @@ pub(crate) async fn work_with(
         provider,
         clock,
         hooks: &NoHooks,
+        calls: &Unobserved,
     };
     // A worker that never ends is a failure, not a hang (a mutated loop, say).
-    tokio::time::timeout(Duration::from_secs(5), work_once(ports, &settings(), op))
-        .await
-        .expect("the worker ends")
+    tokio::time::timeout(
+        Duration::from_secs(5),
+        work_once::<CapturePayment, _, _, _>(ports, &settings(), op),
+    )
+    .await
+    .expect("the worker ends")
 }

@@ -1,7 +1,7 @@
 //! The worker's answers, one per branch: success, decline, a lost answer resolved by the
 //! result query, retry with backoff, needs_review at the bound or past the key's retention.
 
-use application::payments::Worked;
+use application::leased::Worked;
 use application::ports::{Ending, NoAnswer, ProviderAnswer};
 use chrono::TimeDelta;
 use domain::{AttemptError, Generation};
@@ -14,7 +14,7 @@ async fn a_charge_ends_succeeded_with_its_payment() {
     expect_completion(
         &mut store,
         Ending::Succeeded {
-            charge_id: "ch_1".into(),
+            provider_id: "ch_1".into(),
         },
         0,
         true,
@@ -26,7 +26,7 @@ async fn a_charge_ends_succeeded_with_its_payment() {
     assert_eq!(
         worked,
         Worked::Ended(Ending::Succeeded {
-            charge_id: "ch_1".into()
+            provider_id: "ch_1".into()
         })
     );
 }
@@ -49,7 +49,7 @@ async fn an_answer_lost_after_the_charge_is_resolved_by_the_result_query_under_t
     expect_completion(
         &mut store,
         Ending::Succeeded {
-            charge_id: "ch_3".into(),
+            provider_id: "ch_3".into(),
         },
         0,
         true,
@@ -134,6 +134,20 @@ async fn an_operation_older_than_the_providers_key_retention_ends_needs_review_u
     provider.expect_lookup().never();
     let mut op = operation(1);
     op.accepted_at = t0() - TimeDelta::hours(24);
+
+    assert_eq!(work(&store, &provider, &op).await, Worked::Ended(ending));
+}
+
+#[tokio::test]
+async fn an_input_that_no_longer_reads_as_the_kinds_job_ends_needs_review_uncalled() {
+    let mut store = store_claiming();
+    let ending = Ending::NeedsReview(AttemptError::InputUnreadable);
+    expect_completion(&mut store, ending.clone(), 1, true);
+    let mut provider = MockProvider::new();
+    provider.expect_charge().never();
+    provider.expect_lookup().never();
+    let mut op = operation(1);
+    op.input = br#"{"amount":0,"currency":"JPY"}"#.to_vec();
 
     assert_eq!(work(&store, &provider, &op).await, Worked::Ended(ending));
 }

@@ -4,13 +4,14 @@
 
 use adapters::SystemClock;
 use adapters::admin::{audit_query, key_query, operations_query, parse_operation_id};
+use adapters::api::{ServiceStore, leased_kinds};
 use anyhow::Context;
 use application::admin::{
-    Admin, AdminRefusal, AdminRequest, AdminScope, AdminStore, OperatorName, Who, audit_page_json,
-    key_json, operation_json, operations_page_json,
+    Admin, AdminRefusal, AdminRequest, AdminScope, OperatorName, Who, audit_page_json, key_json,
+    operation_json, operations_page_json,
 };
 use chrono::TimeDelta;
-use domain::{ChargeId, OperatorAction, Resolution};
+use domain::{OperatorAction, ProviderId, Resolution};
 use uuid::Uuid;
 
 use crate::cli::{AdminArgs, AdminCommand, KeyArgs, KeysCommand, OperationsCommand, PageArgs};
@@ -62,7 +63,7 @@ fn operation_id(raw: &str) -> Result<Uuid, Refused> {
 }
 
 /// Runs one admin command; `Ok` is the JSON to print.
-pub(crate) async fn run<S: AdminStore>(
+pub(crate) async fn run<S: ServiceStore>(
     store: &S,
     key_retention: TimeDelta,
     args: AdminArgs,
@@ -72,8 +73,10 @@ pub(crate) async fn run<S: AdminStore>(
         .as_deref()
         .context("--operator is required: the audit trail names who made each change")?;
     let operator = OperatorName::parse(operator).context("--operator")?;
+    let kinds = leased_kinds();
     let admin = Admin {
         store,
+        kinds: &kinds,
         clock: &SystemClock,
         key_retention,
         replay_cache: None,
@@ -128,9 +131,7 @@ pub(crate) async fn run<S: AdminStore>(
             }
             OperationsCommand::Resolve { id, charge, .. } => {
                 let resolution = match charge {
-                    Some(charge) => {
-                        Resolution::Succeeded(ChargeId::parse(&charge).context("--charge")?)
-                    }
+                    Some(id) => Resolution::Succeeded(ProviderId::parse(&id).context("--charge")?),
                     None => Resolution::Declined,
                 };
                 act(&id, OperatorAction::Resolve(resolution)).await

@@ -6,10 +6,9 @@ use std::sync::Arc;
 use actix_web::App;
 use actix_web::middleware::from_fn;
 use adapters::SystemClock;
+use adapters::api::{leased_kinds, routes};
 use adapters::http::listener::{Limits, bind, http_server};
-use adapters::http::{
-    AppState, JwksVerifier, ProblemForms, TokenVerifier, request_context, routes,
-};
+use adapters::http::{AppState, JwksVerifier, ProblemForms, TokenVerifier, request_context};
 use adapters::metrics::Metrics;
 use anyhow::Context;
 use application::{Coordinator, CoordinatorSettings, InFlight, ReplayCache};
@@ -19,14 +18,13 @@ use crate::commands::try_it::log_try_it;
 use crate::config::auth::AuthConfig;
 use crate::config::secret::Secret;
 use crate::config::{DatabaseConfig, ServeConfig};
-use crate::counting_provider::CountingProvider;
 use crate::hooks::Hooks;
 use crate::provider::{Provider, provider};
 use crate::signals::shutdown_signal;
 use crate::store::{AnyStore, WorkerStore, open_and_migrate};
-use crate::tasks::capture::run_workers;
 use crate::tasks::purge::purge_every;
 use crate::tasks::relay::relay_until;
+use crate::tasks::workers::run_workers;
 
 /// Runs the service. Returns after a graceful shutdown: SIGTERM or Ctrl-C stops accepting
 /// connections, lets in-flight requests finish (up to `SHUTDOWN_TIMEOUT_SECS`), then
@@ -123,6 +121,7 @@ async fn serve_with<S: WorkerStore>(
                     anyhow::Ok(AppState::new(
                         coordinator,
                         store,
+                        Arc::new(leased_kinds()),
                         keys,
                         metrics,
                         body_timeout,
@@ -158,7 +157,6 @@ async fn serve_with<S: WorkerStore>(
         })
     });
     let capture = capture.map(|(capture_store, provider)| {
-        let provider = CountingProvider::new(provider, Arc::clone(&capture_metrics));
         let (hooks, payments) = (config.events.hooks(), config.payments.clone());
         let stopped = stopped.clone();
         tokio::spawn(async move {

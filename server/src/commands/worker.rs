@@ -7,7 +7,7 @@ use crate::config::{DatabaseConfig, Lookup};
 use crate::provider::required_provider;
 use crate::signals::stop_on_signal;
 use crate::store::{AnyStore, open_and_migrate, open_for_capture};
-use crate::tasks::capture::run_workers;
+use crate::tasks::workers::run_workers;
 
 #[derive(Debug)]
 pub(crate) struct WorkerConfig {

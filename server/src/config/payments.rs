@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use application::payments::WorkerSettings;
+use application::leased::WorkerSettings;
 use chrono::TimeDelta;
 use domain::OwnerId;
 

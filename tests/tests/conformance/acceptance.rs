@@ -3,16 +3,13 @@
 //! payment once the operation succeeded.
 
 use application::StepError;
-use application::payments::CaptureRefusal;
-use application::ports::{
-    Ending, NewCapture, OperationReader, OperationStore, OperationWriter, RecordTx, UnitOfWork,
-};
+use application::leased::NewOperation;
+use application::payments::{CaptureAcceptance, CaptureRefusal};
+use application::ports::{Ending, OperationReader, OperationStore, RecordTx, UnitOfWork};
 use chrono::{DateTime, TimeDelta, Utc};
-use domain::{
-    Amount, AttemptError, Currency, OperationState, OrderId, OwnerId, PaymentCapture, TenantId,
-};
+use domain::{AttemptError, OperationState, OwnerId, TenantId};
 use tests::Backend;
-use uuid::Uuid;
+use tests::leased::{complete, due, new_capture};
 
 /// Order 9 of tenant 1 with its `orders.created.v1` event (as every committed order has
 /// one), in SQL both dialects accept.
@@ -34,23 +31,15 @@ fn t0() -> DateTime<Utc> {
     DateTime::from_timestamp(1_800_000_000, 123_456_000).unwrap()
 }
 
-fn capture(tenant: u64, order: u64) -> NewCapture {
-    NewCapture {
-        id: Uuid::new_v4(),
-        operation_type: "payments.capture.v1",
-        tenant: TenantId::parse(tenant).unwrap(),
-        input: PaymentCapture {
-            order: OrderId::new(order),
-            amount: Amount::parse(1500).unwrap(),
-            currency: Currency::parse("JPY").unwrap(),
-        },
-        downstream_key: Uuid::new_v4().hyphenated().to_string(),
-        accepted_at: t0(),
-    }
+fn capture(tenant: u64, order: u64) -> NewOperation {
+    new_capture(tenant, order, 1500, t0())
 }
 
 /// Accepts `capture` in a transaction of its own, committed only when accepted.
-async fn accept<B: Backend>(db: &B, capture: &NewCapture) -> Result<(), StepError<CaptureRefusal>> {
+async fn accept<B: Backend>(
+    db: &B,
+    capture: &NewOperation,
+) -> Result<(), StepError<CaptureRefusal>> {
     let mut tx = db.store().begin().await.unwrap();
     let accepted = tx.accept_capture(capture).await;
     if accepted.is_ok() {
@@ -92,7 +81,10 @@ pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Back
         .unwrap()
         .unwrap();
     assert_eq!(view.state, OperationState::Pending);
-    assert_eq!((view.order.get(), view.payment.as_ref()), (9, None));
+    assert_eq!(
+        (view.order.get(), view.result.get("payment")),
+        (9, Some("null"))
+    );
     assert_eq!(view.operation_type, "payments.capture.v1");
     assert_eq!(view.updated_at, t0());
     let other = TenantId::parse(2).unwrap();
@@ -105,7 +97,7 @@ pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Back
     );
 
     // The worker's view carries the accepted input and key.
-    let due = store.due(10, t0()).await.unwrap();
+    let due = due(store, t0()).await.unwrap();
     assert_eq!(due.len(), 1);
     assert_eq!(due[0].accepted_at, t0(), "its key's age at the provider");
     assert_eq!(
@@ -125,25 +117,25 @@ pub(crate) async fn only_the_tenants_own_order_is_captured_and_only_once<B: Back
             .unwrap()
     );
     let ending = Ending::Succeeded {
-        charge_id: "ch_1".into(),
+        provider_id: "ch_1".into(),
     };
     assert!(
-        store
-            .complete(first.id, &lease, &ending, 0, t0())
+        complete(store, &due[0], &lease, &ending, 0, t0())
             .await
             .unwrap()
     );
-    let payment = store
+    let payment: serde_json::Value = store
         .find_operation(tenant, first.id)
         .await
         .unwrap()
         .unwrap()
-        .payment
+        .result
+        .member("payment")
         .unwrap();
-    assert_eq!(payment.provider_charge_id, "ch_1");
+    assert_eq!(payment["providerChargeId"], "ch_1");
     assert_eq!(
-        (payment.amount.get(), payment.currency.as_str()),
-        (1500, "JPY")
+        (&payment["amount"], &payment["currency"]),
+        (&1500.into(), &"JPY".into())
     );
     assert!(matches!(
         accept(&db, &capture(1, 9)).await,
@@ -193,7 +185,7 @@ pub(crate) async fn a_declined_capture_leaves_the_order_free_for_another<B: Back
     accept(&db, &first).await.unwrap();
     let store = db.store();
     let owner = OwnerId::parse("w").unwrap();
-    let due = store.due(10, t0()).await.unwrap().remove(0);
+    let due = due(store, t0()).await.unwrap().remove(0);
     let lease = due
         .lease
         .claim(owner.clone(), t0(), TimeDelta::seconds(30))
@@ -225,13 +217,12 @@ pub(crate) async fn a_declined_capture_leaves_the_order_free_for_another<B: Back
         (OperationState::Pending, now)
     );
     assert!(
-        store
-            .due(10, next - TimeDelta::seconds(1))
+        tests::leased::due(store, next - TimeDelta::seconds(1))
             .await
             .unwrap()
             .is_empty()
     );
-    let due = store.due(10, next).await.unwrap().remove(0);
+    let due = tests::leased::due(store, next).await.unwrap().remove(0);
     assert_eq!(due.attempts, 1);
     let lease = due
         .lease
@@ -244,8 +235,7 @@ pub(crate) async fn a_declined_capture_leaves_the_order_free_for_another<B: Back
             .unwrap()
     );
     assert!(
-        store
-            .complete(first.id, &lease, &Ending::Declined, 1, next)
+        complete(store, &due, &lease, &Ending::Declined, 1, next)
             .await
             .unwrap()
     );

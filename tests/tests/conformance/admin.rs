@@ -19,7 +19,9 @@ pub(crate) use last_error::the_last_attempts_error_is_kept_until_a_success;
 pub(crate) use listing::listings_are_newest_first_filtered_scoped_and_paged;
 
 use adapters::SystemClock;
-use application::admin::{Admin, AdminStore, AuditEntry, AuditEvent, KeyAddress};
+use adapters::api::ServiceStore;
+use application::admin::{Admin, AuditEntry, AuditEvent, KeyAddress};
+use application::leased::LeasedKinds;
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use domain::{ActorId, IdempotencyKey, Operation, TenantId};
 use tests::Backend;
@@ -45,9 +47,10 @@ fn hex(text: &str) -> String {
     text.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
-fn admin<S: AdminStore>(store: &S) -> Admin<'_, S> {
+fn admin<'a, S: ServiceStore>(store: &'a S, kinds: &'a LeasedKinds<S::Tx>) -> Admin<'a, S> {
     Admin {
         store,
+        kinds,
         clock: &SystemClock,
         key_retention: TimeDelta::hours(24),
         replay_cache: None,
@@ -83,9 +86,9 @@ impl NewOp {
 /// Inserts `row` in SQL both dialects accept; its downstream key is `key-<n>`.
 async fn insert_operation<B: Backend>(db: &B, row: &NewOp) {
     db.run_sql(&format!(
-        "INSERT INTO operations (id, operation_type, tenant_id, order_id, amount, currency, \
+        "INSERT INTO operations (id, operation_type, tenant_id, order_id, input, result, \
          downstream_key, state, generation, attempts, next_attempt_at, created_at, updated_at) \
-         VALUES (X'{:032x}', X'{}', {}, {}, 1500, X'4a5059', X'{}', '{}', {}, 3, \
+         VALUES (X'{:032x}', X'{}', {}, {}, X'{INPUT}', X'{RESULT}', X'{}', '{}', {}, 3, \
          '2026-01-01 00:00:00', '{created}', '{created}')",
         row.n,
         hex(row.kind),
@@ -95,6 +98,8 @@ async fn insert_operation<B: Backend>(db: &B, row: &NewOp) {
         row.state,
         row.generation,
         created = row.created,
+        INPUT = hex(r#"{"amount":1500,"currency":"JPY"}"#),
+        RESULT = hex(r#"{"payment":null}"#),
     ))
     .await;
 }

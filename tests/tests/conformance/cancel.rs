@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use application::orders::{CancelOrder, CancelReason, OrderCancellation, OrderCancellations};
+use application::payments::CaptureAcceptance;
 use application::payments::CapturePayment;
-use application::ports::{OperationWriter, RecordTx, UnitOfWork};
+use application::ports::{RecordTx, UnitOfWork};
 use application::{Caller, Outcome};
 use chrono::{DateTime, Utc};
 use domain::{ActorId, Amount, Currency, OperationState, OrderStatus, PaymentCapture, TenantId};
@@ -51,18 +52,7 @@ pub(crate) async fn the_cancel_reads_under_lock_and_marks_the_order<B: Backend>(
     assert_eq!(tx.blocking_capture(tenant(1), id).await.unwrap(), None);
     tx.rollback().await.unwrap();
 
-    let capture = application::ports::NewCapture {
-        id: uuid::Uuid::new_v4(),
-        operation_type: "payments.capture.v1",
-        tenant: tenant(1),
-        input: PaymentCapture {
-            order: id,
-            amount: Amount::parse(100).unwrap(),
-            currency: Currency::parse("JPY").unwrap(),
-        },
-        downstream_key: uuid::Uuid::new_v4().to_string(),
-        accepted_at: at(),
-    };
+    let capture = tests::leased::new_capture(1, id.get(), 100, at());
     let mut tx = store.begin().await.unwrap();
     tx.accept_capture(&capture).await.unwrap();
     tx.commit().await.unwrap();

@@ -14,6 +14,7 @@ mod inbox;
 mod operations;
 mod outbox;
 mod stored_refusals;
+mod upgrade;
 
 macro_rules! conformance_suite {
     ($store:ident, $backend:ty) => {
@@ -182,6 +183,11 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn a_refusal_not_stored_leaves_the_key_free() {
                 crate::stored_refusals::a_refusal_not_stored_leaves_the_key_free::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn captures_accepted_before_read_and_work_after_the_upgrade() {
+                crate::upgrade::captures_accepted_before_read_and_work_after_the_upgrade::<$backend>().await;
             }
 
             #[tokio::test]

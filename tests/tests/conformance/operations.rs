@@ -8,6 +8,7 @@ use application::ports::{Ending, OperationCensus, OperationStore};
 use chrono::{DateTime, TimeDelta, Utc};
 use domain::OperationState;
 use domain::{AttemptError, Generation, OwnerId};
+use tests::leased::{complete, due};
 use tests::{Backend, join_all};
 use uuid::Uuid;
 
@@ -16,11 +17,13 @@ const ID: u128 = 7;
 /// Adds a pending operation due long ago, in SQL both dialects accept.
 async fn add_operation<B: Backend>(db: &B) {
     db.run_sql(
-        "INSERT INTO operations (id, operation_type, tenant_id, order_id, amount, currency, \
+        "INSERT INTO operations (id, operation_type, tenant_id, order_id, input, result, \
          downstream_key, state, generation, attempts, next_attempt_at, created_at, updated_at) \
-         VALUES (X'00000000000000000000000000000007', X'7061796d656e7473', 1, 9, 1500, \
-         X'4a5059', X'6b65792d37', 'PENDING', 0, 0, '2026-01-01 00:00:00', \
-         '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+         VALUES (X'00000000000000000000000000000007', \
+         X'7061796d656e74732e636170747572652e7631', 1, 9, \
+         X'7b22616d6f756e74223a313530302c2263757272656e6379223a224a5059227d', \
+         X'7b227061796d656e74223a6e756c6c7d', X'6b65792d37', 'PENDING', 0, 0, \
+         '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
     )
     .await;
 }
@@ -47,7 +50,7 @@ pub(crate) async fn one_claimer_wins_each_generation<B: Backend>() {
     let db = Arc::new(B::create().await);
     add_operation(&*db).await;
     for round in 0..20u64 {
-        let due = db.store().due(10, now()).await.unwrap();
+        let due = due(db.store(), now()).await.unwrap();
         assert_eq!(due.len(), 1, "round {round}");
         let view = due[0].lease.clone();
         assert_eq!(view.generation, Generation::new(round));
@@ -104,9 +107,9 @@ pub(crate) async fn operations_are_counted_by_state<B: Backend>() {
     add_operation(&db).await;
     for (n, state) in [(8, "NEEDS_REVIEW"), (9, "NEEDS_REVIEW"), (10, "SUCCEEDED")] {
         db.run_sql(&format!(
-            "INSERT INTO operations (id, operation_type, tenant_id, order_id, amount, currency, \
+            "INSERT INTO operations (id, operation_type, tenant_id, order_id, input, result, \
              downstream_key, state, generation, attempts, next_attempt_at, created_at, \
-             updated_at) VALUES (X'{n:032x}', X'7061796d656e7473', 1, {n}, 1500, X'4a5059', \
+             updated_at) VALUES (X'{n:032x}', X'7061796d656e7473', 1, {n}, X'7b7d', X'7b7d', \
              X'6b65792d{n:02x}', '{state}', 1, 3, '2026-01-01 00:00:00', \
              '2026-01-01 00:00:00', '2026-01-01 00:00:00')"
         ))
@@ -131,17 +134,18 @@ pub(crate) async fn a_stale_owner_changes_nothing_and_a_success_pays_once<B: Bac
     let store = db.store();
     let id = Uuid::from_u128(ID);
     let t0 = now();
-    let view = store.due(10, t0).await.unwrap().remove(0).lease;
+    let operation = due(store, t0).await.unwrap().remove(0);
+    let view = operation.lease.clone();
     let old = view.claim(owner("old"), t0, TimeDelta::seconds(1)).unwrap();
     assert!(store.claim(id, view.generation, &old, t0).await.unwrap());
     assert!(
-        store.due(10, t0).await.unwrap().is_empty(),
+        due(store, t0).await.unwrap().is_empty(),
         "a running lease is not due"
     );
 
     // The old owner's lease runs out; a new owner takes over.
     let later = t0 + TimeDelta::seconds(2);
-    let view = store.due(10, later).await.unwrap().remove(0).lease;
+    let view = due(store, later).await.unwrap().remove(0).lease;
     assert_eq!(view.generation, old.generation);
     let new = view
         .claim(owner("new"), later, TimeDelta::seconds(30))
@@ -157,11 +161,10 @@ pub(crate) async fn a_stale_owner_changes_nothing_and_a_success_pays_once<B: Bac
             .unwrap()
     );
     let stale_success = Ending::Succeeded {
-        charge_id: "ch_old".into(),
+        provider_id: "ch_old".into(),
     };
     assert!(
-        !store
-            .complete(id, &old, &stale_success, 0, later)
+        !complete(store, &operation, &old, &stale_success, 0, later)
             .await
             .unwrap()
     );
@@ -172,18 +175,23 @@ pub(crate) async fn a_stale_owner_changes_nothing_and_a_success_pays_once<B: Bac
     );
 
     let success = Ending::Succeeded {
-        charge_id: "ch_new".into(),
+        provider_id: "ch_new".into(),
     };
     assert!(store.extend(id, &new).await.unwrap());
-    assert!(store.complete(id, &new, &success, 0, later).await.unwrap());
     assert!(
-        !store.complete(id, &new, &success, 0, later).await.unwrap(),
+        complete(store, &operation, &new, &success, 0, later)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !complete(store, &operation, &new, &success, 0, later)
+            .await
+            .unwrap(),
         "ended once"
     );
     assert_eq!(db.count_rows("payments").await, 1, "one payment");
     assert!(
-        store
-            .due(10, later + TimeDelta::days(1))
+        due(store, later + TimeDelta::days(1))
             .await
             .unwrap()
             .is_empty()

@@ -66,7 +66,7 @@ async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_ch
         starting.into_iter().map(|s| s.join().unwrap()).collect()
     });
     for process in &processes {
-        process.wait_for_log("capture workers started").unwrap();
+        process.wait_for_log("workers started").unwrap();
     }
     scenario.provider.wait_for(PATIENCE, |c| c.held == 8);
     // Holding off lets the eight go, and every later call.

@@ -147,7 +147,7 @@ impl Scenario {
     /// `server serve` working captures (with its `/metrics`), once its workers started.
     pub(crate) fn serve_worker(&self, pause: Option<&PauseDir>, env: &[(&str, &str)]) -> Service {
         let service = Service::start(&self.worker_options(self.db.url(), pause, env));
-        if let Err(log) = service.wait_for_log("capture workers started") {
+        if let Err(log) = service.wait_for_log("workers started") {
             panic!("the serve process started no capture worker:\n{log}");
         }
         service
@@ -163,7 +163,7 @@ impl Scenario {
         Service::start_command(
             &self.worker_options(database_url, pause, env),
             &["worker"],
-            "capture workers started",
+            "workers started",
         )
     }
 

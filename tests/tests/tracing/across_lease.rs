@@ -27,7 +27,7 @@ async fn a_capture_is_one_trace_from_the_acceptance_to_the_provider() {
         .map(|(name, value)| (name.to_owned(), value.to_owned())),
     );
     let server = Service::start(&options);
-    server.wait_for_log("capture workers started").unwrap();
+    server.wait_for_log("workers started").unwrap();
     let api = Api::new(server.base_url());
     // The order comes from a request of its own trace; only the capture is the caller's.
     let created = create_with(&api, "order-1", &[]);
@@ -58,7 +58,7 @@ async fn a_capture_is_one_trace_from_the_acceptance_to_the_provider() {
                     &[
                         "POST /api/orders/{order_id}/payments",
                         "operation insert",
-                        "capture attempt",
+                        "operation attempt",
                         "provider charge",
                     ],
                 )
@@ -73,7 +73,7 @@ async fn a_capture_is_one_trace_from_the_acceptance_to_the_provider() {
     assert_eq!(acceptance.kind, SpanKind::Server);
     assert_eq!(acceptance.attribute("idempotent.outcome"), Some("executed"));
     let operation_insert = the(&trace, "operation insert");
-    let attempt = the(&trace, "capture attempt");
+    let attempt = the(&trace, "operation attempt");
     assert_parent(attempt, operation_insert);
     let call = the(&trace, "provider charge");
     assert_eq!(call.kind, SpanKind::Client);

@@ -1,7 +1,7 @@
 //! The bodies of the admin actions: a resolution, strict as every body; retry and cancel
 //! take none (`{}` is accepted too).
 
-use domain::{ChargeId, Resolution};
+use domain::{ProviderId, Resolution};
 use serde_json::Value;
 
 use crate::http::edge::members::{FieldError, member, object, unknown_members};
@@ -33,7 +33,7 @@ pub(crate) fn decode_resolution(bytes: &[u8]) -> Result<Resolution, Vec<FieldErr
     };
     let charge = members.get("providerChargeId");
     let resolution = match (outcome, charge) {
-        (Some("succeeded"), Some(Value::String(raw))) => match ChargeId::parse(raw) {
+        (Some("succeeded"), Some(Value::String(raw))) => match ProviderId::parse(raw) {
             Ok(charge) => Some(Resolution::Succeeded(charge)),
             Err(_) => {
                 errors.push(FieldError::at("/providerChargeId", CHARGE_REASON));
@@ -100,7 +100,7 @@ mod tests {
     fn a_resolution_is_succeeded_with_its_charge_or_declined_without() {
         assert_eq!(
             decode_resolution(br#"{"outcome":"succeeded","providerChargeId":"ch_1"}"#),
-            Ok(Resolution::Succeeded(ChargeId::parse("ch_1").unwrap()))
+            Ok(Resolution::Succeeded(ProviderId::parse("ch_1").unwrap()))
         );
         assert_eq!(
             decode_resolution(br#"{"outcome":"declined"}"#),

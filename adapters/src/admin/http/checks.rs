@@ -4,6 +4,7 @@
 use actix_web::{HttpRequest, HttpResponse};
 use application::Caller;
 use application::admin::{Admin, AdminRequest, AdminScope, Who};
+use application::ports::UnitOfWork;
 use uuid::Uuid;
 
 use super::strict_query::BadParameters;
@@ -14,11 +15,12 @@ use crate::http::edge::request_context::RequestId;
 use crate::http::edge::respond;
 use crate::http::route::PathIds;
 use crate::http::routes::state::AppState;
-use crate::payments::read::parse_operation_id;
+use crate::leased::parse_operation_id;
 
-pub(super) fn admin<S, H>(state: &AppState<S, H>) -> Admin<'_, S> {
+pub(super) fn admin<S: UnitOfWork, H>(state: &AppState<S, H>) -> Admin<'_, S> {
     Admin {
         store: &state.store,
+        kinds: &state.kinds,
         clock: &SystemClock,
         key_retention: state.key_retention,
         replay_cache: state.coordinator.replay_cache(),

@@ -22,7 +22,7 @@ use crate::http::openapi::responses::{
     AdminActionRefusals, AdminListRefusals, AuthRefusals, ReadRefusals,
 };
 use crate::http::routes::state::AppState;
-use crate::http::routes::store::ServiceStore;
+use application::admin::AdminStore;
 
 #[utoipa::path(
     get,
@@ -40,7 +40,7 @@ use crate::http::routes::store::ServiceStore;
         AdminListRefusals,
     ),
 )]
-pub(crate) async fn list_operations<S: ServiceStore, H: FlowHooks + 'static>(
+pub(crate) async fn list_operations<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
@@ -76,7 +76,7 @@ pub(crate) async fn list_operations<S: ServiceStore, H: FlowHooks + 'static>(
         ReadRefusals,
     ),
 )]
-pub(crate) async fn show_operation<S: ServiceStore, H: FlowHooks + 'static>(
+pub(crate) async fn show_operation<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
@@ -91,7 +91,7 @@ pub(crate) async fn show_operation<S: ServiceStore, H: FlowHooks + 'static>(
 }
 
 /// The checks every action makes, then the action `decode` reads from the body.
-async fn act<S: ServiceStore, H: FlowHooks + 'static>(
+async fn act<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     payload: Payload,
     state: Data<AppState<S, H>>,
@@ -139,7 +139,7 @@ async fn act<S: ServiceStore, H: FlowHooks + 'static>(
         AdminActionRefusals,
     ),
 )]
-pub(crate) async fn resolve_operation<S: ServiceStore, H: FlowHooks + 'static>(
+pub(crate) async fn resolve_operation<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     payload: Payload,
     state: Data<AppState<S, H>>,
@@ -166,7 +166,7 @@ pub(crate) async fn resolve_operation<S: ServiceStore, H: FlowHooks + 'static>(
         AdminActionRefusals,
     ),
 )]
-pub(crate) async fn retry_operation<S: ServiceStore, H: FlowHooks + 'static>(
+pub(crate) async fn retry_operation<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     payload: Payload,
     state: Data<AppState<S, H>>,
@@ -192,7 +192,7 @@ pub(crate) async fn retry_operation<S: ServiceStore, H: FlowHooks + 'static>(
         AdminActionRefusals,
     ),
 )]
-pub(crate) async fn cancel_operation<S: ServiceStore, H: FlowHooks + 'static>(
+pub(crate) async fn cancel_operation<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     payload: Payload,
     state: Data<AppState<S, H>>,

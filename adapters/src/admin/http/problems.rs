@@ -56,6 +56,12 @@ impl ProblemForm for AdminRefusal {
                 problem.retry_after = Some(u32::try_from(*retry_after_secs).unwrap_or(u32::MAX));
                 problem
             }
+            Self::UnknownKind => Problem::new(
+                409,
+                code,
+                "Operation type not served",
+                "This server does not serve the operation's type, so it cannot record its resolution. Resolve it through a server that does.",
+            ),
             Self::Store(_) => Problem::unavailable(),
         }
     }

@@ -13,7 +13,7 @@ use super::record_schemas::{AuditPage, IdempotencyRecord};
 use crate::http::openapi::problem_schemas::{KeyConflict, NotFound};
 use crate::http::openapi::responses::{AdminListRefusals, AuthRefusals};
 use crate::http::routes::state::AppState;
-use crate::http::routes::store::ServiceStore;
+use application::admin::AdminStore;
 
 const NO_RECORD: &str = "No such record in the admin's reach.";
 
@@ -34,7 +34,7 @@ const NO_RECORD: &str = "No such record in the admin's reach.";
             content_type = "application/problem+json"),
     ),
 )]
-pub(crate) async fn show_key<S: ServiceStore, H: FlowHooks + 'static>(
+pub(crate) async fn show_key<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
@@ -70,7 +70,7 @@ pub(crate) async fn show_key<S: ServiceStore, H: FlowHooks + 'static>(
             content_type = "application/problem+json"),
     ),
 )]
-pub(crate) async fn evict_key<S: ServiceStore, H: FlowHooks + 'static>(
+pub(crate) async fn evict_key<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
@@ -101,7 +101,7 @@ pub(crate) async fn evict_key<S: ServiceStore, H: FlowHooks + 'static>(
         AdminListRefusals,
     ),
 )]
-pub(crate) async fn list_audit<S: ServiceStore, H: FlowHooks + 'static>(
+pub(crate) async fn list_audit<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {

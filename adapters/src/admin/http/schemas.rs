@@ -5,7 +5,7 @@
 
 use utoipa::ToSchema;
 
-pub(crate) use crate::payments::read::OperationState;
+pub(crate) use crate::leased::read::OperationState;
 
 /// Why the last attempt got no definite answer, or why none was made.
 #[derive(Debug, ToSchema)]
@@ -18,6 +18,8 @@ pub(crate) enum LastError {
     Refused,
     Malformed,
     KeyRetentionPassed,
+    /// What the operation stored at acceptance no longer reads as its kind's job.
+    InputUnreadable,
 }
 
 /// A worker's hold on the operation.
@@ -40,6 +42,12 @@ pub(crate) struct AdminPayment {
     #[schema(pattern = "^[1-9][0-9]{0,18}$")]
     payment_id: String,
     provider_charge_id: String,
+    /// As captured, in minor units.
+    #[schema(minimum = 1, maximum = 10_000_000)]
+    amount: u32,
+    /// As captured.
+    #[schema(pattern = "^[A-Z]{3}$")]
+    currency: String,
 }
 
 /// An operation with everything a person needs to decide.
@@ -116,9 +124,9 @@ pub(crate) struct NoMembers {}
 #[cfg(test)]
 mod tests {
     use application::admin::{AdminOperation as View, OperationCursor, Page, operations_page_json};
-    use application::ports::PaymentView;
+    use application::leased::Members;
     use chrono::DateTime;
-    use domain::{Amount, AttemptError, Currency, Generation, OperationState, OrderId, TenantId};
+    use domain::{AttemptError, Generation, OperationState, OrderId, TenantId};
     use uuid::Uuid;
 
     use super::*;
@@ -130,8 +138,7 @@ mod tests {
             operation_type: "payments.capture.v1".to_owned(),
             tenant: TenantId::parse(1).unwrap(),
             order: OrderId::new(9),
-            amount: Amount::parse(1500).unwrap(),
-            currency: Currency::parse("JPY").unwrap(),
+            input: Members::parse(br#"{"amount":1500,"currency":"JPY"}"#).unwrap(),
             state,
             attempts: 2,
             next_attempt_at: at,
@@ -142,12 +149,10 @@ mod tests {
             last_error: Some(AttemptError::KeyRetentionPassed),
             accepted_at: at,
             updated_at: at,
-            payment: Some(PaymentView {
-                id: 4,
-                provider_charge_id: "ch_1".to_owned(),
-                amount: Amount::parse(1500).unwrap(),
-                currency: Currency::parse("JPY").unwrap(),
-            }),
+            result: Members::parse(
+                br#"{"payment":{"paymentId":"4","providerChargeId":"ch_1","amount":1500,"currency":"JPY"}}"#,
+            )
+            .unwrap(),
         }
     }
 

@@ -1,13 +1,11 @@
 //! RFC 9457 problem details with a stable `code` (`docs/http-api.md#problem-details`),
 //! and the one mapping from each coordinator outcome and input error to its status.
 
-use application::Outcome;
 use domain::KeyError;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::members::FieldError;
-use super::refusal_form::ProblemForm;
 
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
@@ -81,22 +79,6 @@ impl Problem {
     pub(crate) fn retry(mut self) -> Self {
         self.retry_after = Some(RETRY_AFTER_SECS);
         self
-    }
-
-    /// `None` for an outcome answered with a stored response.
-    #[must_use]
-    pub fn for_outcome<R: ProblemForm>(outcome: &Outcome<R>) -> Option<Self> {
-        Some(match outcome {
-            Outcome::Executed { .. }
-            | Outcome::Replayed { .. }
-            | Outcome::RejectedAndStored { .. } => return None,
-            Outcome::KeyReused => Self::key_reused(),
-            Outcome::InProgress => Self::in_progress(),
-            Outcome::Rejected(refusal) => refusal.problem(),
-            Outcome::OutcomeUnknown(_) => Self::outcome_unknown(),
-            Outcome::Forbidden => Self::forbidden(),
-            Outcome::Failed(_) => Self::internal(),
-        })
     }
 
     #[must_use]

@@ -2,7 +2,7 @@
 //! refusal (its code, its facts in its variant); each route's module gives it its problem
 //! document here, in the adapters (`docs/http-api.md#problem-details`).
 
-use application::{BoxError, NoRefusal, Refusal, RefusalForms};
+use application::{BoxError, NoRefusal, Outcome, Refusal, RefusalForms};
 use domain::StoredResponse;
 
 use super::problem::{PROBLEM_JSON, Problem};
@@ -32,5 +32,23 @@ impl<R: Refusal + ProblemForm> RefusalForms<R> for ProblemForms {
             None,
             problem.to_json(),
         )?)
+    }
+}
+
+impl Problem {
+    /// `None` for an outcome answered with a stored response.
+    #[must_use]
+    pub fn for_outcome<R: ProblemForm>(outcome: &Outcome<R>) -> Option<Self> {
+        Some(match outcome {
+            Outcome::Executed { .. }
+            | Outcome::Replayed { .. }
+            | Outcome::RejectedAndStored { .. } => return None,
+            Outcome::KeyReused => Self::key_reused(),
+            Outcome::InProgress => Self::in_progress(),
+            Outcome::Rejected(refusal) => refusal.problem(),
+            Outcome::OutcomeUnknown(_) => Self::outcome_unknown(),
+            Outcome::Forbidden => Self::forbidden(),
+            Outcome::Failed(_) => Self::internal(),
+        })
     }
 }

@@ -1,37 +1,16 @@
-//! `GET /openapi.json`: the document of every route in the registration list, rendered
-//! once.
-
-use std::sync::LazyLock;
+//! `GET /openapi.json`: the document of every route in the list (`crate::api`), rendered
+//! once there and handed to this handler as app data.
 
 use actix_web::HttpResponse;
 use actix_web::http::header::CONTENT_TYPE;
-use serde_json::Value;
-use utoipa::OpenApi;
+use actix_web::web::Data;
 
-use super::documented;
 use crate::http::edge::problem::Problem;
 use crate::http::edge::respond;
-use crate::http::openapi;
 
-/// The routes that describe themselves.
-#[derive(OpenApi)]
-#[openapi(paths(
-    super::probes::healthz,
-    super::probes::readyz,
-    super::probes::metrics,
-    openapi_json
-))]
-struct SelfDescribed;
-
-/// The whole document.
-#[must_use]
-pub fn openapi_document() -> Value {
-    let own = SelfDescribed::openapi().merge_from(crate::admin::http::AdminDoc::openapi());
-    openapi::document(own, documented())
-}
-
-static DOCUMENT: LazyLock<Vec<u8>> =
-    LazyLock::new(|| serde_json::to_vec(&openapi_document()).unwrap_or_default());
+/// The rendered document.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ApiDocument(pub(crate) &'static [u8]);
 
 #[utoipa::path(
     get,
@@ -48,158 +27,13 @@ static DOCUMENT: LazyLock<Vec<u8>> =
         content_type = "application/json",
     )),
 )]
-pub(crate) async fn openapi_json() -> HttpResponse {
-    let document: &'static [u8] = DOCUMENT.as_slice();
-    if document.is_empty() {
+// Generic like every route of the list (`crate::api`), which registers each alike.
+#[allow(clippy::extra_unused_type_parameters)]
+pub(crate) async fn openapi_json<S, H>(document: Data<ApiDocument>) -> HttpResponse {
+    if document.0.is_empty() {
         return respond::problem(&Problem::internal());
     }
     HttpResponse::Ok()
-        .insert_header((CONTENT_TYPE, crate::http::edge::respond::JSON))
-        .body(document)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::http::edge::request_context::REQUEST_ID;
-    use crate::http::openapi::BEARER;
-
-    #[test]
-    fn the_document_is_openapi_3_1_with_every_route() {
-        let document = openapi_document();
-        assert!(document["openapi"].as_str().unwrap().starts_with("3.1"));
-        for (path, method) in [
-            ("/api/orders", "post"),
-            ("/api/orders/{orderId}", "get"),
-            ("/api/orders/{orderId}/payments", "post"),
-            ("/api/operations/{operationId}", "get"),
-            ("/healthz", "get"),
-            ("/readyz", "get"),
-            ("/metrics", "get"),
-            ("/openapi.json", "get"),
-        ] {
-            let operation = &document["paths"][path][method];
-            assert!(operation.is_object(), "{method} {path}");
-            for (status, response) in operation["responses"].as_object().unwrap() {
-                assert_eq!(
-                    response["headers"][REQUEST_ID]["required"], true,
-                    "{method} {path} {status}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn always_sent_headers_are_required_and_the_others_are_not() {
-        let document = openapi_document();
-        let create = &document["paths"]["/api/orders"]["post"]["responses"];
-        assert_eq!(create["201"]["headers"]["Location"]["required"], true);
-        assert!(create["201"]["headers"]["Idempotent-Replayed"]["required"].is_null());
-        assert_eq!(
-            create["401"]["headers"]["WWW-Authenticate"]["required"],
-            true
-        );
-        assert!(create["409"]["headers"]["Retry-After"]["required"].is_null());
-        assert_eq!(create["503"]["headers"]["Retry-After"]["required"], true);
-        let capture = &document["paths"]["/api/orders/{orderId}/payments"]["post"]["responses"];
-        assert_eq!(capture["202"]["headers"]["Location"]["required"], true);
-    }
-
-    #[test]
-    fn each_route_needs_its_permission_and_the_probes_no_token() {
-        let document = openapi_document();
-        let paths = &document["paths"];
-        for (path, method, permission) in [
-            ("/api/orders", "post", "orders:create"),
-            ("/api/orders/{orderId}", "get", "orders:read"),
-            ("/api/orders/{orderId}/payments", "post", "payments:create"),
-            ("/api/operations/{operationId}", "get", "payments:read"),
-            ("/api/admin/operations", "get", "admin:read"),
-            ("/api/admin/operations/{operationId}", "get", "admin:read"),
-            (
-                "/api/admin/operations/{operationId}/resolve",
-                "post",
-                "admin:write",
-            ),
-            (
-                "/api/admin/operations/{operationId}/retry",
-                "post",
-                "admin:write",
-            ),
-            (
-                "/api/admin/operations/{operationId}/cancel",
-                "post",
-                "admin:write",
-            ),
-            ("/api/admin/idempotency-keys", "get", "admin:read"),
-            ("/api/admin/idempotency-keys", "delete", "admin:write"),
-            ("/api/admin/audit", "get", "admin:read"),
-        ] {
-            assert_eq!(
-                paths[path][method]["security"],
-                serde_json::json!([{ "bearer": [permission] }]),
-                "{method} {path}"
-            );
-        }
-        for path in ["/healthz", "/readyz", "/metrics", "/openapi.json"] {
-            assert_eq!(
-                paths[path]["get"]["security"],
-                serde_json::json!([{}]),
-                "{path}"
-            );
-        }
-        let scheme = &document["components"]["securitySchemes"][BEARER];
-        assert_eq!(scheme["scheme"], "bearer");
-        assert_eq!(scheme["bearerFormat"], "JWT");
-    }
-
-    #[test]
-    fn an_operations_own_refusals_share_a_status_with_the_key_still_held() {
-        let document = openapi_document();
-        let schemas = &document["components"]["schemas"];
-        let create = &document["paths"]["/api/orders"]["post"]["responses"]["409"];
-        let name = create["content"]["application/problem+json"]["schema"]["$ref"]
-            .as_str()
-            .unwrap()
-            .rsplit('/')
-            .next()
-            .unwrap();
-        assert_eq!(
-            schemas[name]["allOf"][1]["properties"]["code"]["enum"],
-            serde_json::json!(["request_in_progress", "client_order_ref_conflict"])
-        );
-        let capture = &document["paths"]["/api/orders/{orderId}/payments"]["post"]["responses"];
-        assert!(capture["404"].is_object());
-        assert!(
-            capture["409"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("payment_exists")
-        );
-    }
-
-    #[test]
-    fn the_request_body_carries_its_limits() {
-        let document = openapi_document();
-        let body = &document["components"]["schemas"]["CreateOrderRequest"];
-        assert_eq!(body["additionalProperties"], false);
-        let mut required: Vec<&str> = body["required"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
-        required.sort_unstable();
-        assert_eq!(required, ["clientOrderRef", "quantity", "sku"]);
-        for member in ["clientOrderRef", "sku"] {
-            let schema = &body["properties"][member];
-            assert_eq!(schema["pattern"], "^[A-Za-z0-9_-]{1,64}$");
-            assert_eq!(
-                (&schema["minLength"], &schema["maxLength"]),
-                (&1.into(), &64.into())
-            );
-        }
-        assert_eq!(body["properties"]["quantity"]["minimum"], 1);
-        assert_eq!(body["properties"]["quantity"]["maximum"], 100);
-    }
+        .insert_header((CONTENT_TYPE, respond::JSON))
+        .body(document.0)
 }

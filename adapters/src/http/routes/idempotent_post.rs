@@ -2,11 +2,11 @@
 //! the coordinator, the response. An operation brings only what [`PostRoute`] asks for.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use application::Execute;
-use application::ports::FlowHooks;
+use application::Steps;
+use application::ports::{FlowHooks, RecordReader, UnitOfWork};
 use tracing::Instrument;
 
-use super::{AppState, ServiceStore};
+use super::AppState;
 use crate::http::edge::admit::{admit, refused, respond_outcome};
 use crate::http::edge::problem::Problem;
 use crate::http::edge::respond;
@@ -18,9 +18,9 @@ pub(crate) async fn idempotent_post<S, H, Op>(
     state: web::Data<AppState<S, H>>,
 ) -> HttpResponse
 where
-    S: ServiceStore,
+    S: UnitOfWork<Tx: Steps<Op>> + RecordReader + 'static,
     H: FlowHooks + 'static,
-    Op: PostRoute + Execute<S::Tx>,
+    Op: PostRoute,
 {
     let checks = tracing::info_span!(target: "spans", "edge checks");
     let admitted = match admit(

@@ -1,30 +1,16 @@
-//! Every route the service serves, listed once: registered with actix and described in
-//! the OpenAPI document from this list alone. Adding an operation adds its line to
-//! [`served!`] below and its port to [`OperationsTx`] in `store.rs` (README, "Adding an
-//! operation").
+//! The generic handlers every route of the list (`crate::api`) is served by, the macro that
+//! turns the list into routes, document and store bounds, and the state the handlers share.
+//! Nothing here names an operation or a feature (`docs/adding-an-operation.md`).
 
-mod document;
+pub(crate) mod document;
 mod idempotent_post;
-mod probes;
+pub(crate) mod probes;
 mod read_one;
 mod served;
 pub(crate) mod state;
-pub(crate) mod store;
 
-use application::orders::CancelOrder;
-use application::payments::{CapturePayment, ReadOperation};
-use application::{CreateOrder, ReadOrder};
-
-pub use document::openapi_document;
-use probes::{healthz, metrics, readyz};
-use served::served;
+pub(crate) use document::ApiDocument;
+pub(crate) use idempotent_post::idempotent_post;
+pub(crate) use read_one::read_one;
+pub(crate) use served::served;
 pub use state::AppState;
-pub use store::{OperationsTx, ServiceStore};
-
-served! {
-    post CreateOrder,
-    get ReadOrder,
-    post CapturePayment,
-    get ReadOperation,
-    post CancelOrder,
-}

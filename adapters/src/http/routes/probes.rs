@@ -2,11 +2,11 @@
 
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{HttpResponse, web};
-use application::ports::FlowHooks;
+use application::ports::{self, FlowHooks, UnitOfWork};
 
-use super::{AppState, ServiceStore};
+use super::AppState;
 use crate::http::openapi::schemas::{Health, Readiness};
-use crate::metrics::METRICS_CONTENT_TYPE;
+use crate::metrics::{METRICS_CONTENT_TYPE, Metrics};
 
 #[utoipa::path(
     get,
@@ -18,7 +18,9 @@ use crate::metrics::METRICS_CONTENT_TYPE;
     security(()),
     responses((status = 200, description = "The process serves.", body = Health)),
 )]
-pub(crate) async fn healthz() -> HttpResponse {
+// Generic like every route of the list (`crate::api`), which registers each alike.
+#[allow(clippy::extra_unused_type_parameters)]
+pub(crate) async fn healthz<S, H>() -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((CONTENT_TYPE, crate::http::edge::respond::JSON))
         .body(r#"{"status":"ok"}"#)
@@ -39,7 +41,7 @@ pub(crate) async fn healthz() -> HttpResponse {
             example = json!({"status": "unavailable"})),
     ),
 )]
-pub(crate) async fn readyz<S: ServiceStore, H: FlowHooks + 'static>(
+pub(crate) async fn readyz<S: UnitOfWork + ports::Readiness + 'static, H: FlowHooks + 'static>(
     state: web::Data<AppState<S, H>>,
 ) -> HttpResponse {
     // Both: a process that cannot verify tokens yet answers every request 503.
@@ -73,10 +75,10 @@ pub(crate) async fn readyz<S: ServiceStore, H: FlowHooks + 'static>(
         content_type = "application/openmetrics-text",
     )),
 )]
-pub(crate) async fn metrics<S: ServiceStore, H: FlowHooks + 'static>(
-    state: web::Data<AppState<S, H>>,
-) -> HttpResponse {
+// Generic like every route of the list (`crate::api`), which registers each alike.
+#[allow(clippy::extra_unused_type_parameters)]
+pub(crate) async fn metrics<S, H>(metrics: web::Data<std::sync::Arc<Metrics>>) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((CONTENT_TYPE, METRICS_CONTENT_TYPE))
-        .body(state.metrics.render())
+        .body(metrics.render())
 }

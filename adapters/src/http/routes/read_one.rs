@@ -2,10 +2,10 @@
 
 use actix_web::http::header::RETRY_AFTER;
 use actix_web::{HttpRequest, HttpResponse, web};
-use application::ReadFrom;
-use application::ports::FlowHooks;
+use application::Reads;
+use application::ports::{FlowHooks, UnitOfWork};
 
-use super::{AppState, ServiceStore};
+use super::AppState;
 use crate::http::edge::auth::authorized;
 use crate::http::edge::problem::{Problem, RETRY_AFTER_SECS};
 use crate::http::edge::respond;
@@ -16,9 +16,9 @@ pub(crate) async fn read_one<S, H, R>(
     state: web::Data<AppState<S, H>>,
 ) -> HttpResponse
 where
-    S: ServiceStore,
+    S: UnitOfWork + Reads<R> + 'static,
     H: FlowHooks + 'static,
-    R: GetRoute + ReadFrom<S>,
+    R: GetRoute,
 {
     let caller = match authorized(&request, &state.keys, R::PERMISSION).await {
         Ok(caller) => caller,
@@ -27,7 +27,7 @@ where
     let Some(id) = R::parse_id(&PathIds::of(&request)) else {
         return respond::problem(&Problem::not_found());
     };
-    let found = R::find(&state.store, caller.tenant, id).await;
+    let found = Reads::<R>::read(&state.store, caller.tenant, id).await;
     respond::read(found, R::WHAT, |view, response| {
         if R::poll_again(&view) {
             response.insert_header((RETRY_AFTER, RETRY_AFTER_SECS.to_string()));

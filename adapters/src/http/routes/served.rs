@@ -1,51 +1,141 @@
-//! [`served!`]: turns the one list of routes into the function that registers them and
-//! the one that documents them, so a route can be neither served undocumented nor
-//! documented unserved.
+//! [`served!`]: turns the one list of what the service serves (`crate::api`) into what is
+//! derived from it, so nothing can be served undocumented, documented unserved, or served
+//! by a store that lacks a port:
+//! - the store bounds: [`ServiceTx`] (every operation's step, every leased kind's record)
+//!   and [`ServiceStore`] (every read, the admin's store, readiness), each port named once,
+//!   where its operation implements its step;
+//! - `routes`, registering every route with actix, and `openapi_document`;
+//! - `OPERATIONS` and `LEASED_KINDS`, the label values of the metrics, and `leased_kinds` /
+//!   `worker_kinds`, the kinds' steps by name for the admin and the worker.
 
-/// `post Op` for a [`super::PostRoute`], `get R` for a [`super::GetRoute`].
+/// `operations`: idempotent `POST`s ([`crate::http::route::PostRoute`]); `reads`: tenant
+/// `GET`s ([`crate::http::route::GetRoute`]); `leased`: operations a worker carries out
+/// ([`application::leased::LeasedOperation`]); `routes`: every other route, as
+/// `method "actix pattern" => handler`, each handler generic over the store and the hooks
+/// and described by `#[utoipa::path]`.
 macro_rules! served {
-    ($($method:ident $route:ty),+ $(,)?) => {
+    (
+        operations: [$($operation:ty),+ $(,)?],
+        reads: [$($read:ty),+ $(,)?],
+        leased: [$($kind:ty),+ $(,)?],
+        routes: [$($method:ident $path:literal => $($handler:ident)::+),+ $(,)?] $(,)?
+    ) => {
+        /// The transaction every served operation and leased kind writes through.
+        pub trait ServiceTx:
+            application::ports::RecordTx + Send + 'static
+            $(+ application::Steps<$operation>)+
+            $(+ application::leased::Records<$kind>)+
+        {
+        }
+
+        impl<T> ServiceTx for T where
+            T: application::ports::RecordTx + Send + 'static
+                $(+ application::Steps<$operation>)+
+                $(+ application::leased::Records<$kind>)+
+        {
+        }
+
+        /// What a store must offer to be served: implemented for every store with the
+        /// ports, so a new store needs no code here.
+        pub trait ServiceStore:
+            application::ports::UnitOfWork<Tx: ServiceTx>
+            + application::ports::RecordReader
+            + application::admin::AdminStore
+            + application::ports::Readiness
+            $(+ application::Reads<$read>)+
+            + Clone
+            + 'static
+        {
+        }
+
+        impl<T> ServiceStore for T where
+            T: application::ports::UnitOfWork<Tx: ServiceTx>
+                + application::ports::RecordReader
+                + application::admin::AdminStore
+                + application::ports::Readiness
+                $(+ application::Reads<$read>)+
+                + Clone
+                + 'static
+        {
+        }
+
+        /// The services the leased kinds call.
+        pub trait ServiceProvider: Send + Sync + 'static $(+ application::leased::Calls<$kind>)+ {}
+
+        impl<T> ServiceProvider for T where T: Send + Sync + 'static $(+ application::leased::Calls<$kind>)+ {}
+
+        /// Every idempotent operation's name: the `operation` label of the outcomes.
+        pub const OPERATIONS: &[&str] =
+            &[$(<$operation as application::IdempotentOperation>::NAME),+];
+
+        /// Every leased kind's name and its calls' names: the `type` label of the ended
+        /// operations, the `call` label of the provider's calls.
+        pub const LEASED_KINDS: &[(&str, application::leased::CallNames)] = &[$((
+            <$kind as application::IdempotentOperation>::NAME,
+            <$kind as application::leased::LeasedOperation>::CALL_NAMES,
+        )),+];
+
         /// Each worker's `AppState<S, H>` comes from the app's data (`App::data_factory`,
         /// one store per worker). Wrap the app in `request_context` for ids, logs, latency.
         pub fn routes<S: ServiceStore, H: application::ports::FlowHooks + 'static>(
-            shared_metrics: std::sync::Arc<crate::metrics::Metrics>,
+            shared_metrics: std::sync::Arc<$crate::metrics::Metrics>,
         ) -> impl FnOnce(&mut actix_web::web::ServiceConfig) {
             move |config| {
                 config.app_data(actix_web::web::Data::new(shared_metrics));
-                $(served!(@register $method $route, S, H, config);)+
-                crate::admin::http::register::<S, H>(config);
-                config
-                    .route("/healthz", actix_web::web::get().to(healthz))
-                    .route("/readyz", actix_web::web::get().to(readyz::<S, H>))
-                    .route("/metrics", actix_web::web::get().to(metrics::<S, H>))
-                    .route(
-                        "/openapi.json",
-                        actix_web::web::get().to(document::openapi_json),
-                    );
+                config.app_data(actix_web::web::Data::new(
+                    $crate::http::routes::ApiDocument(&DOCUMENT),
+                ));
+                $(config.route(
+                    <$operation as $crate::http::route::PostRoute>::PATH,
+                    actix_web::web::post().to($crate::http::routes::idempotent_post::<S, H, $operation>),
+                );)+
+                $(config.route(
+                    <$read as $crate::http::route::GetRoute>::PATH,
+                    actix_web::web::get().to($crate::http::routes::read_one::<S, H, $read>),
+                );)+
+                $(config.route($path, actix_web::web::$method().to($($handler)::+::<S, H>));)+
             }
         }
 
-        pub(crate) fn documented() -> Vec<crate::http::openapi::Described> {
-            vec![$(served!(@describe $method $route)),+]
+        /// The routes that describe themselves with `#[utoipa::path]`.
+        #[derive(utoipa::OpenApi)]
+        #[openapi(paths($($($handler)::+),+))]
+        struct SelfDescribed;
+
+        /// The whole API document: every route of the list.
+        #[must_use]
+        pub fn openapi_document() -> serde_json::Value {
+            use utoipa::OpenApi as _;
+            $crate::http::openapi::document(
+                SelfDescribed::openapi(),
+                vec![
+                    $($crate::http::openapi::describe_post::<$operation>(),)+
+                    $($crate::http::openapi::describe_get::<$read>(),)+
+                ],
+            )
         }
-    };
-    (@register post $route:ty, $s:ident, $h:ident, $config:ident) => {
-        $config.route(
-            <$route as crate::http::route::PostRoute>::PATH,
-            actix_web::web::post().to(idempotent_post::idempotent_post::<$s, $h, $route>),
-        );
-    };
-    (@register get $route:ty, $s:ident, $h:ident, $config:ident) => {
-        $config.route(
-            <$route as crate::http::route::GetRoute>::PATH,
-            actix_web::web::get().to(read_one::read_one::<$s, $h, $route>),
-        );
-    };
-    (@describe post $route:ty) => {
-        crate::http::openapi::describe_post::<$route>()
-    };
-    (@describe get $route:ty) => {
-        crate::http::openapi::describe_get::<$route>()
+
+        /// Rendered once, for `GET /openapi.json`.
+        static DOCUMENT: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
+            serde_json::to_vec(&openapi_document()).unwrap_or_default()
+        });
+
+        /// The leased kinds' record steps by name, for the admin's resolve.
+        #[must_use]
+        pub fn leased_kinds<Tx: ServiceTx>() -> application::leased::LeasedKinds<Tx> {
+            application::leased::LeasedKinds::default()$(.with::<$kind>())+
+        }
+
+        /// The leased kinds' work by name, for the workers.
+        #[must_use]
+        pub fn worker_kinds<S, P, H>() -> application::leased::WorkerKinds<S, P, H>
+        where
+            S: application::ports::OperationStore<Tx: ServiceTx> + 'static,
+            P: ServiceProvider,
+            H: application::ports::FlowHooks + 'static,
+        {
+            application::leased::WorkerKinds::default()$(.with::<$kind>())+
+        }
     };
 }
 

@@ -13,14 +13,14 @@ const AMOUNT_RANGE: &str = "must be an integer from 1 to 10000000";
 
 /// The order comes from the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CaptureBody {
+pub(crate) struct CaptureBody {
     pub amount: Amount,
     pub currency: Currency,
 }
 
 impl CaptureBody {
     #[must_use]
-    pub fn of(self, order: OrderId) -> PaymentCapture {
+    pub(crate) fn of(self, order: OrderId) -> PaymentCapture {
         PaymentCapture {
             order,
             amount: self.amount,
@@ -32,7 +32,7 @@ impl CaptureBody {
 /// # Errors
 /// Every violation, at most 16, by the rules of an order's body
 /// ([`crate::http::decode_new_order`]).
-pub fn decode_capture_body(bytes: &[u8]) -> Result<CaptureBody, Vec<FieldError>> {
+pub(crate) fn decode_capture_body(bytes: &[u8]) -> Result<CaptureBody, Vec<FieldError>> {
     let members = object(bytes)?;
     let mut errors = unknown_members(
         &members,

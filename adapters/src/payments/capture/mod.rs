@@ -9,12 +9,12 @@ use application::payments::{CapturePayment, CaptureRefusal};
 use domain::PaymentCapture;
 use utoipa::ToSchema;
 
-pub use body::{CaptureBody, decode_capture_body};
+use body::decode_capture_body;
 
-use super::read::OperationState;
 use crate::http::edge::problem::Problem;
 use crate::http::edge::refusal_form::ProblemForm;
 use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
+use crate::leased::read::OperationState;
 
 impl ProblemForm for CaptureRefusal {
     fn problem(&self) -> Problem {

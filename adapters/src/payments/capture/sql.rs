@@ -3,8 +3,9 @@
 //! inserted. A missing, foreign or cancelled order inserts nothing.
 
 use application::StepError;
-use application::payments::CaptureRefusal;
-use application::ports::{NewCapture, OperationWriter, StoreError};
+use application::leased::{Ended, NewOperation};
+use application::payments::{CaptureAcceptance, CaptureJob, CaptureRefusal, PaymentRecords};
+use application::ports::StoreError;
 use chrono::NaiveDateTime;
 use diesel::QueryResult;
 use diesel::backend::Backend;
@@ -16,16 +17,16 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, Text};
 use diesel_async::RunQueryDsl;
-use domain::{OperationState, OrderStatus};
+use domain::OrderStatus;
 
+use crate::leased::{InsertOperation, InsertTrace, insert_operation};
 use crate::orders::push_tenants_active_order;
 use crate::sql::bad_value::OutOfRange;
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Classify, Unique, refused_on};
 use crate::sql::connection::SqlConnection;
 use crate::sql::rows::to_i64;
-use crate::sql::schema::{operation_traces, operations, orders};
-use crate::telemetry::current_traceparent;
+use crate::sql::schema::{orders, payments};
 
 /// One pending or succeeded capture per order (a partial index on SQLite, a generated
 /// column on MySQL): its violation is the acceptance's refusal.
@@ -71,45 +72,26 @@ fn order_status(tenant: i64, order: i64) -> _ {
         .select(orders::status)
 }
 
-/// Written `PENDING`, generation 0, no owner, due at once.
+/// A succeeded capture's payment.
 #[derive(Insertable)]
-#[diesel(table_name = operations)]
-// Plain values only, so MySQL caches the statement (see `records::NewRecordRow`).
+#[diesel(table_name = payments)]
 #[diesel(treat_none_as_default_value = false)]
-pub(crate) struct NewOperationRow<'a> {
-    id: &'a [u8],
-    operation_type: &'a [u8],
+pub(crate) struct NewPaymentRow<'a> {
+    operation_id: &'a [u8],
     tenant_id: i64,
     order_id: i64,
+    provider_charge_id: &'a [u8],
     amount: i32,
     currency: &'a [u8],
-    downstream_key: &'a [u8],
-    state: &'static str,
-    generation: i64,
-    attempts: i32,
-    next_attempt_at: NaiveDateTime,
     created_at: NaiveDateTime,
-    updated_at: NaiveDateTime,
 }
 
-pub(crate) type InsertOperation<'a> =
-    Values<dsl::insert_into<operations::table>, NewOperationRow<'a>>;
-
-/// Written only while tracing is on: every attempt continues the accepting request's trace.
-#[derive(Insertable)]
-#[diesel(table_name = operation_traces)]
-pub(crate) struct NewTraceRow<'a> {
-    operation_id: &'a [u8],
-    trace_context: String,
-}
-
-pub(crate) type InsertTrace<'a> =
-    Values<dsl::insert_into<operation_traces::table>, NewTraceRow<'a>>;
+pub(crate) type InsertPayment<'a> = Values<dsl::insert_into<payments::table>, NewPaymentRow<'a>>;
 
 /// No active order of the tenant, or a second active capture of it, is the refusal.
 pub(crate) async fn accept<'a, C>(
     conn: &mut C,
-    capture: &'a NewCapture,
+    operation: &'a NewOperation,
 ) -> Result<(), StepError<CaptureRefusal>>
 where
     C: SqlConnection,
@@ -120,10 +102,10 @@ where
     InsertOperation<'a>: QueryFragment<C::Backend>,
     InsertTrace<'a>: QueryFragment<C::Backend>,
 {
-    let input = &capture.input;
-    let amount =
-        i32::try_from(input.amount.get()).map_err(|_| StoreError::from(OutOfRange("amount")))?;
-    let (tenant, order) = (to_i64(capture.tenant.get())?, to_i64(input.order.get())?);
+    let (tenant, order) = (
+        to_i64(operation.tenant.get())?,
+        to_i64(operation.order.get())?,
+    );
     let taken = TakeActiveOrder { tenant, order }
         .execute(conn)
         .await
@@ -139,58 +121,64 @@ where
             _ => CaptureRefusal::OrderNotFound,
         }));
     }
-    let at = capture.accepted_at.naive_utc();
-    let row = NewOperationRow {
-        id: capture.id.as_bytes(),
-        operation_type: capture.operation_type.as_bytes(),
-        tenant_id: tenant,
-        order_id: order,
-        amount,
-        currency: input.currency.as_str().as_bytes(),
-        downstream_key: capture.downstream_key.as_bytes(),
-        state: OperationState::Pending.as_stored(),
-        generation: 0,
-        attempts: 0,
-        next_attempt_at: at,
-        created_at: at,
-        updated_at: at,
+    insert_operation(conn, operation, |error| {
+        refused_on::<C::Backend, _>(error, ACTIVE_CAPTURE, CaptureRefusal::PaymentExists)
+    })
+    .await
+}
+
+/// The payment of the succeeded capture `ended`: its id.
+pub(crate) async fn insert_payment<'a, C>(
+    conn: &mut C,
+    ids: C::InsertIds,
+    ended: &Ended<'_, CaptureJob>,
+    provider_charge_id: &'a str,
+    operation_id: &'a [u8],
+    currency: &'a [u8],
+) -> Result<u64, StoreError>
+where
+    C: SqlConnection,
+    InsertPayment<'a>: QueryFragment<C::Backend> + QueryId + Send,
+{
+    let row = NewPaymentRow {
+        operation_id,
+        tenant_id: to_i64(ended.tenant.get())?,
+        order_id: to_i64(ended.order.get())?,
+        provider_charge_id: provider_charge_id.as_bytes(),
+        amount: i32::try_from(ended.job.amount.get())
+            .map_err(|_| StoreError::from(OutOfRange("amount")))?,
+        currency,
+        created_at: ended.at.naive_utc(),
     };
-    match diesel::insert_into(operations::table)
-        .values(row)
-        .execute(conn)
+    conn.insert_returning_id(ids, diesel::insert_into(payments::table).values(row))
         .await
-    {
-        Ok(_) => {}
-        Err(error) => {
-            return Err(refused_on::<C::Backend, _>(
-                error,
-                ACTIVE_CAPTURE,
-                CaptureRefusal::PaymentExists,
-            ));
-        }
-    }
-    if let Some(trace_context) = current_traceparent() {
-        let row = NewTraceRow {
-            operation_id: capture.id.as_bytes(),
-            trace_context,
-        };
-        diesel::insert_into(operation_traces::table)
-            .values(row)
-            .execute(conn)
-            .await
-            .map_err(C::Backend::store_error)?;
-    }
-    Ok(())
+        .map_err(C::Backend::store_error)
 }
 
 for_both_transactions! {
-    impl OperationWriter {
+    impl CaptureAcceptance {
         async fn accept_capture(
             &mut self,
-            capture: &NewCapture,
+            operation: &NewOperation,
         ) -> Result<(), StepError<CaptureRefusal>> {
-            self.run("operation insert", async |conn, _| accept(conn, capture).await)
+            self.run("operation insert", async |conn, _| accept(conn, operation).await)
                 .await
+        }
+    }
+}
+
+for_both_transactions! {
+    impl PaymentRecords {
+        async fn insert_payment(
+            &mut self,
+            ended: &Ended<'_, CaptureJob>,
+            provider_charge_id: &str,
+        ) -> Result<u64, StoreError> {
+            let (id, currency) = (ended.id.as_bytes(), ended.job.currency.as_str().as_bytes());
+            self.run("payment insert", async |conn, ids| {
+                insert_payment(conn, ids, ended, provider_charge_id, id, currency).await
+            })
+            .await
         }
     }
 }

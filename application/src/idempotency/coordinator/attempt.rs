@@ -5,7 +5,9 @@ use domain::{Completion, ExistingRecord, Fingerprint, RecordId, RecordState, Sto
 use tracing::Instrument;
 
 use super::{Coordinator, Request};
-use crate::idempotency::operation::{Execute, Refusal, RefusalForms, StepContext, StepError};
+use crate::idempotency::operation::{
+    IdempotentOperation, Refusal, RefusalForms, StepContext, StepError, Steps,
+};
 use crate::idempotency::outcome::{FailureCause, Outcome, UnknownCause};
 use crate::ports::{
     CommitError, FlowHooks, HookVerdict, InsertRecordError, NewRecord, RecordReader, RecordTx,
@@ -33,7 +35,8 @@ pub(super) enum Attempt<R> {
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     pub(super) async fn attempt<Op>(&self, request: &Request<'_, Op>) -> Attempt<Op::Refusal>
     where
-        Op: Execute<U::Tx>,
+        Op: IdempotentOperation,
+        U::Tx: Steps<Op>,
         F: RefusalForms<Op::Refusal>,
     {
         let (scope, key, fingerprint) = (&request.scope, request.key, request.fingerprint);
@@ -72,7 +75,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             actor: scope.actor,
             now,
         };
-        let response = match request.op.execute(&mut tx, context, request.input).await {
+        let response = match tx.step(request.op, context, request.input).await {
             Ok(response) => response,
             Err(StepError::Rejected(refusal)) if may_store && refusal.is_stored() => {
                 return self

@@ -8,7 +8,7 @@ use super::attempt::Attempt;
 use super::existing::Read;
 use super::retry_pause::retry_pause;
 use super::{Coordinator, Request};
-use crate::idempotency::operation::{Execute, RefusalForms};
+use crate::idempotency::operation::{IdempotentOperation, RefusalForms, Steps};
 use crate::idempotency::outcome::{FailureCause, Outcome};
 use crate::ports::{FlowHooks, RecordReader, UnitOfWork};
 
@@ -24,7 +24,8 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         request: &Request<'_, Op>,
     ) -> (Outcome<Op::Refusal>, Option<ExistingRecord>)
     where
-        Op: Execute<U::Tx>,
+        Op: IdempotentOperation,
+        U::Tx: Steps<Op>,
         F: RefusalForms<Op::Refusal>,
     {
         let (outcome, record) = self.execute_once(request).await;
@@ -47,7 +48,8 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         request: &Request<'_, Op>,
     ) -> (Outcome<Op::Refusal>, Option<ExistingRecord>)
     where
-        Op: Execute<U::Tx>,
+        Op: IdempotentOperation,
+        U::Tx: Steps<Op>,
         F: RefusalForms<Op::Refusal>,
     {
         let attempts = self.settings.max_attempts.max(1);

@@ -65,12 +65,17 @@ async fn cancel<S: AdminStore>(store: &S, n: usize, operation: u128, tenant: u64
         op(operation).hyphenated().to_string(),
         tenant,
     );
-    assert!(store.change_operation(&change, &audit).await.unwrap());
+    assert!(store.change_operation(&change, &audit, None).await.unwrap());
 }
 
 /// Every page of the trail, as the request ids each shows.
-async fn pages<S: AdminStore>(store: &S, scope: AdminScope, limit: u64) -> Vec<Vec<String>> {
-    let (admin, limit) = (admin(store), PageLimit::parse(limit).unwrap());
+async fn pages<S: adapters::api::ServiceStore>(
+    store: &S,
+    scope: AdminScope,
+    limit: u64,
+) -> Vec<Vec<String>> {
+    let kinds = adapters::api::leased_kinds();
+    let (admin, limit) = (admin(store, &kinds), PageLimit::parse(limit).unwrap());
     let (mut pages, mut after) = (Vec::new(), None);
     loop {
         let page = admin.list_audit(scope, after, limit).await.unwrap();

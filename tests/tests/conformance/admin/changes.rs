@@ -2,22 +2,31 @@
 //! operator saw and no lease is live; it moves the generation on, writes one audit row, and
 //! for a success one payment.
 
+use adapters::api::{ServiceStore, leased_kinds};
 use application::StepError;
-use application::admin::{AdminScope, AdminStore, AuditEntry, OperationChange, Target, Who};
-use application::payments::CaptureRefusal;
-use application::ports::{NewCapture, OperationStore, OperationWriter, RecordTx, UnitOfWork};
+use application::admin::{
+    AdminScope, AdminStore, AuditEntry, OperationChange, Recording, Target, Who,
+};
+use application::leased::{EndedAs, Members, StoredEnd};
+use application::payments::{CaptureAcceptance, CaptureRefusal};
+use application::ports::{RecordTx, UnitOfWork};
 use domain::{
-    ActorId, Amount, ChargeId, Currency, Generation, OperationState, OperatorAction, OrderId,
-    PaymentCapture, Resolution, TenantId,
+    ActorId, Generation, OperationState, OperatorAction, ProviderId, Resolution, TenantId,
 };
 use tests::Backend;
-use uuid::Uuid;
+use tests::leased::{due, new_capture};
 
 use super::{NewOp, assert_event, at, insert_operation, now, op};
 use crate::acceptance::add_order;
 
 fn tenant(n: u64) -> TenantId {
     TenantId::parse(n).unwrap()
+}
+
+fn succeeded() -> EndedAs<'static> {
+    EndedAs::Succeeded {
+        provider_id: "ch_admin_1",
+    }
 }
 
 /// Actor 5 of tenant 1 changed operation 7 of tenant 1 with `action`.
@@ -56,6 +65,37 @@ fn change(action: &OperatorAction, state: OperationState, generation: u64) -> Op
     }
 }
 
+/// A capture's record of `outcome` for operation 7 (order 9 of tenant 1, 1500 JPY).
+async fn resolve<S: ServiceStore>(
+    store: &S,
+    change: &OperationChange<'_>,
+    audit: &AuditEntry,
+    outcome: EndedAs<'_>,
+) -> bool {
+    let kinds = leased_kinds();
+    let input = br#"{"amount":1500,"currency":"JPY"}"#;
+    let recording = Recording {
+        step: kinds.record("payments.capture.v1").unwrap(),
+        end: StoredEnd {
+            id: op(7),
+            tenant: tenant(1),
+            order: domain::OrderId::new(9),
+            input,
+            outcome,
+            at: now(),
+        },
+    };
+    store
+        .change_operation(change, audit, Some(recording))
+        .await
+        .unwrap()
+}
+
+/// The payment a succeeded operation shows: `{"payment":{...}}`'s member.
+fn payment(result: &Members) -> serde_json::Value {
+    result.member("payment").unwrap()
+}
+
 /// Holds operation 7 for a worker until `expires`.
 async fn lease_until<B: Backend>(db: &B, expires: &str) {
     db.run_sql(&format!(
@@ -65,10 +105,7 @@ async fn lease_until<B: Backend>(db: &B, expires: &str) {
     .await;
 }
 
-pub(crate) async fn a_change_is_fenced_and_a_resolved_success_pays_once<B: Backend>()
-where
-    B::Store: AdminStore,
-{
+pub(crate) async fn a_change_is_fenced_and_a_resolved_success_pays_once<B: Backend>() {
     let db = B::create().await;
     let row = NewOp {
         state: "NEEDS_REVIEW",
@@ -80,7 +117,7 @@ where
     let store = db.store();
     let all = AdminScope::AllTenants;
     let action = OperatorAction::Resolve(Resolution::Succeeded(
-        ChargeId::parse("ch_admin_1").unwrap(),
+        ProviderId::parse("ch_admin_1").unwrap(),
     ));
     let audit = entry(&action);
 
@@ -102,10 +139,13 @@ where
         }
         let before = store.find_operation(all, op(7)).await.unwrap().unwrap();
         assert_eq!(before.lease_expires_at.is_some(), lease.is_some());
-        let changed = store
-            .change_operation(&change(&action, state, generation), &audit)
-            .await
-            .unwrap();
+        let changed = resolve(
+            store,
+            &change(&action, state, generation),
+            &audit,
+            succeeded(),
+        )
+        .await;
         assert!(!changed, "{why}");
         assert_eq!(
             store.find_operation(all, op(7)).await.unwrap().as_ref(),
@@ -119,7 +159,7 @@ where
     // The worker's lease ran out before now: the operator's change goes through.
     lease_until(&db, "2026-01-02 00:00:00").await;
     let seen = change(&action, OperationState::NeedsReview, 3);
-    assert!(store.change_operation(&seen, &audit).await.unwrap());
+    assert!(resolve(store, &seen, &audit, succeeded()).await);
     let after = store.find_operation(all, op(7)).await.unwrap().unwrap();
     assert_eq!(
         (
@@ -137,14 +177,15 @@ where
             now()
         )
     );
-    let payment = after.payment.expect("the resolved success is paid");
+    let payment = payment(&after.result);
     assert_eq!(
         (
-            payment.provider_charge_id.as_str(),
-            payment.amount.get(),
-            payment.currency.as_str()
+            &payment["providerChargeId"],
+            &payment["amount"],
+            &payment["currency"]
         ),
-        ("ch_admin_1", 1500, "JPY")
+        (&"ch_admin_1".into(), &1500.into(), &"JPY".into()),
+        "the resolved success is paid"
     );
     let paid = "payments WHERE tenant_id = 1 AND order_id = 9 AND amount = 1500 \
                 AND currency = X'4a5059' AND provider_charge_id = X'63685f61646d696e5f31' \
@@ -155,7 +196,7 @@ where
     assert_event(&events[0], &audit);
 
     assert!(
-        !store.change_operation(&seen, &audit).await.unwrap(),
+        !resolve(store, &seen, &audit, succeeded()).await,
         "the state moved on"
     );
     assert_eq!(db.count_rows("payments").await, 1, "paid once");
@@ -163,10 +204,7 @@ where
     db.finish().await;
 }
 
-pub(crate) async fn a_retry_makes_the_operation_due_now_under_its_key<B: Backend>()
-where
-    B::Store: AdminStore,
-{
+pub(crate) async fn a_retry_makes_the_operation_due_now_under_its_key<B: Backend>() {
     let db = B::create().await;
     let row = NewOp {
         state: "NEEDS_REVIEW",
@@ -180,7 +218,7 @@ where
     let retry = change(&action, OperationState::NeedsReview, 3);
     assert!(
         store
-            .change_operation(&retry, &entry(&action))
+            .change_operation(&retry, &entry(&action), None)
             .await
             .unwrap()
     );
@@ -198,7 +236,7 @@ where
             after.generation,
             after.downstream_key.as_str(),
             after.lease_expires_at,
-            after.payment
+            after.result.get("payment")
         ),
         (
             OperationState::Pending,
@@ -207,15 +245,12 @@ where
             Generation::new(4),
             "key-7",
             None,
-            None
+            Some("null")
         )
     );
     let early = now() - chrono::TimeDelta::microseconds(1);
-    assert!(
-        store.due(10, early).await.unwrap().is_empty(),
-        "due from now"
-    );
-    let due = store.due(10, now()).await.unwrap();
+    assert!(due(store, early).await.unwrap().is_empty(), "due from now");
+    let due = due(store, now()).await.unwrap();
     assert_eq!(due.len(), 1);
     assert_eq!(
         (
@@ -241,17 +276,9 @@ where
 
 /// Accepts a capture of order 9 of tenant 1 as operation `n`, committed only if accepted.
 async fn accept<B: Backend>(db: &B, n: u128) -> Result<(), StepError<CaptureRefusal>> {
-    let capture = NewCapture {
+    let capture = application::leased::NewOperation {
         id: op(n),
-        operation_type: "payments.capture.v1",
-        tenant: tenant(1),
-        input: PaymentCapture {
-            order: OrderId::new(9),
-            amount: Amount::parse(1500).unwrap(),
-            currency: Currency::parse("JPY").unwrap(),
-        },
-        downstream_key: Uuid::new_v4().hyphenated().to_string(),
-        accepted_at: at("2026-01-01 00:00:00"),
+        ..new_capture(1, 9, 1500, at("2026-01-01 00:00:00"))
     };
     let mut tx = db.store().begin().await.unwrap();
     let accepted = tx.accept_capture(&capture).await;
@@ -263,10 +290,7 @@ async fn accept<B: Backend>(db: &B, n: u128) -> Result<(), StepError<CaptureRefu
     accepted
 }
 
-pub(crate) async fn a_cancel_frees_the_order_for_another_capture<B: Backend>()
-where
-    B::Store: AdminStore,
-{
+pub(crate) async fn a_cancel_frees_the_order_for_another_capture<B: Backend>() {
     let db = B::create().await;
     add_order(&db).await;
     accept(&db, 7).await.unwrap();
@@ -283,7 +307,7 @@ where
     let cancel = change(&action, OperationState::Pending, 0);
     assert!(
         store
-            .change_operation(&cancel, &entry(&action))
+            .change_operation(&cancel, &entry(&action), None)
             .await
             .unwrap()
     );
@@ -294,11 +318,11 @@ where
         .unwrap()
         .unwrap();
     assert_eq!(
-        (after.state, after.generation, after.payment),
-        (OperationState::Cancelled, Generation::new(1), None)
+        (after.state, after.generation, after.result.get("payment")),
+        (OperationState::Cancelled, Generation::new(1), Some("null"))
     );
     accept(&db, 9).await.expect("the order is free again");
-    let due = store.due(10, now()).await.unwrap();
+    let due = due(store, now()).await.unwrap();
     assert_eq!(
         due.iter().map(|row| row.id).collect::<Vec<_>>(),
         [op(9)],

@@ -2,16 +2,17 @@
 //! and needs-review, cleared by a success.
 
 use application::admin::{AdminScope, AdminStore, AuditEntry, OperationChange, Target, Who};
-use application::ports::{Ending, OperationStore};
+use application::ports::{DueOperation, Ending, OperationStore};
 use chrono::TimeDelta;
 use domain::{AttemptError, Lease, OperationState, OperatorAction, OwnerId, TenantId};
 use tests::Backend;
+use tests::leased::complete;
 
 use super::{NewOp, insert_operation, now, op};
 
 /// Claims operation 7, due at `now`, for 30 s.
-async fn claim<S: OperationStore>(store: &S) -> Lease {
-    let due = store.due(10, now()).await.unwrap().remove(0);
+async fn claim<S: OperationStore>(store: &S) -> (DueOperation, Lease) {
+    let due = tests::leased::due(store, now()).await.unwrap().remove(0);
     let owner = OwnerId::parse("w").unwrap();
     let lease = due
         .lease
@@ -23,7 +24,7 @@ async fn claim<S: OperationStore>(store: &S) -> Lease {
             .await
             .unwrap()
     );
-    lease
+    (due, lease)
 }
 
 async fn last_error<S: AdminStore>(store: &S) -> (OperationState, Option<AttemptError>) {
@@ -35,16 +36,13 @@ async fn last_error<S: AdminStore>(store: &S) -> (OperationState, Option<Attempt
     (row.state, row.last_error)
 }
 
-pub(crate) async fn the_last_attempts_error_is_kept_until_a_success<B: Backend>()
-where
-    B::Store: AdminStore,
-{
+pub(crate) async fn the_last_attempts_error_is_kept_until_a_success<B: Backend>() {
     let db = B::create().await;
     insert_operation(&db, &NewOp::new(7)).await;
     let store = db.store();
     assert_eq!(last_error(store).await, (OperationState::Pending, None));
 
-    let lease = claim(store).await;
+    let (_, lease) = claim(store).await;
     let error = AttemptError::ProviderStatus;
     assert!(
         store
@@ -57,11 +55,10 @@ where
         (OperationState::Pending, Some(error))
     );
 
-    let lease = claim(store).await;
+    let (due, lease) = claim(store).await;
     let review = Ending::NeedsReview(AttemptError::Timeout);
     assert!(
-        store
-            .complete(op(7), &lease, &review, 2, now())
+        complete(store, &due, &lease, &review, 2, now())
             .await
             .unwrap()
     );
@@ -91,14 +88,13 @@ where
         request_id: "cli-2".to_owned(),
         at: now(),
     };
-    assert!(store.change_operation(&change, &audit).await.unwrap());
-    let lease = claim(store).await;
+    assert!(store.change_operation(&change, &audit, None).await.unwrap());
+    let (due, lease) = claim(store).await;
     let success = Ending::Succeeded {
-        charge_id: "ch_7".into(),
+        provider_id: "ch_7".into(),
     };
     assert!(
-        store
-            .complete(op(7), &lease, &success, 0, now())
+        complete(store, &due, &lease, &success, 0, now())
             .await
             .unwrap()
     );

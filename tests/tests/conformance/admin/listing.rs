@@ -2,10 +2,11 @@
 //! pages that visit every row once, also where two rows share their accepted time.
 
 use application::admin::{AdminOperation, AdminScope, AdminStore, OperationFilter, PageLimit};
-use domain::{Amount, Currency, Generation, OperationState, OrderId, TenantId};
+use application::leased::Members;
+use domain::{Generation, OperationState, OrderId, TenantId};
 use tests::Backend;
 
-use super::{NewOp, admin, at, insert_operation, op};
+use super::{NewOp, admin, at, hex, insert_operation, op};
 
 const REFUND: &str = "payments.refund.v1";
 
@@ -41,7 +42,16 @@ async fn add_operations<B: Backend>(db: &B) {
          1500, X'4a5059', '2026-01-01 00:00:02')",
     )
     .await;
+    db.run_sql(&format!(
+        "UPDATE operations SET result = X'{}' WHERE id = X'00000000000000000000000000000004'",
+        hex(PAID_4)
+    ))
+    .await;
 }
+
+/// What operation 4's capture recorded when it succeeded.
+const PAID_4: &str =
+    r#"{"payment":{"paymentId":"1","providerChargeId":"ch_4","amount":1500,"currency":"JPY"}}"#;
 
 fn tenant(n: u64) -> TenantId {
     TenantId::parse(n).unwrap()
@@ -56,8 +66,13 @@ async fn listed<S: AdminStore>(store: &S, scope: AdminScope, filter: OperationFi
 }
 
 /// Every page of the listing, as the ids each shows.
-async fn pages<S: AdminStore>(store: &S, scope: AdminScope, limit: u64) -> Vec<Vec<u128>> {
-    let (admin, limit) = (admin(store), PageLimit::parse(limit).unwrap());
+async fn pages<S: adapters::api::ServiceStore>(
+    store: &S,
+    scope: AdminScope,
+    limit: u64,
+) -> Vec<Vec<u128>> {
+    let kinds = adapters::api::leased_kinds();
+    let (admin, limit) = (admin(store, &kinds), PageLimit::parse(limit).unwrap());
     let (mut pages, mut after) = (Vec::new(), None);
     loop {
         let page = admin
@@ -139,14 +154,14 @@ where
         .await
         .unwrap()
         .expect("in its tenant's scope");
-    let payment = read.payment.clone().expect("its payment");
+    let payment: serde_json::Value = read.result.member("payment").expect("its payment");
     assert_eq!(
         (
-            payment.provider_charge_id.as_str(),
-            payment.amount.get(),
-            payment.currency.as_str()
+            &payment["providerChargeId"],
+            &payment["amount"],
+            &payment["currency"]
         ),
-        ("ch_4", 1500, "JPY")
+        (&"ch_4".into(), &1500.into(), &"JPY".into())
     );
     assert_eq!(
         read,
@@ -155,8 +170,7 @@ where
             operation_type: NewOp::new(4).kind.to_owned(),
             tenant: tenant(2),
             order: OrderId::new(4),
-            amount: Amount::parse(1500).unwrap(),
-            currency: Currency::parse("JPY").unwrap(),
+            input: Members::parse(br#"{"amount":1500,"currency":"JPY"}"#).unwrap(),
             state: OperationState::Succeeded,
             attempts: 3,
             next_attempt_at: at("2026-01-01 00:00:00"),
@@ -167,7 +181,7 @@ where
             last_error: None,
             accepted_at: at("2026-01-01 00:00:02"),
             updated_at: at("2026-01-01 00:00:02"),
-            payment: Some(payment),
+            result: Members::parse(PAID_4.as_bytes()).unwrap(),
         }
     );
     db.finish().await;

@@ -13,7 +13,7 @@ fn a_missing_key_and_an_invalid_key_have_their_own_codes() {
 
 #[test]
 fn each_outcome_maps_to_its_status_and_code() {
-    use application::{CreateRefusal, FailureCause, UnknownCause};
+    use application::{CreateRefusal, FailureCause, Outcome, UnknownCause};
 
     let cases = [
         (Outcome::KeyReused, 422, "idempotency_key_reused", false),

@@ -1,28 +1,30 @@
-//! The capture worker's ports. Every write takes the worker's [`Lease`] and returns `false`
-//! when the fence refused it (another worker claimed the operation since): the worker stops.
+//! The worker's ports. Every write takes the worker's [`Lease`] and returns `false` when the
+//! fence refused it (another worker claimed the operation since): the worker stops.
 
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
-use domain::{
-    AttemptError, Generation, Lease, LeaseView, OperationState, PaymentCapture, TenantId,
-};
+use domain::{AttemptError, Generation, Lease, LeaseView, OperationState, OrderId, TenantId};
 use uuid::Uuid;
 
-use crate::BoxError;
-use crate::error_chain::same_error;
-use crate::ports::StoreError;
+use super::recorded::RecordEnd;
+use crate::ports::{StoreError, UnitOfWork};
 
+/// A pending operation whose attempt is due, of any kind the worker serves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DueOperation {
     pub id: Uuid,
+    /// Its kind's name (`payments.capture.v1`): which kind's code works it.
+    pub kind: String,
     pub tenant: TenantId,
-    pub input: PaymentCapture,
+    pub order: OrderId,
+    /// The kind's job as stored at acceptance (a JSON object).
+    pub input: Vec<u8>,
     /// Fixed at acceptance: the same for every attempt by every owner.
     pub downstream_key: String,
-    /// Provider calls so far that ended without a definite answer.
+    /// Calls so far that ended without a definite answer.
     pub attempts: u32,
-    /// Its key at the provider is as old as that.
+    /// Its key at the other service is as old as that.
     pub accepted_at: DateTime<Utc>,
     pub lease: LeaseView,
     /// The accepting request's trace, as the adapter stored it; opaque here. Each attempt
@@ -31,16 +33,10 @@ pub struct DueOperation {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Charge {
-    pub id: String,
-    pub succeeded: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
-    /// Charged: the payment row is written with the end state.
+    /// Done: the kind records its success with the other service's id of the work.
     Succeeded {
-        charge_id: String,
+        provider_id: String,
     },
     Declined,
     /// With why the last attempt got no definite answer, or why none was made.
@@ -58,10 +54,23 @@ impl Ending {
     }
 }
 
-pub trait OperationStore: Send + Sync {
-    /// Pending, with the lease free or run out, and the next attempt due at `now`.
+/// The end the worker writes, under its lease's fence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperationEnd<'a> {
+    pub operation: &'a DueOperation,
+    pub lease: &'a Lease,
+    pub ending: &'a Ending,
+    /// Every call counted, the last one included.
+    pub attempts: u32,
+    pub now: DateTime<Utc>,
+}
+
+pub trait OperationStore: UnitOfWork + Send + Sync {
+    /// Pending operations of these kinds, with the lease free or run out, and the next
+    /// attempt due at `now`. Kinds this process does not serve are left for one that does.
     fn due(
         &self,
+        kinds: &[&'static str],
         limit: usize,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<Vec<DueOperation>, StoreError>> + Send;
@@ -81,15 +90,12 @@ pub trait OperationStore: Send + Sync {
         lease: &Lease,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
-    /// One transaction checks the generation first, then ends the row (with the payment for a
-    /// success); nothing is written if refused or failed. `attempts` includes the last call.
+    /// One transaction checks the generation first, then ends the row and runs the kind's
+    /// `record` for a definite end; nothing is written if refused or failed.
     fn complete(
         &self,
-        id: Uuid,
-        lease: &Lease,
-        ending: &Ending,
-        attempts: u32,
-        now: DateTime<Utc>,
+        end: &OperationEnd<'_>,
+        record: &dyn RecordEnd<Self::Tx>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
     /// Counts the attempt and why it failed, sets when the next is due and gives the lease
@@ -115,49 +121,4 @@ pub trait OperationCensus: Send + Sync {
     fn count_by_state(
         &self,
     ) -> impl Future<Output = Result<Vec<(OperationState, u64)>, StoreError>> + Send;
-}
-
-#[derive(Debug, PartialEq)]
-pub enum ProviderAnswer {
-    Definite(Charge),
-    /// Timeout, reset or 5xx: the charge may or may not exist.
-    Unknown(NoAnswer),
-}
-
-/// The class is stored on the operation; the cause is for logs and never holds the key or
-/// a body.
-#[derive(Debug, thiserror::Error)]
-#[error("no definite answer from the payment provider")]
-pub struct NoAnswer {
-    pub class: AttemptError,
-    #[source]
-    pub cause: BoxError,
-}
-
-impl NoAnswer {
-    pub fn new(class: AttemptError, cause: impl Into<BoxError>) -> Self {
-        Self {
-            class,
-            cause: cause.into(),
-        }
-    }
-}
-
-impl PartialEq for NoAnswer {
-    fn eq(&self, other: &Self) -> bool {
-        self.class == other.class && same_error(self, other)
-    }
-}
-
-pub trait PaymentProvider: Send + Sync {
-    /// `POST /v1/charges` with `Idempotency-Key: key`.
-    fn charge(
-        &self,
-        key: &str,
-        input: &PaymentCapture,
-        reference: &str,
-    ) -> impl Future<Output = ProviderAnswer> + Send;
-
-    /// `GET /v1/charges?idempotency_key=key`; `Ok(None)` is a definite "none" (404).
-    fn lookup(&self, key: &str) -> impl Future<Output = Result<Option<Charge>, NoAnswer>> + Send;
 }

@@ -1,4 +1,5 @@
-//! The operations a worker may claim now, checked into the port's view.
+//! The operations a worker may claim now, of the kinds it serves, checked into the port's
+//! view.
 
 use application::ports::{DueOperation, StoreError};
 use chrono::NaiveDateTime;
@@ -11,20 +12,20 @@ use diesel_async::RunQueryDsl;
 use domain::{Generation, LeaseView, OwnerId};
 use uuid::Uuid;
 
-use super::bad_value::bad_row;
-use super::classify::Classify;
-use super::connection::SqlConnection;
-use super::operations::PENDING;
-use super::rows::{stored_capture, stored_tenant};
-use super::schema::{operation_traces, operations};
+use super::fenced::PENDING;
+use crate::sql::bad_value::bad_row;
+use crate::sql::classify::Classify;
+use crate::sql::connection::SqlConnection;
+use crate::sql::rows::{stored_order, stored_tenant};
+use crate::sql::schema::{operation_traces, operations};
 
 #[derive(Queryable)]
 pub(crate) struct DueRow {
     id: Vec<u8>,
+    operation_type: Vec<u8>,
     tenant_id: i64,
     order_id: i64,
-    amount: i32,
-    currency: Vec<u8>,
+    input: Vec<u8>,
     downstream_key: Vec<u8>,
     attempts: i32,
     generation: i64,
@@ -35,6 +36,8 @@ pub(crate) struct DueRow {
 }
 
 impl DueRow {
+    /// The job stays as stored: the kind reads it, and one that no longer reads ends the
+    /// operation for review rather than failing the whole poll.
     pub(crate) fn into_due(self) -> Result<DueOperation, StoreError> {
         let corrupt = |column| bad_row("operations", column);
         let holder = match (self.lease_owner, self.lease_expires_at) {
@@ -49,8 +52,10 @@ impl DueRow {
         };
         Ok(DueOperation {
             id: Uuid::from_slice(&self.id).map_err(|_| corrupt("id"))?,
+            kind: String::from_utf8(self.operation_type).map_err(|_| corrupt("type"))?,
             tenant: stored_tenant(self.tenant_id)?,
-            input: stored_capture(self.order_id, self.amount, &self.currency)?,
+            order: stored_order(self.order_id)?,
+            input: self.input,
             downstream_key: String::from_utf8(self.downstream_key)
                 .map_err(|_| corrupt("downstream key"))?,
             attempts: u32::try_from(self.attempts).unwrap_or(0),
@@ -69,10 +74,10 @@ impl DueRow {
 pub(crate) fn due_columns() -> _ {
     (
         operations::id,
+        operations::operation_type,
         operations::tenant_id,
         operations::order_id,
-        operations::amount,
-        operations::currency,
+        operations::input,
         operations::downstream_key,
         operations::attempts,
         operations::generation,
@@ -84,10 +89,16 @@ pub(crate) fn due_columns() -> _ {
 }
 
 #[dsl::auto_type]
-pub(crate) fn due_query(state: &'static str, now: NaiveDateTime, limit: i64) -> _ {
+pub(crate) fn due_query(
+    state: &'static str,
+    kinds: Vec<Vec<u8>>,
+    now: NaiveDateTime,
+    limit: i64,
+) -> _ {
     operations::table
         .left_join(operation_traces::table)
         .filter(operations::state.eq(state))
+        .filter(operations::operation_type.eq_any(kinds))
         .filter(operations::next_attempt_at.le(now))
         .filter(
             operations::lease_expires_at
@@ -101,6 +112,7 @@ pub(crate) fn due_query(state: &'static str, now: NaiveDateTime, limit: i64) -> 
 
 pub(crate) async fn due<C>(
     conn: &mut C,
+    kinds: &[&'static str],
     limit: usize,
     now: NaiveDateTime,
 ) -> Result<Vec<DueOperation>, StoreError>
@@ -110,9 +122,15 @@ where
     C::Backend: QueryMetadata<SqlTypeOf<due_columns>>,
     DueRow: FromSqlRow<SqlTypeOf<due_columns>, C::Backend>,
 {
-    let rows: Vec<DueRow> = due_query(PENDING, now, i64::try_from(limit).unwrap_or(i64::MAX))
-        .load(conn)
-        .await
-        .map_err(C::Backend::store_error)?;
+    let kinds = kinds.iter().map(|kind| kind.as_bytes().to_vec()).collect();
+    let rows: Vec<DueRow> = due_query(
+        PENDING,
+        kinds,
+        now,
+        i64::try_from(limit).unwrap_or(i64::MAX),
+    )
+    .load(conn)
+    .await
+    .map_err(C::Backend::store_error)?;
     rows.into_iter().map(DueRow::into_due).collect()
 }

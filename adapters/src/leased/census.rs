@@ -11,11 +11,11 @@ use diesel::sql_types::{BigInt, Text};
 use diesel_async::RunQueryDsl;
 use domain::OperationState;
 
-use super::bad_value::bad;
-use super::both_stores::for_both_stores;
-use super::classify::Classify;
-use super::connection::SqlConnection;
-use super::schema::operations;
+use crate::sql::bad_value::bad;
+use crate::sql::both_stores::for_both_stores;
+use crate::sql::classify::Classify;
+use crate::sql::connection::SqlConnection;
+use crate::sql::schema::operations;
 
 #[dsl::auto_type]
 fn by_state() -> _ {

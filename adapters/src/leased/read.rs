@@ -1,7 +1,7 @@
 //! `GET /api/operations/{operationId}`: how the path names an operation, and the route's
 //! description.
 
-use application::payments::ReadOperation;
+use application::leased::ReadOperation;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -110,9 +110,10 @@ pub(crate) struct Payment {
 #[cfg(test)]
 mod tests {
     use application::TenantRead;
-    use application::ports::{OperationView, PaymentView};
+    use application::leased::Members;
+    use application::ports::OperationView;
     use chrono::DateTime;
-    use domain::{Amount, Currency, OperationState as State, OrderId};
+    use domain::{OperationState as State, OrderId};
 
     use super::*;
 
@@ -134,18 +135,16 @@ mod tests {
             operation_type: "payments.capture.v1".to_owned(),
             order: OrderId::new(9),
             state: State::Pending,
-            payment: None,
+            result: Members::parse(br#"{"payment":null}"#).unwrap(),
             updated_at: DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
         };
         let read: OperationStatus = serde_json::from_slice(&ReadOperation::to_json(&view)).unwrap();
         assert!(read.payment.is_none());
         view.state = State::Succeeded;
-        view.payment = Some(PaymentView {
-            id: 4,
-            provider_charge_id: "ch_1".to_owned(),
-            amount: Amount::parse(1500).unwrap(),
-            currency: Currency::parse("JPY").unwrap(),
-        });
+        view.result = Members::parse(
+            br#"{"payment":{"paymentId":"4","providerChargeId":"ch_1","amount":1500,"currency":"JPY"}}"#,
+        )
+        .unwrap();
         let read: OperationStatus = serde_json::from_slice(&ReadOperation::to_json(&view)).unwrap();
         let payment = read.payment.unwrap();
         assert_eq!((payment.payment_id.as_str(), payment.amount), ("4", 1500));

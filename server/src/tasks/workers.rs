@@ -1,26 +1,28 @@
-//! The capture workers (`docs/long-running-operations.md#the-worker`): in every `serve`
-//! process when `PAYMENT_PROVIDER_URL` is set, or alone as `server worker`.
+//! The workers of the leased operations, every kind the service lists
+//! (`docs/long-running-operations.md#the-worker`): in every `serve` process when
+//! `PAYMENT_PROVIDER_URL` is set, or alone as `server worker`.
 
 use application::ErrorChain;
 use std::sync::Arc;
 use std::time::Duration;
 
 use adapters::SystemClock;
+use adapters::api::{ServiceProvider, ServiceTx, worker_kinds};
 use adapters::metrics::Metrics;
-use application::payments::{Worked, WorkerPorts, WorkerSettings, work_once};
-use application::ports::{
-    Clock, DueOperation, FlowHooks, OperationCensus, OperationStore, PaymentProvider,
+use application::leased::{
+    CallObserver, Unobserved, Worked, WorkerKinds, WorkerPorts, WorkerSettings,
 };
+use application::ports::{Clock, DueOperation, FlowHooks, OperationCensus, OperationStore};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::config::payments::PaymentsConfig;
-use crate::tasks::capture_report::report;
-use crate::tasks::capture_spread::{Place, failure_wait, owner_id, spread_seed};
 use crate::tasks::census::run_census;
 use crate::tasks::stopped;
+use crate::tasks::worker_report::report;
+use crate::tasks::worker_spread::{Place, failure_wait, owner_id, spread_seed};
 
 const DUE_BATCH: usize = 16;
 
@@ -36,10 +38,11 @@ pub(crate) async fn run_workers<S, P, H>(
     stop: watch::Receiver<bool>,
 ) -> anyhow::Result<()>
 where
-    S: OperationStore + OperationCensus + Clone + 'static,
-    P: PaymentProvider + Clone + 'static,
+    S: OperationStore<Tx: ServiceTx> + OperationCensus + Clone + 'static,
+    P: ServiceProvider + Clone,
     H: FlowHooks + Clone + 'static,
 {
+    let kinds = Arc::new(worker_kinds::<S, P, H>());
     let seed = spread_seed(Uuid::new_v4());
     let mut workers = JoinSet::new();
     if let Some(metrics) = &metrics {
@@ -49,6 +52,7 @@ where
         let owner = owner_id(std::process::id(), task, Uuid::new_v4())?;
         let span = tracing::info_span!("capture_worker", owner = owner.as_str());
         let worker = Worker {
+            kinds: Arc::clone(&kinds),
             store: store.clone(),
             provider: provider.clone(),
             hooks: hooks.clone(),
@@ -67,19 +71,21 @@ where
         workers = config.concurrency,
         lease_secs = config.lease.as_secs(),
         max_attempts = config.max_attempts,
-        "capture workers started"
+        kinds = ?kinds,
+        "workers started"
     );
     while let Some(joined) = workers.join_next().await {
         if let Err(error) = joined {
-            tracing::error!(%error, "a capture worker ended abnormally");
+            tracing::error!(%error, "a worker ended abnormally");
         }
     }
-    tracing::info!("capture workers stopped");
+    tracing::info!("workers stopped");
     Ok(())
 }
 
 #[derive(Debug)]
 struct Worker<S, P, H> {
+    kinds: Arc<WorkerKinds<S, P, H>>,
     store: S,
     provider: P,
     hooks: H,
@@ -101,9 +107,9 @@ enum Pass {
 
 impl<S, P, H> Worker<S, P, H>
 where
-    S: OperationStore,
-    P: PaymentProvider,
-    H: FlowHooks,
+    S: OperationStore + 'static,
+    P: Send + Sync + 'static,
+    H: FlowHooks + 'static,
 {
     /// Passes until `stop` turns true: at once after a pass that worked, after the poll
     /// when nothing was due, after a growing backoff while the database fails.
@@ -130,16 +136,17 @@ where
                 () = stopped(&mut stop) => break,
             }
         }
-        tracing::debug!("capture worker stopped");
+        tracing::debug!("worker stopped");
     }
 
     /// Reads the due operations and works them, starting at this worker's place in the
     /// batch so that the workers do not all contend for its first row.
     async fn pass(&self, stop: &mut watch::Receiver<bool>) -> Pass {
+        let kinds = self.kinds.names();
         let due = tokio::select! {
             biased;
             () = stopped(stop) => return Pass::Stopped,
-            due = self.store.due(DUE_BATCH, SystemClock.now()) => due,
+            due = self.store.due(&kinds, DUE_BATCH, SystemClock.now()) => due,
         };
         let mut due = match due {
             Ok(due) => {
@@ -155,21 +162,30 @@ where
         };
         let start = self.place.start(due.len());
         due.rotate_left(start);
+        let calls: &dyn CallObserver = match &self.metrics {
+            Some(metrics) => metrics.as_ref(),
+            None => &Unobserved,
+        };
         let ports = WorkerPorts {
             store: &self.store,
             provider: &self.provider,
             clock: &SystemClock,
             hooks: &self.hooks,
+            calls,
         };
         let mut pass = Pass::Idle;
         for operation in &due {
             // Dropping `work_once` writes nothing more and the lease runs out. A provider
             // call it made is safe: the next owner asks again under the same downstream key.
             let attempt = attempt_span(operation);
+            // `due` read only the kinds this worker serves.
+            let Some(work) = self.kinds.work(ports, &self.settings, operation) else {
+                continue;
+            };
             let worked = tokio::select! {
                 biased;
                 () = stopped(stop) => return Pass::Stopped,
-                worked = work_once(ports, &self.settings, operation).instrument(attempt.clone()) => worked,
+                worked = work.instrument(attempt.clone()) => worked,
             };
             match worked {
                 Ok(worked) => {
@@ -195,13 +211,14 @@ where
     }
 }
 
-/// One attempt continues the trace of the request that accepted the capture, so the
-/// acceptance, every attempt and the provider's side of each call share one trace id.
+/// One attempt continues the trace of the request that accepted the operation, so the
+/// acceptance, every attempt and the other service's side of each call share one trace id.
 fn attempt_span(operation: &DueOperation) -> tracing::Span {
     let span = tracing::info_span!(
         target: "spans",
-        "capture attempt",
+        "operation attempt",
         operation.id = %operation.id,
+        operation.r#type = %operation.kind,
         operation.attempts = operation.attempts,
     );
     adapters::telemetry::continue_trace(&span, operation.trace_context.as_deref());

@@ -1,12 +1,14 @@
-//! `GET /api/operations/{operationId}`: where a capture of the caller's tenant stands.
+//! `GET /api/operations/{operationId}`: where an operation of the caller's tenant stands,
+//! whatever its kind; the result member is the kind's, as it stored it.
 
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
-use domain::{Amount, Currency, OperationState, OrderId, TenantId};
+use domain::{OperationState, OrderId, TenantId};
 use serde::Serialize;
 use uuid::Uuid;
 
+use super::members::Members;
 use crate::ports::StoreError;
 use crate::reads::{ReadFrom, TenantRead};
 use crate::timestamps::rfc3339_micros;
@@ -15,20 +17,13 @@ use crate::timestamps::rfc3339_micros;
 pub struct ReadOperation;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PaymentView {
-    pub id: u64,
-    pub provider_charge_id: String,
-    pub amount: Amount,
-    pub currency: Currency,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OperationView {
     pub id: Uuid,
     pub operation_type: String,
     pub order: OrderId,
     pub state: OperationState,
-    pub payment: Option<PaymentView>,
+    /// The kind's result member, `null` until there is a result (`{"payment":null}`).
+    pub result: Members,
     pub updated_at: DateTime<Utc>,
 }
 
@@ -53,17 +48,9 @@ struct StatusBody<'a> {
     operation_type: &'a str,
     order_id: String,
     state: &'static str,
-    payment: Option<PaymentBody<'a>>,
+    #[serde(flatten)]
+    result: &'a Members,
     updated_at: String,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PaymentBody<'a> {
-    payment_id: String,
-    provider_charge_id: &'a str,
-    amount: u32,
-    currency: &'a str,
 }
 
 impl TenantRead for ReadOperation {
@@ -78,15 +65,10 @@ impl TenantRead for ReadOperation {
             operation_type: &view.operation_type,
             order_id: view.order.to_string(),
             state: view.state.as_api(),
-            payment: view.payment.as_ref().map(|payment| PaymentBody {
-                payment_id: payment.id.to_string(),
-                provider_charge_id: &payment.provider_charge_id,
-                amount: payment.amount.get(),
-                currency: payment.currency.as_str(),
-            }),
+            result: &view.result,
             updated_at: rfc3339_micros(view.updated_at),
         };
-        // Strings and integers into memory: cannot fail.
+        // Strings, integers and parsed members into memory: cannot fail.
         serde_json::to_vec(&body).unwrap_or_default()
     }
 

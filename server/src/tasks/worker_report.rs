@@ -1,12 +1,20 @@
-//! What a capture worker says about each operation it touched: a log line (never the
-//! downstream key; `needs_review` at `warn`, for a person) and the metrics.
+//! What a worker says about each operation it touched: a log line (never the downstream
+//! key; `needs_review` at `warn`, for a person) and the metrics.
 
+use adapters::api::LEASED_KINDS;
 use adapters::metrics::Metrics;
 use application::ErrorChain;
-use application::payments::Worked;
+use application::leased::Worked;
 use application::ports::{DueOperation, Ending};
 
-const CAPTURE: &str = "payments.capture.v1";
+/// The `type` label of `operation`: its kind's name as the list of served kinds spells it.
+fn kind_label(operation: &DueOperation) -> &'static str {
+    LEASED_KINDS
+        .iter()
+        .map(|(name, _)| *name)
+        .find(|name| *name == operation.kind)
+        .unwrap_or("unknown")
+}
 
 /// Logs and counts what working `operation` came to; `true` when this worker won its
 /// claim.
@@ -59,7 +67,9 @@ pub(crate) fn report(operation: &DueOperation, worked: &Worked, metrics: Option<
         metrics.count_operation_claim(won);
         match worked {
             Worked::NotClaimed => {}
-            Worked::Ended(ending) => metrics.count_operation_ended(CAPTURE, ending.state()),
+            Worked::Ended(ending) => {
+                metrics.count_operation_ended(kind_label(operation), ending.state());
+            }
             Worked::RetryAt(_) => metrics.count_operation_retry(),
             Worked::LeaseLost => metrics.count_operation_lease_loss(),
             Worked::Abandoned { .. } => metrics.count_operation_abandoned(),
@@ -70,9 +80,7 @@ pub(crate) fn report(operation: &DueOperation, worked: &Worked, metrics: Option<
 
 #[cfg(test)]
 mod tests {
-    use domain::{
-        Amount, AttemptError, Currency, Generation, LeaseView, OrderId, PaymentCapture, TenantId,
-    };
+    use domain::{AttemptError, Generation, LeaseView, OrderId, TenantId};
 
     use adapters::SystemClock;
     use application::ports::Clock;
@@ -83,12 +91,10 @@ mod tests {
     fn due() -> DueOperation {
         DueOperation {
             id: Uuid::new_v4(),
+            kind: "payments.capture.v1".to_owned(),
             tenant: TenantId::parse(1).unwrap(),
-            input: PaymentCapture {
-                order: OrderId::new(42),
-                amount: Amount::parse(1500).unwrap(),
-                currency: Currency::parse("JPY").unwrap(),
-            },
+            order: OrderId::new(42),
+            input: br#"{"amount":1500,"currency":"JPY"}"#.to_vec(),
             downstream_key: "downstream-secret".to_owned(),
             attempts: 7,
             accepted_at: chrono::Utc::now(),
@@ -112,7 +118,7 @@ mod tests {
             ),
             (
                 Worked::Ended(Ending::Succeeded {
-                    charge_id: "ch_1".to_owned(),
+                    provider_id: "ch_1".to_owned(),
                 }),
                 true,
             ),
@@ -120,7 +126,7 @@ mod tests {
             (Worked::LeaseLost, true),
             (
                 Worked::Abandoned {
-                    step: application::payments::Step::Completion,
+                    step: application::leased::Step::Completion,
                     error: application::ports::StoreError::Deadlock,
                 },
                 true,

@@ -1,22 +1,19 @@
 //! The worker's conditional writes (`docs/long-running-operations.md#leases-and-fencing`):
 //! each answers by its row count whether the fence let it through.
 
-use application::ports::{Ending, StoreError};
+use application::ports::{Ending, OperationEnd, StoreError};
 use chrono::NaiveDateTime;
 use diesel::dsl;
 use diesel::prelude::*;
-use diesel::query_builder::{BoxedSqlQuery, QueryFragment, QueryId, SqlQuery};
-use diesel::serialize::ToSql;
-use diesel::sql_types::HasSqlType;
-use diesel::sql_types::{Binary, Timestamp};
+use diesel::query_builder::{QueryFragment, QueryId};
 use diesel_async::RunQueryDsl;
 use domain::{AttemptError, Generation, Lease, OperationState};
 use uuid::Uuid;
 
-use super::bad_value::OutOfRange;
-use super::classify::Classify;
-use super::connection::SqlConnection;
-use super::schema::operations;
+use crate::sql::bad_value::OutOfRange;
+use crate::sql::classify::Classify;
+use crate::sql::connection::SqlConnection;
+use crate::sql::schema::operations;
 
 pub(crate) const PENDING: &str = OperationState::Pending.as_stored();
 
@@ -136,10 +133,10 @@ fn end_statement(
     ))
 }
 
-/// A succeeded operation's payment, copied from the operation's own row.
-const INSERT_PAYMENT: &str = "INSERT INTO payments \
-     (operation_id, tenant_id, order_id, provider_charge_id, amount, currency, created_at) \
-     SELECT id, tenant_id, order_id, ?, amount, currency, ? FROM operations WHERE id = ?";
+#[dsl::auto_type]
+fn result_statement(id: Vec<u8>, result: Vec<u8>) -> _ {
+    dsl::update(operations::table.filter(operations::id.eq(id))).set(operations::result.eq(result))
+}
 
 fn stored(generation: Generation) -> Result<i64, StoreError> {
     i64::try_from(generation.get()).map_err(|_| OutOfRange("generation").into())
@@ -220,68 +217,38 @@ where
     .map_err(C::Backend::store_error)
 }
 
-/// Ends the operation and, for a success, inserts its payment: run it inside a
-/// transaction, and commit only when it answers `true`.
-pub(crate) async fn complete<C>(
-    conn: &mut C,
-    id: Uuid,
-    lease: &Lease,
-    ending: &Ending,
-    attempts: u32,
-    now: NaiveDateTime,
-) -> Result<bool, StoreError>
+/// Ends the operation under its fence; run it inside a transaction, and go on only when it
+/// answers `true`.
+pub(crate) async fn end<C>(conn: &mut C, end: &OperationEnd<'_>) -> Result<bool, StoreError>
 where
     C: SqlConnection,
     end_statement: QueryFragment<C::Backend> + QueryId,
-    C::Backend: HasSqlType<Binary> + HasSqlType<Timestamp>,
-    Vec<u8>: ToSql<Binary, C::Backend>,
-    NaiveDateTime: ToSql<Timestamp, C::Backend>,
-    for<'f> BoxedSqlQuery<'f, C::Backend, SqlQuery>: QueryFragment<C::Backend> + QueryId,
 {
-    let ended = end_statement(
-        id.as_bytes().to_vec(),
+    end_statement(
+        end.operation.id.as_bytes().to_vec(),
         PENDING,
-        stored(lease.generation)?,
-        ending.state().as_stored(),
-        i32::try_from(attempts).unwrap_or(i32::MAX),
-        match ending {
+        stored(end.lease.generation)?,
+        end.ending.state().as_stored(),
+        i32::try_from(end.attempts).unwrap_or(i32::MAX),
+        match end.ending {
             Ending::NeedsReview(error) => Some(error.as_str()),
             Ending::Succeeded { .. } | Ending::Declined => None,
         },
-        now,
+        end.now.naive_utc(),
     )
     .execute(conn)
     .await
-    .map_err(C::Backend::store_error)?;
-    if !changed_one(ended) {
-        return Ok(false);
-    }
-    if let Ending::Succeeded { charge_id } = ending {
-        insert_payment(conn, id, charge_id, now).await?;
-    }
-    Ok(true)
+    .map(changed_one)
+    .map_err(C::Backend::store_error)
 }
 
-/// The payment of operation `id`, charged as `charge_id`: inside the transaction that
-/// ended it.
-pub(crate) async fn insert_payment<C>(
-    conn: &mut C,
-    id: Uuid,
-    charge_id: &str,
-    now: NaiveDateTime,
-) -> Result<(), StoreError>
+/// The result member the status read shows, as the kind recorded it.
+pub(crate) async fn set_result<C>(conn: &mut C, id: Uuid, result: Vec<u8>) -> Result<(), StoreError>
 where
     C: SqlConnection,
-    C::Backend: HasSqlType<Binary> + HasSqlType<Timestamp>,
-    Vec<u8>: ToSql<Binary, C::Backend>,
-    NaiveDateTime: ToSql<Timestamp, C::Backend>,
-    for<'f> BoxedSqlQuery<'f, C::Backend, SqlQuery>: QueryFragment<C::Backend> + QueryId,
+    result_statement: QueryFragment<C::Backend> + QueryId,
 {
-    diesel::sql_query(INSERT_PAYMENT)
-        .into_boxed::<C::Backend>()
-        .bind::<Binary, _>(charge_id.as_bytes().to_vec())
-        .bind::<Timestamp, _>(now)
-        .bind::<Binary, _>(id.as_bytes().to_vec())
+    result_statement(id.as_bytes().to_vec(), result)
         .execute(conn)
         .await
         .map(drop)

@@ -1,5 +1,5 @@
-//! The capture worker (`docs/long-running-operations.md#the-worker`): claim under a lease,
-//! call the provider under the fixed key, end under the fence.
+//! The worker (`docs/long-running-operations.md#the-worker`), the same for every kind:
+//! claim under a lease, call the other service under the fixed key, end under the fence.
 
 use std::future::Future;
 use std::time::Duration;
@@ -8,7 +8,10 @@ use chrono::{DateTime, TimeDelta, Utc};
 use domain::{AttemptError, Lease, OwnerId};
 use futures_util::future::{Either, select};
 
-use super::ports::{Charge, DueOperation, Ending, OperationStore, PaymentProvider, ProviderAnswer};
+use super::forwarding::{Calls, Records};
+use super::operation::{Definite, LeasedOperation, ProviderAnswer, Work};
+use super::ports::{DueOperation, Ending, OperationEnd, OperationStore};
+use super::recorded::{RecordOf, decode_job};
 use super::worked::{Step, Worked};
 use crate::ports::{Clock, FlowHooks, PausePoint, StoreError};
 
@@ -20,7 +23,8 @@ pub struct WorkerSettings {
     pub max_attempts: u32,
     /// Before the second attempt; it doubles per attempt, up to 64 times.
     pub first_backoff: Duration,
-    /// How long the provider keeps a key; an older operation ends `needs_review` uncalled.
+    /// How long the other service keeps a key; an older operation ends `needs_review`
+    /// uncalled.
     pub key_retention: TimeDelta,
 }
 
@@ -32,11 +36,27 @@ impl WorkerSettings {
     }
 }
 
+/// Told of every call to the other service and what it came to: `call` is one of the
+/// kind's [`super::CallNames`], `result` `definite`/`unknown` for a call and
+/// `found`/`not_found`/`error` for a result query.
+pub trait CallObserver: Send + Sync {
+    fn called(&self, call: &'static str, result: &'static str);
+}
+
+/// Counts nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unobserved;
+
+impl CallObserver for Unobserved {
+    fn called(&self, _call: &'static str, _result: &'static str) {}
+}
+
 pub struct WorkerPorts<'a, S, P, H> {
     pub store: &'a S,
     pub provider: &'a P,
     pub clock: &'a dyn Clock,
     pub hooks: &'a H,
+    pub calls: &'a dyn CallObserver,
 }
 
 impl<S, P, H> Clone for WorkerPorts<'_, S, P, H> {
@@ -53,16 +73,19 @@ impl<S, P, H> std::fmt::Debug for WorkerPorts<'_, S, P, H> {
     }
 }
 
+/// Works one due operation of the kind `K`.
+///
 /// # Errors
 /// A [`StoreError`] of the claim itself; a later failed write is [`Worked::Abandoned`].
-pub async fn work_once<S, P, H>(
+pub async fn work_once<K, S, P, H>(
     ports: WorkerPorts<'_, S, P, H>,
     settings: &WorkerSettings,
     operation: &DueOperation,
 ) -> Result<Worked, StoreError>
 where
-    S: OperationStore,
-    P: PaymentProvider,
+    K: LeasedOperation + Default,
+    S: OperationStore<Tx: Records<K>>,
+    P: Calls<K>,
     H: FlowHooks,
 {
     let WorkerPorts { store, clock, .. } = ports;
@@ -79,12 +102,14 @@ where
     {
         return Ok(Worked::NotClaimed);
     }
-    Ok(work_claimed(ports, settings, operation, lease, now)
-        .await
-        .unwrap_or_else(|(step, error)| Worked::Abandoned { step, error }))
+    Ok(
+        work_claimed::<K, S, P, H>(ports, settings, operation, lease, now)
+            .await
+            .unwrap_or_else(|(step, error)| Worked::Abandoned { step, error }),
+    )
 }
 
-async fn work_claimed<S, P, H>(
+async fn work_claimed<K, S, P, H>(
     ports: WorkerPorts<'_, S, P, H>,
     settings: &WorkerSettings,
     operation: &DueOperation,
@@ -92,8 +117,9 @@ async fn work_claimed<S, P, H>(
     claimed_at: DateTime<Utc>,
 ) -> Result<Worked, (Step, StoreError)>
 where
-    S: OperationStore,
-    P: PaymentProvider,
+    K: LeasedOperation + Default,
+    S: OperationStore<Tx: Records<K>>,
+    P: Calls<K>,
     H: FlowHooks,
 {
     let WorkerPorts {
@@ -101,21 +127,32 @@ where
         provider,
         clock,
         hooks,
+        calls,
     } = ports;
-    if operation.accepted_at + settings.key_retention <= claimed_at {
-        // The provider may have forgotten the key: a call could charge a second time.
-        let ending = Ending::NeedsReview(AttemptError::KeyRetentionPassed);
-        return end(
-            store,
-            operation,
-            &lease,
-            &ending,
-            operation.attempts,
-            clock.now(),
-        )
-        .await;
-    }
-    let ask = ask_provider(provider, operation);
+    // Past the key's retention the other service may have forgotten it, so a call could do
+    // the work twice; and nothing can be asked for a job that no longer reads. A person
+    // decides either.
+    let job = if operation.accepted_at + settings.key_retention <= claimed_at {
+        Err(AttemptError::KeyRetentionPassed)
+    } else {
+        decode_job::<K::Job>(&operation.input).map_err(|_| AttemptError::InputUnreadable)
+    };
+    let job = match job {
+        Ok(job) => job,
+        Err(uncalled) => {
+            let ending = Ending::NeedsReview(uncalled);
+            let attempts = operation.attempts;
+            return end::<K, S>(store, operation, &lease, &ending, attempts, clock.now()).await;
+        }
+    };
+    let work = Work {
+        id: operation.id,
+        tenant: operation.tenant,
+        order: operation.order,
+        key: &operation.downstream_key,
+        job: &job,
+    };
+    let ask = ask_provider::<K, P>(provider, calls, &work);
     let Some(answer) = while_leased(store, clock, settings, operation, &mut lease, ask)
         .await
         .map_err(|error| (Step::Extension, error))?
@@ -124,11 +161,11 @@ where
     };
     hooks.reached(PausePoint::OperationCharged).await;
     let (ending, attempts) = match answer {
-        Ok(Charge {
+        Ok(Definite {
             id,
             succeeded: true,
-        }) => (Ending::Succeeded { charge_id: id }, operation.attempts),
-        Ok(Charge {
+        }) => (Ending::Succeeded { provider_id: id }, operation.attempts),
+        Ok(Definite {
             succeeded: false, ..
         }) => (Ending::Declined, operation.attempts),
         Err(error) => {
@@ -151,19 +188,30 @@ where
             (Ending::NeedsReview(error), attempts)
         }
     };
-    end(store, operation, &lease, &ending, attempts, clock.now()).await
+    end::<K, S>(store, operation, &lease, &ending, attempts, clock.now()).await
 }
 
-async fn end<S: OperationStore>(
+async fn end<K, S>(
     store: &S,
     operation: &DueOperation,
     lease: &Lease,
     ending: &Ending,
     attempts: u32,
     now: DateTime<Utc>,
-) -> Result<Worked, (Step, StoreError)> {
+) -> Result<Worked, (Step, StoreError)>
+where
+    K: LeasedOperation + Default,
+    S: OperationStore<Tx: Records<K>>,
+{
+    let end = OperationEnd {
+        operation,
+        lease,
+        ending,
+        attempts,
+        now,
+    };
     let ended = store
-        .complete(operation.id, lease, ending, attempts, now)
+        .complete(&end, &RecordOf::<K>::new())
         .await
         .map_err(|error| (Step::Completion, error))?;
     Ok(if ended {
@@ -174,23 +222,36 @@ async fn end<S: OperationStore>(
 }
 
 /// An unknown outcome is resolved by the result query for the same key, never a new one.
-/// `Err` is the class of the charge's failure: the attempt's, whatever the query said.
-async fn ask_provider<P: PaymentProvider>(
+/// `Err` is the class of the call's failure: the attempt's, whatever the query said.
+async fn ask_provider<K, P>(
     provider: &P,
-    operation: &DueOperation,
-) -> Result<Charge, AttemptError> {
-    let reference = operation.id.hyphenated().to_string();
-    match provider
-        .charge(&operation.downstream_key, &operation.input, &reference)
-        .await
-    {
-        ProviderAnswer::Definite(charge) => Ok(charge),
-        ProviderAnswer::Unknown(unknown) => provider
-            .lookup(&operation.downstream_key)
-            .await
-            .ok()
-            .flatten()
-            .ok_or(unknown.class),
+    calls: &dyn CallObserver,
+    work: &Work<'_, K::Job>,
+) -> Result<Definite, AttemptError>
+where
+    K: LeasedOperation + Default,
+    P: Calls<K>,
+{
+    let kind = K::default();
+    let names = K::CALL_NAMES;
+    match provider.call(&kind, work).await {
+        ProviderAnswer::Definite(done) => {
+            calls.called(names.call, "definite");
+            Ok(done)
+        }
+        ProviderAnswer::Unknown(unknown) => {
+            calls.called(names.call, "unknown");
+            let found = provider.look_up(&kind, work).await;
+            calls.called(
+                names.lookup,
+                match &found {
+                    Ok(Some(_)) => "found",
+                    Ok(None) => "not_found",
+                    Err(_) => "error",
+                },
+            );
+            found.ok().flatten().ok_or(unknown.class)
+        }
     }
 }
 

@@ -1,0 +1,138 @@
+//! Members a kind wrote as a JSON object (an operation's input, its result), shown inside a
+//! generic document in the order written: the generic parts never need the kind's types.
+
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// A JSON object's members, each kept as written, with the object's text.
+#[derive(Debug, Clone, Default)]
+pub struct Members {
+    text: Vec<u8>,
+    members: Vec<(String, Box<RawValue>)>,
+}
+
+/// Alike when written alike.
+impl PartialEq for Members {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Members {}
+
+/// Stored bytes that are not a JSON object.
+#[derive(Debug, thiserror::Error)]
+#[error("not a JSON object")]
+pub struct NotAnObject(#[source] serde_json::Error);
+
+impl Members {
+    /// # Errors
+    /// [`NotAnObject`] for anything but a JSON object.
+    pub fn parse(bytes: &[u8]) -> Result<Self, NotAnObject> {
+        let InOrder(members) = serde_json::from_slice(bytes).map_err(NotAnObject)?;
+        Ok(Self {
+            text: bytes.to_vec(),
+            members,
+        })
+    }
+
+    /// The object as it was written.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// The member `name` read as a `T`; `None` when absent or not a `T`.
+    #[must_use]
+    pub fn member<T: serde::de::DeserializeOwned>(&self, name: &str) -> Option<T> {
+        serde_json::from_str(self.get(name)?).ok()
+    }
+
+    /// The member `name`'s JSON text, as written.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.members
+            .iter()
+            .find(|(member, _)| member == name)
+            .map(|(_, value)| value.get())
+    }
+}
+
+/// Emitted as map entries, so `#[serde(flatten)]` puts them among a document's own members.
+impl Serialize for Members {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.members.len()))?;
+        for (name, value) in &self.members {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+/// An object's members in the order written.
+struct InOrder(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for InOrder {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries;
+
+        impl<'de> Visitor<'de> for Entries {
+            type Value = InOrder;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<InOrder, A::Error> {
+                let mut members = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
+                    members.push(entry);
+                }
+                Ok(InOrder(members))
+            }
+        }
+
+        deserializer.deserialize_map(Entries)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_keep_their_order_and_text_inside_another_document() {
+        #[derive(Serialize)]
+        struct Document<'a> {
+            id: &'a str,
+            #[serde(flatten)]
+            members: &'a Members,
+            last: u8,
+        }
+        let members = Members::parse(br#"{"zeta":{"b":1, "a":2},"alpha":null}"#).unwrap();
+        assert_eq!(members.get("alpha"), Some("null"));
+        let json = serde_json::to_string(&Document {
+            id: "x",
+            members: &members,
+            last: 1,
+        })
+        .unwrap();
+        assert_eq!(
+            json,
+            r#"{"id":"x","zeta":{"b":1, "a":2},"alpha":null,"last":1}"#
+        );
+    }
+
+    #[test]
+    fn only_an_object_has_members() {
+        for bad in [&b"[1]"[..], b"null", b"{", b"\"a\""] {
+            assert!(
+                Members::parse(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}

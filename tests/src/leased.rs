@@ -1,0 +1,74 @@
+//! Leased operations as the conformance cases drive their ports: the kinds a worker of this
+//! service reads, a capture as its acceptance writes it, and an end as a worker writes it.
+
+use adapters::api::{LEASED_KINDS, ServiceTx};
+use application::StepContext;
+use application::leased::{NewOperation, RecordOf};
+use application::payments::{CaptureJob, CapturePayment};
+use application::ports::{DueOperation, Ending, OperationEnd, OperationStore, StoreError};
+use chrono::{DateTime, Utc};
+use domain::{ActorId, Amount, Currency, Lease, OrderId, TenantId};
+
+/// The kinds this service's workers read.
+#[must_use]
+pub fn served_kinds() -> Vec<&'static str> {
+    LEASED_KINDS.iter().map(|(name, _)| *name).collect()
+}
+
+/// The operations due at `now`, as a worker reads them (at most 10).
+///
+/// # Errors
+/// The store's.
+pub async fn due<S: OperationStore>(
+    store: &S,
+    now: DateTime<Utc>,
+) -> Result<Vec<DueOperation>, StoreError> {
+    store.due(&served_kinds(), 10, now).await
+}
+
+/// A capture of `amount` JPY for order `order` of `tenant`, accepted at `at`, as its
+/// acceptance writes it.
+///
+/// # Panics
+/// On values the domain refuses (a test bug).
+#[must_use]
+pub fn new_capture(tenant: u64, order: u64, amount: i64, at: DateTime<Utc>) -> NewOperation {
+    let context = StepContext {
+        tenant: TenantId::parse(tenant).expect("test tenant"),
+        actor: ActorId::parse(1).expect("test actor"),
+        now: at,
+    };
+    let job = CaptureJob {
+        amount: Amount::parse(amount).expect("test amount"),
+        currency: Currency::parse("JPY").expect("test currency"),
+    };
+    NewOperation::of::<CapturePayment>(context, OrderId::new(order), &job).expect("a capture")
+}
+
+/// Ends the capture `operation` as its worker does: under `lease`, with the capture's
+/// record of a definite end.
+///
+/// # Errors
+/// The store's.
+pub async fn complete<S>(
+    store: &S,
+    operation: &DueOperation,
+    lease: &Lease,
+    ending: &Ending,
+    attempts: u32,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError>
+where
+    S: OperationStore<Tx: ServiceTx>,
+{
+    let end = OperationEnd {
+        operation,
+        lease,
+        ending,
+        attempts,
+        now,
+    };
+    store
+        .complete(&end, &RecordOf::<CapturePayment>::new())
+        .await
+}
