@@ -16,9 +16,8 @@ mod timestamps;
 pub use caller::Caller;
 pub use error_chain::ErrorChain;
 pub use events::{
-    HandleError, Handled, InboxConsumer, ORDERS_CREATED, Poison, Relay, RelayPacing, RelayPass,
-    RequestShipments, SHIPMENTS_CONSUMER, ShipmentRequest, handle_delivery, order_created,
-    purge_published_events,
+    HandleError, Handled, InboxConsumer, Poison, Relay, RelayPacing, RelayPass, RequestShipments,
+    SHIPMENTS_CONSUMER, ShipmentRequest, handle_delivery, purge_published_events,
 };
 pub use idempotency::{
     Answer, BoxError, Coordinator, CoordinatorSettings, Execute, FailureCause, IdempotentOperation,
@@ -26,6 +25,6 @@ pub use idempotency::{
     Refusal, RefusalForms, ReplayCache, ReplayCacheSettings, StepContext, StepError, Steps,
     UnknownCause, answer, purge_expired,
 };
-pub use orders::{CreateOrder, CreateRefusal, Order, ReadOrder};
+pub use orders::{CreateOrder, CreateRefusal, ORDERS_CREATED, Order, ReadOrder, order_created};
 pub use reads::{ReadFrom, Reads, TenantRead};
 pub use timestamps::rfc3339_micros;

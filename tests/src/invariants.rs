@@ -42,6 +42,7 @@ mod tests {
     #[test]
     fn the_hex_literal_is_the_event_type() {
         let hex: String = application::ORDERS_CREATED
+            .name
             .bytes()
             .map(|b| format!("{b:02x}"))
             .collect();

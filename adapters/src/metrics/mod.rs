@@ -53,6 +53,13 @@ struct RouteLabels {
 
 type LatencyFamily = Family<RouteLabels, Histogram, fn() -> Histogram>;
 
+/// `type` is a subject's type, and the stream takes only the declared ones: a closed set.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct IgnoredLabels {
+    consumer: &'static str,
+    r#type: String,
+}
+
 /// The service's metrics, shared by every worker.
 #[derive(Debug)]
 pub struct Metrics {
@@ -65,6 +72,7 @@ pub struct Metrics {
     replay_cache_hits: Counter<u64, SharedCount>,
     same_key_waits: Counter<u64, SharedCount>,
     jwks_refresh_failures: Counter,
+    events_ignored: Family<IgnoredLabels, Counter>,
 }
 
 #[derive(Debug, Default)]
@@ -162,8 +170,16 @@ impl Metrics {
              the batch)",
             crate::telemetry::dropped_spans(),
         );
+        let events_ignored = Family::<IgnoredLabels, Counter>::default();
+        registry.register(
+            "events_ignored",
+            "Events a consumer acknowledged without reading them, of a type it does not \
+             handle, by consumer and type",
+            events_ignored.clone(),
+        );
         Self {
             registry,
+            events_ignored,
             outcomes,
             latency,
             outbox,
@@ -173,6 +189,15 @@ impl Metrics {
             same_key_waits,
             jwks_refresh_failures,
         }
+    }
+
+    pub fn count_event_ignored(&self, consumer: &'static str, event_type: &str) {
+        self.events_ignored
+            .get_or_create(&IgnoredLabels {
+                consumer,
+                r#type: event_type.to_owned(),
+            })
+            .inc();
     }
 
     /// For [`crate::http::JwksVerifier::with_failure_counter`].

@@ -9,6 +9,7 @@ use tokio::sync::watch;
 use tracing::Instrument;
 
 use super::{Delivery, NatsError, PullConsumer, fetch};
+use crate::metrics::Metrics;
 use crate::telemetry;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,6 +20,8 @@ pub struct ConsumeStats {
     /// Recorded without a change the consumer's state refused (logged at `warn`).
     pub left_alone: u64,
     pub duplicates: u64,
+    /// Of a type the consumer does not handle: acknowledged, nothing written.
+    pub ignored: u64,
     pub terminated: u64,
     /// Naked after a database failure.
     pub retried: u64,
@@ -34,6 +37,7 @@ pub async fn consume<U, C, H>(
     store: &U,
     handler: &C,
     hooks: &H,
+    metrics: Option<&Metrics>,
     batch: usize,
     mut stop: watch::Receiver<bool>,
 ) -> ConsumeStats
@@ -58,7 +62,7 @@ where
         };
         for delivery in deliveries {
             let span = consumer_span(&delivery, handler.name());
-            settle(&delivery, store, handler, hooks, &mut stats)
+            settle(&delivery, store, handler, hooks, metrics, &mut stats)
                 .instrument(span)
                 .await;
         }
@@ -88,6 +92,7 @@ async fn settle<U, C, H>(
     store: &U,
     handler: &C,
     hooks: &H,
+    metrics: Option<&Metrics>,
     stats: &mut ConsumeStats,
 ) where
     U: UnitOfWork<Tx: InboxTx>,
@@ -115,6 +120,22 @@ async fn settle<U, C, H>(
         Ok(Handled::LeftAlone(why)) => {
             stats.left_alone += 1;
             tracing::warn!(msg_id, why, "event left without effect");
+            delivery.ack().await
+        }
+        Ok(Handled::Ignored) => {
+            stats.ignored += 1;
+            let event_type = delivery
+                .subject()
+                .rsplit_once('.')
+                .map_or("unknown", |(event_type, _tenant)| event_type);
+            tracing::debug!(
+                msg_id,
+                event_type,
+                "an event type this consumer does not handle; acknowledged"
+            );
+            if let Some(metrics) = metrics {
+                metrics.count_event_ignored(handler.name(), event_type);
+            }
             delivery.ack().await
         }
         Ok(Handled::Duplicate) => {

@@ -146,6 +146,12 @@ impl Delivery {
         &self.message.payload
     }
 
+    /// `<type>.<tenant>`, as the relay published it.
+    #[must_use]
+    pub fn subject(&self) -> &str {
+        self.message.subject.as_str()
+    }
+
     /// The relay sets it to the event id.
     #[must_use]
     pub fn msg_id(&self) -> Option<&str> {

@@ -17,4 +17,4 @@ pub use consumer::{ConsumerSpec, Delivery, PullConsumer, fetch, pull_consumer};
 pub use error::NatsError;
 pub use publish::{OutgoingMessage, PublishAck, publish_batch};
 pub use publisher::NatsPublisher;
-pub use stream::{ORDER_EVENTS, ORDERS_STREAM, ORDERS_SUBJECTS, StreamSpec, ensure_stream};
+pub use stream::{EVERY_EVENT, ORDERS_STREAM, StreamSpec, ensure_stream};

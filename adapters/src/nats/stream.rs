@@ -7,14 +7,13 @@ use async_nats::jetstream::stream::{Config, StorageType, Stream};
 
 use super::NatsError;
 
-/// The stream of the orders' events (`docs/events.md#the-events`).
+/// The stream of the service's events (`docs/events.md#the-events`): every type in one
+/// stream, so one subscriber sees an order's events of every type in their order.
 pub const ORDERS_STREAM: &str = "ORDERS";
 
-/// One subject space per event type, each with the tenant last.
-pub const ORDERS_SUBJECTS: [&str; 2] = ["orders.created.v1.>", "orders.cancelled.v1.>"];
-
-/// What a consumer of every order event filters on.
-pub const ORDER_EVENTS: &str = "orders.*.v1.>";
+/// A consumer's filter that takes every event of the stream, of the types it knows and of
+/// those it does not (which it acknowledges and leaves alone).
+pub const EVERY_EVENT: &str = "";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamSpec {
@@ -26,11 +25,13 @@ pub struct StreamSpec {
 }
 
 impl StreamSpec {
+    /// `subjects`: one per declared event type (`<type>.>`, the tenant last), as the list
+    /// of what the service serves gathers them (`crate::api::event_stream`).
     #[must_use]
-    pub fn orders(duplicate_window: Duration) -> Self {
+    pub fn orders(subjects: Vec<String>, duplicate_window: Duration) -> Self {
         Self {
             name: ORDERS_STREAM.to_owned(),
-            subjects: ORDERS_SUBJECTS.map(str::to_owned).to_vec(),
+            subjects,
             duplicate_window,
         }
     }

@@ -5,6 +5,7 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::EventType;
 use super::inbox_store::{Delivery, InboxTx};
 use crate::ports::{FlowHooks, PausePoint, RecordTx, StoreError, UnitOfWork};
 
@@ -14,6 +15,12 @@ pub trait InboxConsumer<Tx>: Send + Sync {
     /// The first half of the inbox key: fixed for ever, like an operation name.
     fn name(&self) -> &'static str;
 
+    /// The event types it applies; any other type is acknowledged and left alone, so a new
+    /// event type never breaks a consumer that does not ask for it.
+    fn handles(&self) -> &'static [EventType];
+
+    /// Called only for a type it [`handles`](Self::handles).
+    ///
     /// # Errors
     /// [`Poison`] when the payload is not the event it claims to be.
     fn decode(&self, payload: &[u8]) -> Result<(Uuid, Self::Event), Poison>;
@@ -53,6 +60,8 @@ pub enum Handled {
     /// Recorded without a change: see [`Applied::LeftAlone`].
     LeftAlone(&'static str),
     Duplicate,
+    /// Of a type the consumer does not handle: nothing was read or written.
+    Ignored,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -80,6 +89,9 @@ where
     C: InboxConsumer<U::Tx>,
     H: FlowHooks,
 {
+    if !handled_type(consumer.handles(), payload)? {
+        return Ok(Handled::Ignored);
+    }
     let (id, event) = consumer.decode(payload)?;
     let mut tx = store.begin().await.map_err(HandleError::Retry)?;
     let applied = async {
@@ -101,14 +113,31 @@ where
             hooks.reached(PausePoint::ConsumerCommitted).await;
             Ok(handled)
         }
-        Ok(Handled::Duplicate) => {
+        Ok(handled @ (Handled::Duplicate | Handled::Ignored)) => {
             // Nothing was written; a failed rollback changes nothing either.
             let _ = tx.rollback().await;
-            Ok(Handled::Duplicate)
+            Ok(handled)
         }
         Err(error) => {
             let _ = tx.rollback().await;
             Err(HandleError::Retry(error))
         }
     }
+}
+
+/// Whether the envelope's `type` is one `handles` names.
+///
+/// # Errors
+/// [`Poison`] for a payload with no `type` to read: no consumer could tell what it is.
+fn handled_type(handles: &[EventType], payload: &[u8]) -> Result<bool, Poison> {
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(rename = "type", borrow)]
+        event_type: std::borrow::Cow<'a, str>,
+    }
+    let envelope: Envelope<'_> = serde_json::from_slice(payload)
+        .map_err(|_| Poison("not an event document (no type to read)"))?;
+    Ok(handles
+        .iter()
+        .any(|handled| handled.name == envelope.event_type))
 }

@@ -1,5 +1,6 @@
 //! Events through an outbox, relayed at least once, applied once per consumer (`docs/events.md`).
 
+mod event_type;
 mod inbox;
 mod inbox_store;
 mod order_events;
@@ -9,11 +10,12 @@ mod relay;
 mod relay_store;
 mod request_shipments;
 
+pub use event_type::{EventType, OrderedBy};
 pub use inbox::{Applied, HandleError, Handled, InboxConsumer, Poison, handle_delivery};
 pub use inbox_store::{
     Delivery, InboxTx, NewShipment, ShipmentRepository, ShipmentState, UnknownShipmentState,
 };
-pub use order_events::{FIRST_REVISION, ORDERS_CREATED, order_created, order_event};
+pub use order_events::{FIRST_REVISION, order_event};
 pub use outbox::{EventOrder, NewEvent, OutboxWriter};
 pub use purge::purge_published_events;
 pub use relay::{Relay, RelayPacing, RelayPass};

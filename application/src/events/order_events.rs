@@ -5,11 +5,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::{EventOrder, NewEvent};
+use super::{EventType, NewEvent};
 use crate::orders::{Order, OrderBody};
 use crate::timestamps::rfc3339_micros;
-
-pub const ORDERS_CREATED: &str = "orders.created.v1";
 
 /// The revision a created order starts at, and its first event's sequence.
 pub const FIRST_REVISION: u64 = 1;
@@ -26,11 +24,11 @@ struct Document<'a> {
     order: OrderBody<'a>,
 }
 
-/// `id` is made once, with the change; the tenant in the subject lets consumers filter,
-/// and the order's id keys the order its events are relayed in.
+/// The envelope of every event about an order, whatever its type: `id` is made once, with
+/// the change; the subject and the order its events keep are the type's.
 #[must_use]
 pub fn order_event(
-    event_type: &'static str,
+    event_type: EventType,
     id: Uuid,
     order: &Order,
     revision: u64,
@@ -38,7 +36,7 @@ pub fn order_event(
 ) -> NewEvent {
     let document = Document {
         event_id: id.hyphenated().to_string(),
-        event_type,
+        event_type: event_type.name,
         tenant_id: order.tenant.get(),
         occurred_at: rfc3339_micros(occurred_at),
         sequence: revision,
@@ -46,29 +44,21 @@ pub fn order_event(
     };
     NewEvent {
         id,
-        event_type,
+        event_type: event_type.name,
         tenant: order.tenant,
-        subject: format!("{event_type}.{}", order.tenant.get()),
+        subject: event_type.subject(order.tenant),
         // Serializing strings and integers into memory cannot fail.
         payload: serde_json::to_vec(&document).unwrap_or_default(),
         created_at: occurred_at,
-        order: Some(EventOrder {
-            key: format!("orders/{}", order.id),
-            sequence: revision,
-        }),
+        order: Some(event_type.order_of(order.id, revision)),
     }
-}
-
-/// `orders.created.v1`, written with the order.
-#[must_use]
-pub fn order_created(id: Uuid, order: &Order) -> NewEvent {
-    order_event(ORDERS_CREATED, id, order, FIRST_REVISION, order.created_at)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::orders::sample_order;
+    use crate::events::EventOrder;
+    use crate::orders::{order_created, sample_order};
 
     #[test]
     fn the_event_embeds_the_order_as_get_shows_it() {

@@ -6,10 +6,11 @@ use domain::{OrderId, TenantId};
 use serde::Deserialize;
 use uuid::Uuid;
 
+use super::EventType;
 use super::inbox::{Applied, InboxConsumer, Poison};
 use super::inbox_store::{NewShipment, ShipmentRepository, ShipmentState};
-use super::order_events::{FIRST_REVISION, ORDERS_CREATED};
-use crate::orders::ORDERS_CANCELLED;
+use super::order_events::FIRST_REVISION;
+use crate::orders::{ORDERS_CANCELLED, ORDERS_CREATED};
 use crate::ports::StoreError;
 
 /// The consumer's name in the inbox, and the durable consumer's on the broker.
@@ -63,13 +64,17 @@ impl<Tx: ShipmentRepository + Send> InboxConsumer<Tx> for RequestShipments {
         SHIPMENTS_CONSUMER
     }
 
+    fn handles(&self) -> &'static [EventType] {
+        &[ORDERS_CREATED, ORDERS_CANCELLED]
+    }
+
     fn decode(&self, payload: &[u8]) -> Result<(Uuid, ShipmentRequest), Poison> {
         // The reason names the member, never the payload's values.
         let document: Document =
             serde_json::from_slice(payload).map_err(|error| Poison(not_a_document(&error)))?;
         let change = match document.event_type.as_str() {
-            ORDERS_CREATED => OrderChange::Created,
-            ORDERS_CANCELLED => OrderChange::Cancelled,
+            created if created == ORDERS_CREATED.name => OrderChange::Created,
+            cancelled if cancelled == ORDERS_CANCELLED.name => OrderChange::Cancelled,
             _ => {
                 return Err(Poison(
                     "type is neither orders.created.v1 nor orders.cancelled.v1",

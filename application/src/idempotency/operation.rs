@@ -7,6 +7,7 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use domain::{ActorId, Fingerprinted, Operation, StoredResponse, TenantId};
 
+use crate::events::EventType;
 use crate::ports::StoreError;
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -19,6 +20,8 @@ pub trait IdempotentOperation: Send + Sync + 'static {
     const OPERATION: Operation = Operation::named(Self::NAME);
     /// Needed to run it and to receive a replay of it.
     const PERMISSION: &'static str;
+    /// The event types its step writes to the outbox: the stream carries their subjects.
+    const EVENTS: &'static [EventType] = &[];
     type Input: Fingerprinted + Send + Sync;
     type Refusal: Refusal;
 }

@@ -10,13 +10,14 @@ use domain::{
 };
 
 use super::Order;
-use crate::events::{OutboxWriter, order_event};
+use crate::events::{EventType, OutboxWriter, order_event};
 use crate::idempotency::{
     Answer, Execute, IdempotentOperation, NOT_FOUND, Refusal, StepContext, StepError, answer,
 };
 use crate::ports::StoreError;
 
-pub const ORDERS_CANCELLED: &str = "orders.cancelled.v1";
+/// Written with every cancel, in its transaction.
+pub const ORDERS_CANCELLED: EventType = EventType::about_order("orders.cancelled.v1");
 
 /// The longest reason, in characters.
 pub const MAX_REASON_CHARS: usize = 200;
@@ -146,6 +147,7 @@ pub trait OrderCancellations {
 impl IdempotentOperation for CancelOrder {
     const NAME: &'static str = "orders.cancel.v1";
     const PERMISSION: &'static str = "orders:cancel";
+    const EVENTS: &'static [EventType] = &[ORDERS_CANCELLED];
     type Input = OrderCancellation;
     type Refusal = CancelRefusal;
 }

@@ -6,10 +6,19 @@ use chrono::{DateTime, Utc};
 use domain::{NewOrder, OrderId, StoredResponse, TenantId};
 
 use super::Order;
-use crate::events::{OutboxWriter, order_created};
+use crate::events::{EventType, FIRST_REVISION, NewEvent, OutboxWriter, order_event};
 use crate::idempotency::{
     Answer, Execute, IdempotentOperation, Refusal, StepContext, StepError, answer,
 };
+
+/// Written with every order, in its transaction.
+pub const ORDERS_CREATED: EventType = EventType::about_order("orders.created.v1");
+
+/// `orders.created.v1` of a new `order`; `id` is made once, with it.
+#[must_use]
+pub fn order_created(id: uuid::Uuid, order: &Order) -> NewEvent {
+    order_event(ORDERS_CREATED, id, order, FIRST_REVISION, order.created_at)
+}
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CreateOrder;
@@ -43,6 +52,7 @@ pub trait OrderRepository {
 impl IdempotentOperation for CreateOrder {
     const NAME: &'static str = "orders.create.v1";
     const PERMISSION: &'static str = "orders:create";
+    const EVENTS: &'static [EventType] = &[ORDERS_CREATED];
     type Input = NewOrder;
     type Refusal = CreateRefusal;
 }

@@ -9,7 +9,7 @@ pub use cancel::{
     CancelOrder, CancelReason, CancelRefusal, LockedOrder, MAX_REASON_CHARS, ORDERS_CANCELLED,
     OrderCancellation, OrderCancellations, ReasonError,
 };
-pub use create::{CreateOrder, CreateRefusal, OrderRepository};
+pub use create::{CreateOrder, CreateRefusal, ORDERS_CREATED, OrderRepository, order_created};
 pub use order::Order;
 pub(crate) use order::OrderBody;
 #[cfg(test)]

@@ -95,7 +95,7 @@ async fn a_cancel_marks_the_order_at_the_next_revision_with_its_event_and_answer
     tx.expect_add_event()
         .withf(|event| {
             let document: serde_json::Value = serde_json::from_slice(&event.payload).unwrap();
-            event.event_type == ORDERS_CANCELLED
+            event.event_type == ORDERS_CANCELLED.name
                 && event.subject == "orders.cancelled.v1.7"
                 && event.created_at == t0()
                 && event.order.as_ref().map(|o| (o.key.as_str(), o.sequence))

@@ -1,6 +1,7 @@
 //! The events' configuration: the broker, and how the relay paces itself
 //! (`docs/events.md#configuration`).
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ pub(crate) struct EventsConfig {
     pub(crate) consumer_ack_wait: Duration,
     /// `IDEMPOTENCY_TEST_PAUSE_DIR`: test-only pause points (see `adapters::pause_file`).
     pub(crate) test_pause_dir: Option<PathBuf>,
+    /// `METRICS_ADDR`: where a consumer process, which serves no API, serves `/metrics`.
+    pub(crate) metrics_addr: Option<SocketAddr>,
 }
 
 impl EventsConfig {
@@ -41,6 +44,15 @@ impl EventsConfig {
             120_000,
         )?;
         let ack_wait = integer(lookup, "CONSUMER_ACK_WAIT_MS", 100..=3_600_000, 30_000)?;
+        let metrics_addr = text(lookup, "METRICS_ADDR")?
+            .map(|raw| raw.parse())
+            .transpose()
+            .map_err(|_| {
+                invalid(
+                    "METRICS_ADDR",
+                    "must be an address and port, as 127.0.0.1:9100",
+                )
+            })?;
         Ok(Self {
             nats_url,
             consumer_ack_wait: Duration::from_millis(ack_wait),
@@ -49,6 +61,7 @@ impl EventsConfig {
             ack_timeout: Duration::from_millis(ack_timeout),
             duplicate_window: Duration::from_millis(window),
             test_pause_dir: pause_dir(lookup)?,
+            metrics_addr,
         })
     }
 

@@ -2,6 +2,7 @@
 
 mod census;
 pub(crate) mod consume;
+mod metrics_listener;
 pub(crate) mod purge;
 pub(crate) mod relay;
 mod worker_report;

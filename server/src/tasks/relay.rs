@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use adapters::SystemClock;
+use adapters::api::event_stream;
 use adapters::metrics::Metrics;
-use adapters::nats::{NatsPublisher, StreamSpec, connect, ensure_stream};
+use adapters::nats::{NatsPublisher, connect, ensure_stream};
 use application::ports::{Clock, OutboxRelayStore};
 use application::{ErrorChain, Relay, RelayPacing};
 use tokio::sync::watch;
@@ -26,7 +27,7 @@ pub(crate) async fn relay_until<S: OutboxRelayStore>(
     mut stop: watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
     let js = connect(url).await?;
-    let spec = StreamSpec::orders(events.duplicate_window);
+    let spec = event_stream(events.duplicate_window);
     // The broker may be down at start: creates go on meanwhile, events wait.
     let mut wait = events.poll;
     while let Err(error) = ensure_stream(&js, &spec).await {

@@ -99,7 +99,7 @@ pub(crate) async fn a_poison_payload_writes_nothing<B: Backend>() {
 fn cancelled_event(created: &[u8]) -> Vec<u8> {
     let mut document: serde_json::Value = serde_json::from_slice(created).unwrap();
     document["eventId"] = uuid::Uuid::new_v4().to_string().into();
-    document["type"] = ORDERS_CANCELLED.into();
+    document["type"] = ORDERS_CANCELLED.name.into();
     document["sequence"] = 2.into();
     document["order"]["status"] = "cancelled".into();
     serde_json::to_vec(&document).unwrap()

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
 mod crashes;
+mod ignored;
 mod normal;
 mod ordering;
 mod outage;

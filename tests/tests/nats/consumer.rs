@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use adapters::nats::{
-    ConsumerSpec, Delivery, ORDER_EVENTS, ORDERS_STREAM, PullConsumer, fetch, publish_batch,
+    ConsumerSpec, Delivery, EVERY_EVENT, ORDERS_STREAM, PullConsumer, fetch, publish_batch,
     pull_consumer,
 };
 
@@ -21,7 +21,7 @@ fn shipments() -> ConsumerSpec {
     ConsumerSpec {
         stream: ORDERS_STREAM.to_owned(),
         durable_name: "shipments".to_owned(),
-        filter_subject: ORDER_EVENTS.to_owned(),
+        filter_subject: EVERY_EVENT.to_owned(),
         ack_wait: ACK_WAIT,
         max_deliver: None,
     }

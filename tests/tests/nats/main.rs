@@ -12,7 +12,7 @@ mod stream;
 
 use std::time::Duration;
 
-use adapters::nats::{Context, OutgoingMessage, PublishAck, StreamSpec, ensure_stream};
+use adapters::nats::{Context, OutgoingMessage, PublishAck, ensure_stream};
 use application::ErrorChain;
 
 /// The acks of a healthy local broker come in milliseconds; this only bounds a failure.
@@ -21,7 +21,7 @@ const ACK_TIMEOUT: Duration = Duration::from_secs(5);
 /// Connects to `url` and makes the `ORDERS` stream with a duplicate window of `window`.
 async fn orders_stream(url: &str, window: Duration) -> Context {
     let js = adapters::nats::connect(url).await.unwrap();
-    ensure_stream(&js, &StreamSpec::orders(window))
+    ensure_stream(&js, &adapters::api::event_stream(window))
         .await
         .unwrap();
     js

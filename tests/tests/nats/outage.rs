@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use adapters::nats::{
-    Context, NatsError, ORDERS_STREAM, OutgoingMessage, PublishAck, REQUEST_TIMEOUT, StreamSpec,
-    ensure_stream, publish_batch,
+    Context, NatsError, ORDERS_STREAM, OutgoingMessage, PublishAck, REQUEST_TIMEOUT, ensure_stream,
+    publish_batch,
 };
 use application::ErrorChain;
 use tests::PrivateNats;
@@ -75,7 +75,9 @@ async fn a_client_started_while_the_broker_is_down_connects_when_it_comes_up() {
 
     nats.restart();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while let Err(e) = ensure_stream(&js, &StreamSpec::orders(Duration::from_secs(120))).await {
+    while let Err(e) =
+        ensure_stream(&js, &adapters::api::event_stream(Duration::from_secs(120))).await
+    {
         assert!(
             Instant::now() < deadline,
             "never connected: {}",

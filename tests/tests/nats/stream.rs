@@ -4,8 +4,7 @@
 use std::time::Duration;
 
 use adapters::nats::{
-    ConsumerSpec, ORDER_EVENTS, ORDERS_STREAM, ORDERS_SUBJECTS, StreamSpec, ensure_stream,
-    pull_consumer,
+    ConsumerSpec, EVERY_EVENT, ORDERS_STREAM, StreamSpec, ensure_stream, pull_consumer,
 };
 use async_nats::jetstream::consumer::{self, AckPolicy};
 use async_nats::jetstream::stream::StorageType;
@@ -16,7 +15,7 @@ async fn ensure_stream_creates_the_stream_once_and_then_finds_it() {
     let nats = PrivateNats::start();
     let js = adapters::nats::connect(&nats.url()).await.unwrap();
     // Not JetStream's default (2 minutes): a window not passed on would show.
-    let spec = StreamSpec::orders(Duration::from_secs(7));
+    let spec = adapters::api::event_stream(Duration::from_secs(7));
 
     let (first, second) = tokio::join!(ensure_stream(&js, &spec), ensure_stream(&js, &spec));
     let (mut first, _second) = (first.unwrap(), second.unwrap());
@@ -24,7 +23,7 @@ async fn ensure_stream_creates_the_stream_once_and_then_finds_it() {
 
     let info = first.info().await.unwrap();
     assert_eq!(info.config.name, ORDERS_STREAM);
-    assert_eq!(info.config.subjects, ORDERS_SUBJECTS);
+    assert_eq!(info.config.subjects, adapters::api::event_subjects());
     assert_eq!(info.config.storage, StorageType::File);
     assert_eq!(info.config.duplicate_window, Duration::from_secs(7));
     assert_eq!(
@@ -34,7 +33,7 @@ async fn ensure_stream_creates_the_stream_once_and_then_finds_it() {
     );
 
     // A stream that exists is taken as it is, even when configured otherwise.
-    let other = StreamSpec::orders(Duration::from_secs(1));
+    let other = adapters::api::event_stream(Duration::from_secs(1));
     let mut existing = ensure_stream(&js, &other).await.unwrap();
     let config = existing.info().await.unwrap().config.clone();
     assert_eq!(config.duplicate_window, Duration::from_secs(7));
@@ -48,7 +47,7 @@ async fn a_stream_and_a_consumer_made_for_created_events_alone_take_the_cancelle
     // As an earlier version made them: one subject, one filter, an operator's window.
     let old = StreamSpec {
         subjects: vec!["orders.created.v1.>".to_owned()],
-        ..StreamSpec::orders(Duration::from_secs(300))
+        ..adapters::api::event_stream(Duration::from_secs(300))
     };
     let stream = ensure_stream(&js, &old).await.unwrap();
     stream
@@ -62,11 +61,11 @@ async fn a_stream_and_a_consumer_made_for_created_events_alone_take_the_cancelle
         .await
         .unwrap();
 
-    let mut upgraded = ensure_stream(&js, &StreamSpec::orders(Duration::from_secs(120)))
+    let mut upgraded = ensure_stream(&js, &adapters::api::event_stream(Duration::from_secs(120)))
         .await
         .unwrap();
     let config = upgraded.info().await.unwrap().config.clone();
-    assert_eq!(config.subjects, ORDERS_SUBJECTS);
+    assert_eq!(config.subjects, adapters::api::event_subjects());
     assert_eq!(
         config.duplicate_window,
         Duration::from_secs(300),
@@ -76,7 +75,7 @@ async fn a_stream_and_a_consumer_made_for_created_events_alone_take_the_cancelle
     let spec = ConsumerSpec {
         stream: ORDERS_STREAM.to_owned(),
         durable_name: "shipments".to_owned(),
-        filter_subject: ORDER_EVENTS.to_owned(),
+        filter_subject: EVERY_EVENT.to_owned(),
         ack_wait: Duration::from_secs(30),
         max_deliver: None,
     };
@@ -86,7 +85,7 @@ async fn a_stream_and_a_consumer_made_for_created_events_alone_take_the_cancelle
         .await
         .unwrap();
     let info = found.info().await.unwrap();
-    assert_eq!(info.config.filter_subject, ORDER_EVENTS);
+    assert_eq!(info.config.filter_subject, EVERY_EVENT);
     assert_eq!(
         info.config.ack_wait,
         Duration::from_secs(7),

@@ -64,6 +64,26 @@ macro_rules! served {
 
         impl<T> ServiceProvider for T where T: Send + Sync + 'static $(+ application::leased::Calls<$kind>)+ {}
 
+        /// The stream's subjects: one per event type some operation declares it writes.
+        #[must_use]
+        pub fn event_subjects() -> Vec<String> {
+            let mut subjects = Vec::new();
+            for declared in [$(<$operation as application::IdempotentOperation>::EVENTS),+] {
+                for subject in declared.iter().map(application::events::EventType::subjects) {
+                    if !subjects.contains(&subject) {
+                        subjects.push(subject);
+                    }
+                }
+            }
+            subjects
+        }
+
+        /// The stream of the events, with the subjects of every declared type.
+        #[must_use]
+        pub fn event_stream(duplicate_window: std::time::Duration) -> $crate::nats::StreamSpec {
+            $crate::nats::StreamSpec::orders(event_subjects(), duplicate_window)
+        }
+
         /// Every idempotent operation's name: the `operation` label of the outcomes.
         pub const OPERATIONS: &[&str] =
             &[$(<$operation as application::IdempotentOperation>::NAME),+];
