@@ -7,6 +7,7 @@ mod error_chain;
 pub mod events;
 mod idempotency;
 pub mod leased;
+pub mod names;
 pub mod orders;
 pub mod payments;
 pub mod ports;

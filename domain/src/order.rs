@@ -78,6 +78,9 @@ pub enum OrderStatus {
 pub struct UnknownStatus;
 
 impl OrderStatus {
+    /// Every status, so a document can list them.
+    pub const ALL: [Self; 2] = [Self::Active, Self::Cancelled];
+
     #[must_use]
     pub const fn as_stored(self) -> &'static str {
         match self {

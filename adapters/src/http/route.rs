@@ -44,7 +44,9 @@ pub(crate) struct PostDoc {
     pub(crate) request_example: Value,
     pub(crate) status: u16,
     pub(crate) answer: &'static str,
-    pub(crate) answer_example: Value,
+    /// Where the answer differs from its schema's own example (a cancelled order);
+    /// `None` shows the schema's.
+    pub(crate) answer_example: Option<Value>,
     pub(crate) location: Option<&'static str>,
 }
 

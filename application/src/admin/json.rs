@@ -1,93 +1,151 @@
-//! The JSON forms of the admin views, one for the HTTP routes and the command line
-//! (documented in `/openapi.json` as `AdminOperation`, `IdempotencyRecord`, `AuditEvent`).
+//! The JSON forms of the admin views, one for the HTTP routes and the command line; each
+//! type that renders one describes it in `/openapi.json` (`AdminOperation`,
+//! `IdempotencyRecord`, `AuditEvent` and their pages).
 
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::page::{Cursor, Page};
 use super::scope::Who;
 use super::views::{AdminOperation, AuditEvent, KeyRecordView};
 use crate::leased::Members;
+use crate::names::{ErrorClassName, StateName};
 use crate::timestamps::rfc3339_micros;
 
-#[derive(Serialize)]
+/// An operation with everything a person needs to decide: the generic members, and its
+/// kind's input and result members as the kind stored them.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct OperationBody<'a> {
+#[schema(as = AdminOperation)]
+pub struct OperationBody<'a> {
+    #[schema(format = "uuid")]
     operation_id: String,
     #[serde(rename = "type")]
+    #[schema(example = "payments.capture.v1")]
     operation_type: &'a str,
+    #[schema(pattern = "^[1-9][0-9]{0,18}$")]
     tenant_id: String,
+    #[schema(pattern = "^[1-9][0-9]{0,18}$")]
     order_id: String,
+    /// The kind's input (`amount` and `currency` for a capture).
     #[serde(flatten)]
     input: &'a Members,
-    state: &'static str,
+    state: StateName,
+    /// Calls without a definite answer so far.
     attempts: u32,
+    #[schema(format = DateTime)]
     next_attempt_at: String,
+    /// `null` when no worker holds or held it since it last changed hands.
     lease: Option<LeaseBody<'a>>,
+    /// Counts owners; every write by a worker or an operator is conditional on it.
     generation: u64,
+    /// The other service's idempotency key: the same for every attempt.
     downstream_key: &'a str,
-    last_error: Option<&'static str>,
+    last_error: Option<ErrorClassName>,
+    #[schema(format = DateTime)]
     accepted_at: String,
+    #[schema(format = DateTime)]
     updated_at: String,
+    /// The kind's result member (`payment` for a capture), `null` until there is one.
     #[serde(flatten)]
     result: &'a Members,
 }
 
-#[derive(Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct LeaseBody<'a> {
+#[schema(as = Lease)]
+pub struct LeaseBody<'a> {
     owner: &'a str,
+    #[schema(format = DateTime)]
     expires_at: String,
 }
 
-#[derive(Serialize)]
+/// An idempotency record's metadata: never its stored body.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct KeyBody<'a> {
+#[schema(as = IdempotencyRecord)]
+pub struct KeyBody<'a> {
     tenant_id: String,
     actor_id: String,
     operation: &'a str,
     key: &'a str,
+    /// `processing` while its request runs, else `completed`.
     state: &'static str,
     fingerprint_version: u16,
+    /// SHA-256 of the request's canonical form, lowercase hex.
+    #[schema(pattern = "^[0-9a-f]{64}$")]
     fingerprint: String,
+    #[schema(format = DateTime)]
     created_at: String,
+    /// `null` while processing.
+    #[schema(format = DateTime)]
     expires_at: Option<String>,
+    /// The stored response's status, once completed.
     response_status: Option<u16>,
 }
 
-#[derive(Serialize)]
+/// One operator change, written with it in one transaction.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct AuditBody<'a> {
+#[schema(as = AuditEvent)]
+pub struct AuditBody<'a> {
+    #[schema(pattern = "^[1-9][0-9]{0,18}$")]
     id: String,
+    #[schema(format = DateTime)]
     occurred_at: String,
     who: WhoBody<'a>,
+    /// `operation.resolve`, `operation.retry`, `operation.cancel` or
+    /// `idempotency_key.evict`.
     action: &'a str,
     target: TargetBody<'a>,
+    /// The state before the change.
     before: &'a str,
+    /// The state after it (`evicted` for a record).
     after: &'a str,
+    /// The `x-request-id` of the change (the command line makes one).
     request_id: &'a str,
 }
 
-#[derive(Serialize)]
+/// Who made a change: a token's tenant and actor, or an operator named on the command line.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct WhoBody<'a> {
+#[schema(as = AuditWho)]
+pub struct WhoBody<'a> {
     tenant_id: Option<String>,
     actor_id: Option<String>,
     operator: Option<&'a str>,
 }
 
-#[derive(Serialize)]
+/// What a change was made to.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct TargetBody<'a> {
+#[schema(as = AuditTarget)]
+pub struct TargetBody<'a> {
+    /// `operation` or `idempotency_key`.
     #[serde(rename = "type")]
     kind: &'a str,
+    /// An operation id, or `actor/operation/key` for a record.
     id: &'a str,
     tenant_id: String,
 }
 
-#[derive(Serialize)]
+/// One page of operations, newest first.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct PageBody<T> {
-    items: Vec<T>,
+#[schema(as = OperationsPage)]
+pub struct OperationsPage<'a> {
+    items: Vec<OperationBody<'a>>,
+    /// Pass as `cursor` for the next page; `null` on the last.
+    next_cursor: Option<String>,
+}
+
+/// One page of audit events, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = AuditPage)]
+pub struct AuditPage<'a> {
+    items: Vec<AuditBody<'a>>,
+    /// Pass as `cursor` for the next page; `null` on the last.
     next_cursor: Option<String>,
 }
 
@@ -98,7 +156,7 @@ fn operation_body(operation: &AdminOperation) -> OperationBody<'_> {
         tenant_id: operation.tenant.get().to_string(),
         order_id: operation.order.to_string(),
         input: &operation.input,
-        state: operation.state.as_api(),
+        state: operation.state.into(),
         attempts: operation.attempts,
         next_attempt_at: rfc3339_micros(operation.next_attempt_at),
         lease: operation
@@ -111,7 +169,7 @@ fn operation_body(operation: &AdminOperation) -> OperationBody<'_> {
             }),
         generation: operation.generation.get(),
         downstream_key: &operation.downstream_key,
-        last_error: operation.last_error.map(domain::AttemptError::as_str),
+        last_error: operation.last_error.map(ErrorClassName),
         accepted_at: rfc3339_micros(operation.accepted_at),
         updated_at: rfc3339_micros(operation.updated_at),
         result: &operation.result,
@@ -164,7 +222,7 @@ pub fn operation_json(operation: &AdminOperation) -> Vec<u8> {
 
 #[must_use]
 pub fn operations_page_json<C: Cursor>(page: &Page<AdminOperation, C>) -> Vec<u8> {
-    serde_json::to_vec(&PageBody {
+    serde_json::to_vec(&OperationsPage {
         items: page.items.iter().map(operation_body).collect(),
         next_cursor: page.next.as_ref().map(Cursor::encode),
     })
@@ -173,7 +231,7 @@ pub fn operations_page_json<C: Cursor>(page: &Page<AdminOperation, C>) -> Vec<u8
 
 #[must_use]
 pub fn audit_page_json<C: Cursor>(page: &Page<AuditEvent, C>) -> Vec<u8> {
-    serde_json::to_vec(&PageBody {
+    serde_json::to_vec(&AuditPage {
         items: page.items.iter().map(audit_body).collect(),
         next_cursor: page.next.as_ref().map(Cursor::encode),
     })

@@ -9,7 +9,10 @@ mod scope;
 mod use_cases;
 mod views;
 
-pub use json::{audit_page_json, key_json, operation_json, operations_page_json};
+pub use json::{
+    AuditBody, AuditPage, KeyBody, LeaseBody, OperationBody, OperationsPage, TargetBody, WhoBody,
+    audit_page_json, key_json, operation_json, operations_page_json,
+};
 pub use page::{AuditCursor, BadCursor, BadLimit, Cursor, OperationCursor, Page, PageLimit};
 pub use ports::{AdminStore, OperationChange, OperationFilter, Recording};
 pub use refusal::AdminRefusal;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::{EventType, NewEvent};
-use crate::orders::{Order, OrderBody};
+use crate::orders::{Order, OrderDocument};
 use crate::timestamps::rfc3339_micros;
 
 /// The revision a created order starts at, and its first event's sequence.
@@ -21,7 +21,7 @@ struct Document<'a> {
     tenant_id: u64,
     occurred_at: String,
     sequence: u64,
-    order: OrderBody<'a>,
+    order: OrderDocument<'a>,
 }
 
 /// The envelope of every event about an order, whatever its type: `id` is made once, with

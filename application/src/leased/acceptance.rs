@@ -4,11 +4,13 @@
 use chrono::{DateTime, Utc};
 use domain::{OperationState, OrderId, StoredResponse, TenantId};
 use serde::Serialize;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::operation::LeasedOperation;
 use super::recorded::shown;
 use crate::idempotency::{Answer, Location, Refusal, StepContext, StepError, answer};
+use crate::names::StateName;
 
 /// Written `PENDING`, generation 0, no owner, due at once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,11 +30,15 @@ pub struct NewOperation {
 }
 
 /// The `202`'s body (stored, and replayed byte for byte).
-#[derive(Serialize)]
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct Accepted {
+#[schema(example = json!({"operationId": "0b6e3f0e-6d0c-4f43-9a53-1d3c1f1f7a21", "state": "pending"}))]
+pub struct Accepted {
+    /// The operation's id: read it at `/api/operations/{operationId}`.
+    #[schema(format = "uuid")]
     operation_id: String,
-    state: &'static str,
+    /// Always `pending` at acceptance.
+    state: StateName,
 }
 
 impl NewOperation {
@@ -66,7 +72,7 @@ impl NewOperation {
     pub fn accepted<R: Refusal>(&self) -> Result<StoredResponse, StepError<R>> {
         let body = serde_json::to_vec(&Accepted {
             operation_id: self.id.hyphenated().to_string(),
-            state: OperationState::Pending.as_api(),
+            state: OperationState::Pending.into(),
         })
         .map_err(|error| StepError::Internal(error.into()))?;
         answer(Answer::Accepted(Location::Operation(self.id)), body)

@@ -5,6 +5,9 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::{PartialSchema, ToSchema};
 
 /// A JSON object's members, each kept as written, with the object's text.
 #[derive(Debug, Clone, Default)]
@@ -73,6 +76,27 @@ impl Serialize for Members {
 
 /// An object's members in the order written.
 struct InOrder(Vec<(String, Box<RawValue>)>);
+
+/// Described as the object it is: which members it has is the kind's (the API document
+/// describes each kind's result beside it).
+impl PartialSchema for Members {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some(
+                "Members written by the operation's kind: its input (`amount`, `currency` \
+                 for payments.capture.v1), or its result member (`payment` for \
+                 payments.capture.v1: `null` until it succeeded, then a `PaymentResult`).",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for Members {
+    fn name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("KindMembers")
+    }
+}
 
 impl<'de> Deserialize<'de> for InOrder {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -14,7 +14,7 @@ mod worked;
 mod worker;
 mod worker_kinds;
 
-pub use acceptance::NewOperation;
+pub use acceptance::{Accepted, NewOperation};
 pub use forwarding::{Calls, Records};
 pub use kinds::LeasedKinds;
 pub use members::{Members, NotAnObject};
@@ -23,7 +23,7 @@ pub use operation::{
     RecordOutcome, Work,
 };
 pub use ports::{DueOperation, Ending, OperationCensus, OperationEnd, OperationStore};
-pub use read::{OperationReader, OperationView, ReadOperation};
+pub use read::{OperationReader, OperationView, ReadOperation, StatusBody};
 pub use recorded::{BoxFuture, RecordEnd, RecordOf, StoredEnd, UnreadableInput, decode_job, shown};
 pub use worked::{Step, Worked};
 pub use worker::{CallObserver, Unobserved, WorkerPorts, WorkerSettings, work_once};

@@ -22,7 +22,7 @@ pub trait LeasedOperation: IdempotentOperation {
     /// JSON object (its members are the operation's input as an admin sees it).
     type Job: Serialize + DeserializeOwned + Debug + Send + Sync;
     /// What the status read and the admin show of a success, under [`Self::RESULT_MEMBER`].
-    type Result: Serialize + Send + Sync;
+    type Result: Serialize + utoipa::ToSchema + Send + Sync;
     /// The member of the status document that shows the result, `null` until there is one
     /// (`payment` for a capture).
     const RESULT_MEMBER: &'static str;

@@ -6,9 +6,11 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use domain::{OperationState, OrderId, TenantId};
 use serde::Serialize;
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::members::Members;
+use crate::names::StateName;
 use crate::ports::StoreError;
 use crate::reads::{ReadFrom, TenantRead};
 use crate::timestamps::rfc3339_micros;
@@ -39,17 +41,29 @@ pub trait OperationReader: Send + Sync {
     ) -> impl Future<Output = Result<Option<OperationView>, StoreError>> + Send;
 }
 
-/// In the order `docs/long-running-operations.md#the-status-read` documents.
-#[derive(Serialize)]
+/// `GET /api/operations/{operationId}`, in the order
+/// `docs/long-running-operations.md#the-status-read` documents.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct StatusBody<'a> {
+#[schema(as = OperationStatus)]
+pub struct StatusBody<'a> {
+    /// The operation's id.
+    #[schema(format = "uuid")]
     operation_id: String,
+    /// Its kind: `payments.capture.v1`.
     #[serde(rename = "type")]
+    #[schema(example = "payments.capture.v1")]
     operation_type: &'a str,
+    /// The order it concerns, a decimal string.
+    #[schema(pattern = "^[1-9][0-9]{0,18}$", example = "1")]
     order_id: String,
-    state: &'static str,
+    /// Where it stands.
+    state: StateName,
+    /// The kind's result member (`payment` for a capture): `null` until it succeeded.
     #[serde(flatten)]
     result: &'a Members,
+    /// When it last changed: RFC 3339, UTC, microseconds.
+    #[schema(format = DateTime)]
     updated_at: String,
 }
 
@@ -64,7 +78,7 @@ impl TenantRead for ReadOperation {
             operation_id: view.id.hyphenated().to_string(),
             operation_type: &view.operation_type,
             order_id: view.order.to_string(),
-            state: view.state.as_api(),
+            state: view.state.into(),
             result: &view.result,
             updated_at: rfc3339_micros(view.updated_at),
         };

@@ -10,8 +10,7 @@ pub use cancel::{
     OrderCancellation, OrderCancellations, ReasonError,
 };
 pub use create::{CreateOrder, CreateRefusal, ORDERS_CREATED, OrderRepository, order_created};
-pub use order::Order;
-pub(crate) use order::OrderBody;
 #[cfg(test)]
 pub(crate) use order::sample_order;
+pub use order::{Order, OrderDocument};
 pub use read::{OrderReader, ReadOrder};

@@ -4,8 +4,10 @@
 use chrono::{DateTime, Utc};
 use domain::{NewOrder, OrderId, OrderStatus, TenantId};
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use crate::idempotency::Location;
+use crate::names::OrderStatusName;
 use crate::timestamps::rfc3339_micros;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,16 +21,52 @@ pub struct Order {
     pub cancelled_at: Option<DateTime<Utc>>,
 }
 
-/// Members in the order of `docs/http-api.md#post-apiorders`.
-#[derive(Serialize)]
+/// An order: the `201` of a create (stored, and replayed byte for byte), the `200` of a
+/// cancel and of a read have this one shape, members in the order of
+/// `docs/http-api.md#post-apiorders`. Creates answered before orders had a status replay
+/// without `status` and `cancelledAt`, so neither is required.
+#[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct OrderBody<'a> {
+#[schema(as = Order, example = json!({
+    "orderId": "1",
+    "clientOrderRef": "ref-42",
+    "sku": "SKU-1",
+    "quantity": 2,
+    "createdAt": "2026-01-31T09:30:00.123456Z",
+    "status": "active",
+    "cancelledAt": null
+}))]
+pub struct OrderDocument<'a> {
+    /// The order id, a positive decimal integer written as a string.
+    #[schema(pattern = "^[1-9][0-9]{0,18}$", example = "1")]
     order_id: String,
+    /// As sent.
+    #[schema(
+        pattern = "^[A-Za-z0-9_-]{1,64}$",
+        min_length = 1,
+        max_length = 64,
+        example = "ref-42"
+    )]
     client_order_ref: &'a str,
+    /// As sent.
+    #[schema(
+        pattern = "^[A-Za-z0-9_-]{1,64}$",
+        min_length = 1,
+        max_length = 64,
+        example = "SKU-1"
+    )]
     sku: &'a str,
+    /// As sent.
+    #[schema(minimum = 1, maximum = 100, example = 2)]
     quantity: u8,
+    /// When the order was created: RFC 3339, UTC, microseconds.
+    #[schema(format = DateTime, example = "2026-01-31T09:30:00.123456Z")]
     created_at: String,
-    status: &'static str,
+    /// `active` until the order is cancelled.
+    #[schema(required = false)]
+    status: OrderStatusName,
+    /// When the order was cancelled (RFC 3339, UTC, microseconds); `null` while active.
+    #[schema(format = DateTime, required = false)]
     cancelled_at: Option<String>,
 }
 
@@ -59,14 +97,14 @@ impl Order {
         serde_json::to_vec(&self.body()).unwrap_or_default()
     }
 
-    pub(crate) fn body(&self) -> OrderBody<'_> {
-        OrderBody {
+    pub(crate) fn body(&self) -> OrderDocument<'_> {
+        OrderDocument {
             order_id: self.id.to_string(),
             client_order_ref: self.details.client_order_ref.as_str(),
             sku: self.details.sku.as_str(),
             quantity: self.details.quantity.get(),
             created_at: rfc3339_micros(self.created_at),
-            status: self.status.as_api(),
+            status: self.status.into(),
             cancelled_at: self.cancelled_at.map(rfc3339_micros),
         }
     }

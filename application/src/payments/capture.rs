@@ -89,12 +89,19 @@ impl CaptureJob {
 }
 
 /// A succeeded capture's payment, as the status read and the admin show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PaymentResult {
+    /// The payment's id, a decimal string.
+    #[schema(pattern = "^[1-9][0-9]{0,18}$")]
     pub payment_id: String,
+    /// The provider's id of the charge.
     pub provider_charge_id: String,
+    /// As captured, in minor units.
+    #[schema(minimum = 1, maximum = 10_000_000)]
     pub amount: u32,
+    /// As captured.
+    #[schema(pattern = "^[A-Z]{3}$")]
     pub currency: String,
 }
 

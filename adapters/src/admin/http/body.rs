@@ -9,13 +9,22 @@ use crate::http::edge::strict_json::MAX_REPORTED;
 
 const CHARGE_REASON: &str = "must be 1 to 128 characters of A-Z a-z 0-9 - _";
 
-/// `{"outcome":"succeeded","providerChargeId":"..."}` or `{"outcome":"declined"}`.
-pub(crate) fn decode_resolution(bytes: &[u8]) -> Result<Resolution, Vec<FieldError>> {
+/// `{"outcome":"succeeded","<id member>":"..."}` or `{"outcome":"declined"}`: the id member
+/// is the operation's kind's (`providerChargeId` for a capture).
+pub(crate) fn decode_resolution(
+    bytes: &[u8],
+    id_member: &'static str,
+) -> Result<Resolution, Vec<FieldError>> {
     let members = object(bytes)?;
+    let pointer = || -> std::borrow::Cow<'static, str> { format!("/{id_member}").into() };
+    let at = |reason| FieldError {
+        pointer: pointer(),
+        reason,
+    };
     let mut errors = unknown_members(
         &members,
-        &["outcome", "providerChargeId"],
-        "unknown member: only outcome and providerChargeId are allowed",
+        &["outcome", id_member],
+        "unknown member: only outcome and the kind's provider id member are allowed",
     );
     let outcome = match member(&members, "outcome", "/outcome") {
         Ok(Value::String(text)) if text == "succeeded" || text == "declined" => Some(text.as_str()),
@@ -31,31 +40,25 @@ pub(crate) fn decode_resolution(bytes: &[u8]) -> Result<Resolution, Vec<FieldErr
             None
         }
     };
-    let charge = members.get("providerChargeId");
+    let charge = members.get(id_member);
     let resolution = match (outcome, charge) {
         (Some("succeeded"), Some(Value::String(raw))) => match ProviderId::parse(raw) {
             Ok(charge) => Some(Resolution::Succeeded(charge)),
             Err(_) => {
-                errors.push(FieldError::at("/providerChargeId", CHARGE_REASON));
+                errors.push(at(CHARGE_REASON));
                 None
             }
         },
         (Some("succeeded"), None) => {
-            errors.push(FieldError::at(
-                "/providerChargeId",
-                "is required when the outcome is succeeded",
-            ));
+            errors.push(at("is required when the outcome is succeeded"));
             None
         }
         (Some("succeeded"), Some(_)) => {
-            errors.push(FieldError::at("/providerChargeId", CHARGE_REASON));
+            errors.push(at(CHARGE_REASON));
             None
         }
         (Some(_), Some(_)) => {
-            errors.push(FieldError::at(
-                "/providerChargeId",
-                "only with the outcome succeeded",
-            ));
+            errors.push(at("only with the outcome succeeded"));
             None
         }
         (Some(_), None) => Some(Resolution::Declined),
@@ -88,8 +91,10 @@ pub(crate) fn decode_nothing(bytes: &[u8]) -> Result<(), Vec<FieldError>> {
 mod tests {
     use super::*;
 
+    const CHARGE: &str = "providerChargeId";
+
     fn errors(body: &str) -> Vec<(String, &'static str)> {
-        decode_resolution(body.as_bytes())
+        decode_resolution(body.as_bytes(), CHARGE)
             .unwrap_err()
             .into_iter()
             .map(|e| (e.pointer.into_owned(), e.reason))
@@ -99,11 +104,14 @@ mod tests {
     #[test]
     fn a_resolution_is_succeeded_with_its_charge_or_declined_without() {
         assert_eq!(
-            decode_resolution(br#"{"outcome":"succeeded","providerChargeId":"ch_1"}"#),
+            decode_resolution(
+                br#"{"outcome":"succeeded","providerChargeId":"ch_1"}"#,
+                CHARGE
+            ),
             Ok(Resolution::Succeeded(ProviderId::parse("ch_1").unwrap()))
         );
         assert_eq!(
-            decode_resolution(br#"{"outcome":"declined"}"#),
+            decode_resolution(br#"{"outcome":"declined"}"#, CHARGE),
             Ok(Resolution::Declined)
         );
     }
@@ -129,7 +137,7 @@ mod tests {
             [
                 (
                     "/note".to_owned(),
-                    "unknown member: only outcome and providerChargeId are allowed"
+                    "unknown member: only outcome and the kind's provider id member are allowed"
                 ),
                 (
                     "/outcome".to_owned(),

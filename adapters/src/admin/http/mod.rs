@@ -8,7 +8,6 @@ mod params;
 mod problems;
 mod query;
 pub(crate) mod record_routes;
-mod record_schemas;
 mod schemas;
 mod strict_query;
 

@@ -6,14 +6,14 @@ use application::admin::{
     ADMIN_READ, ADMIN_WRITE, AdminScope, operation_json, operations_page_json,
 };
 use application::ports::FlowHooks;
-use domain::OperatorAction;
+use domain::{OperatorAction, Resolution};
 
 use super::answer::{answered, listed};
 use super::body::{decode_nothing, decode_resolution};
 use super::checks::{admin, admin_request, checked, path_id, query};
 use super::params::{OperationsParams, PageParams};
 use super::query::operations_query;
-use super::schemas::{AdminOperation, NoMembers, OperationsPage, ResolveRequest};
+use super::schemas::{NoMembers, ResolveRequest};
 use crate::http::edge::admit::{json_body, optional_json_body};
 use crate::http::edge::members::FieldError;
 use crate::http::edge::problem::Problem;
@@ -23,6 +23,7 @@ use crate::http::openapi::responses::{
 };
 use crate::http::routes::state::AppState;
 use application::admin::AdminStore;
+use application::admin::{OperationBody as AdminOperation, OperationsPage};
 
 #[utoipa::path(
     get,
@@ -35,7 +36,7 @@ use application::admin::AdminStore;
     security(("bearer" = ["admin:read"])),
     params(OperationsParams, PageParams),
     responses(
-        (status = 200, description = "One page.", body = OperationsPage),
+        (status = 200, description = "One page.", body = OperationsPage<'static>),
         AuthRefusals,
         AdminListRefusals,
     ),
@@ -71,7 +72,7 @@ pub(crate) async fn list_operations<S: AdminStore + 'static, H: FlowHooks + 'sta
     security(("bearer" = ["admin:read"])),
     params(("operationId" = String, Path, description = "A hyphenated UUID.")),
     responses(
-        (status = 200, description = "The operation.", body = AdminOperation),
+        (status = 200, description = "The operation.", body = AdminOperation<'static>),
         AuthRefusals,
         ReadRefusals,
     ),
@@ -90,12 +91,16 @@ pub(crate) async fn show_operation<S: AdminStore + 'static, H: FlowHooks + 'stat
     answered("operation read", shown, operation_json)
 }
 
+/// What an action reads from its body, given the member the operation's kind names the
+/// other service's id in (`None`: a kind this server does not serve).
+type Decode = fn(&[u8], Option<&'static str>) -> Result<OperatorAction, Vec<FieldError>>;
+
 /// The checks every action makes, then the action `decode` reads from the body.
 async fn act<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
     payload: Payload,
     state: Data<AppState<S, H>>,
-    decode: impl FnOnce(&[u8]) -> Result<OperatorAction, Vec<FieldError>>,
+    decode: Decode,
     needs_body: bool,
 ) -> HttpResponse {
     let (caller, id) = match checked(&request, &state.keys, ADMIN_WRITE, path_id).await {
@@ -111,7 +116,21 @@ async fn act<S: AdminStore + 'static, H: FlowHooks + 'static>(
         Ok(body) => body,
         Err(refused) => return refused,
     };
-    let action = match decode(&body) {
+    // A resolution is given in the operation's kind's terms: its kind is read first.
+    let member = if needs_body {
+        match admin(&state)
+            .show_operation(AdminScope::of(&caller), id)
+            .await
+        {
+            Ok(seen) => state.kinds.provider_id_member(&seen.operation_type),
+            Err(refusal) => {
+                return answered("operation read", Err::<(), _>(refusal), |()| Vec::new());
+            }
+        }
+    } else {
+        None
+    };
+    let action = match decode(&body, member) {
         Ok(action) => action,
         Err(errors) => return respond::problem(&Problem::invalid_body(&errors)),
     };
@@ -119,6 +138,18 @@ async fn act<S: AdminStore + 'static, H: FlowHooks + 'static>(
         .act(&admin_request(&request, &caller), id, &action)
         .await;
     answered("operator change", acted, operation_json)
+}
+
+/// A resolution in the kind's terms; a kind not served here is refused when the action is
+/// judged, so any member name stands in for its own.
+fn resolution(
+    body: &[u8],
+    member: Option<&'static str>,
+) -> Result<OperatorAction, Vec<FieldError>> {
+    match member {
+        Some(member) => decode_resolution(body, member).map(OperatorAction::Resolve),
+        None => Ok(OperatorAction::Resolve(Resolution::Declined)),
+    }
 }
 
 #[utoipa::path(
@@ -134,7 +165,7 @@ async fn act<S: AdminStore + 'static, H: FlowHooks + 'static>(
     params(("operationId" = String, Path, description = "A hyphenated UUID.")),
     request_body(content = ResolveRequest, content_type = "application/json"),
     responses(
-        (status = 200, description = "The operation as it now is.", body = AdminOperation),
+        (status = 200, description = "The operation as it now is.", body = AdminOperation<'static>),
         AuthRefusals,
         AdminActionRefusals,
     ),
@@ -144,8 +175,7 @@ pub(crate) async fn resolve_operation<S: AdminStore + 'static, H: FlowHooks + 's
     payload: Payload,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let decode = |body: &[u8]| decode_resolution(body).map(OperatorAction::Resolve);
-    act(request, payload, state, decode, true).await
+    act(request, payload, state, resolution, true).await
 }
 
 #[utoipa::path(
@@ -161,7 +191,7 @@ pub(crate) async fn resolve_operation<S: AdminStore + 'static, H: FlowHooks + 's
     params(("operationId" = String, Path, description = "A hyphenated UUID.")),
     request_body(content = Option<NoMembers>, content_type = "application/json"),
     responses(
-        (status = 200, description = "The operation as it now is.", body = AdminOperation),
+        (status = 200, description = "The operation as it now is.", body = AdminOperation<'static>),
         AuthRefusals,
         AdminActionRefusals,
     ),
@@ -171,8 +201,14 @@ pub(crate) async fn retry_operation<S: AdminStore + 'static, H: FlowHooks + 'sta
     payload: Payload,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let decode = |body: &[u8]| decode_nothing(body).map(|()| OperatorAction::Retry);
-    act(request, payload, state, decode, false).await
+    act(
+        request,
+        payload,
+        state,
+        |body, _| decode_nothing(body).map(|()| OperatorAction::Retry),
+        false,
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -187,7 +223,7 @@ pub(crate) async fn retry_operation<S: AdminStore + 'static, H: FlowHooks + 'sta
     params(("operationId" = String, Path, description = "A hyphenated UUID.")),
     request_body(content = Option<NoMembers>, content_type = "application/json"),
     responses(
-        (status = 200, description = "The operation as it now is.", body = AdminOperation),
+        (status = 200, description = "The operation as it now is.", body = AdminOperation<'static>),
         AuthRefusals,
         AdminActionRefusals,
     ),
@@ -197,6 +233,12 @@ pub(crate) async fn cancel_operation<S: AdminStore + 'static, H: FlowHooks + 'st
     payload: Payload,
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
-    let decode = |body: &[u8]| decode_nothing(body).map(|()| OperatorAction::Cancel);
-    act(request, payload, state, decode, false).await
+    act(
+        request,
+        payload,
+        state,
+        |body, _| decode_nothing(body).map(|()| OperatorAction::Cancel),
+        false,
+    )
+    .await
 }

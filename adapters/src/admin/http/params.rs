@@ -3,7 +3,7 @@
 
 use utoipa::IntoParams;
 
-use super::schemas::OperationState;
+use application::names::StateName as OperationState;
 
 /// `GET /api/admin/operations`: every filter narrows the list (paged by [`PageParams`]).
 #[derive(Debug, IntoParams)]

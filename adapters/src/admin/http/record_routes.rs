@@ -9,11 +9,11 @@ use super::answer::{answered, listed};
 use super::checks::{admin, admin_request, checked, query};
 use super::params::{KeyParams, PageParams};
 use super::query::{audit_query, key_query};
-use super::record_schemas::{AuditPage, IdempotencyRecord};
 use crate::http::openapi::problem_schemas::{KeyConflict, NotFound};
 use crate::http::openapi::responses::{AdminListRefusals, AuthRefusals};
 use crate::http::routes::state::AppState;
 use application::admin::AdminStore;
+use application::admin::{AuditPage, KeyBody as IdempotencyRecord};
 
 const NO_RECORD: &str = "No such record in the admin's reach.";
 
@@ -27,7 +27,7 @@ const NO_RECORD: &str = "No such record in the admin's reach.";
     security(("bearer" = ["admin:read"])),
     params(KeyParams),
     responses(
-        (status = 200, description = "The record.", body = IdempotencyRecord),
+        (status = 200, description = "The record.", body = IdempotencyRecord<'static>),
         AuthRefusals,
         AdminListRefusals,
         (status = 404, description = NO_RECORD, body = NotFound,
@@ -60,7 +60,7 @@ pub(crate) async fn show_key<S: AdminStore + 'static, H: FlowHooks + 'static>(
     security(("bearer" = ["admin:write"])),
     params(KeyParams),
     responses(
-        (status = 200, description = "The record that was evicted.", body = IdempotencyRecord),
+        (status = 200, description = "The record that was evicted.", body = IdempotencyRecord<'static>),
         AuthRefusals,
         AdminListRefusals,
         (status = 404, description = NO_RECORD, body = NotFound,
@@ -96,7 +96,7 @@ pub(crate) async fn evict_key<S: AdminStore + 'static, H: FlowHooks + 'static>(
     security(("bearer" = ["admin:read"])),
     params(PageParams),
     responses(
-        (status = 200, description = "One page.", body = AuditPage),
+        (status = 200, description = "One page.", body = AuditPage<'static>),
         AuthRefusals,
         AdminListRefusals,
     ),

@@ -75,7 +75,7 @@ pub(crate) fn describe_post<Op: PostRoute>() -> Described {
             crate::http::edge::respond::JSON,
             ContentBuilder::new()
                 .schema(Some(Ref::from_schema_name(Op::Answer::name())))
-                .example(Some(doc.answer_example.clone()))
+                .example(doc.answer_example.clone())
                 .build(),
         );
     if let Some(location) = doc.location {
@@ -202,7 +202,7 @@ pub(super) fn path_parameter(parameter: PathParameter) -> utoipa::openapi::path:
         .build()
 }
 
-pub(super) fn schema_of<T: ToSchema>(
+pub(crate) fn schema_of<T: ToSchema>(
     schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::Schema>)>,
 ) {
     schemas.push((T::name().into_owned(), T::schema()));

@@ -17,7 +17,7 @@ use utoipa::{Modify, OpenApi};
 
 use self::additions::Additions;
 pub(crate) use self::describe_get::describe_get;
-pub(crate) use self::describe_post::describe_post;
+pub(crate) use self::describe_post::{describe_post, schema_of};
 use crate::http::edge::problem::Problem;
 use crate::http::edge::request_context::REQUEST_ID;
 
@@ -83,10 +83,15 @@ fn always_sent(status: &str, header: &str) -> bool {
 }
 
 /// The fixed part, the probes' own paths and every served route, with the headers every
-/// response carries.
-fn assembled(probes: utoipa::openapi::OpenApi, served: Vec<Described>) -> utoipa::openapi::OpenApi {
+/// response carries, and `more` schemas no route names (each leased kind's result).
+fn assembled(
+    probes: utoipa::openapi::OpenApi,
+    served: Vec<Described>,
+    more: Vec<(String, RefOr<Schema>)>,
+) -> utoipa::openapi::OpenApi {
     let mut document = ApiDoc::openapi().merge_from(probes);
     let components = document.components.get_or_insert_with(Default::default);
+    components.schemas.extend(more);
     for route in served {
         for (name, schema) in route.schemas {
             components.schemas.insert(name, schema);
@@ -106,8 +111,12 @@ fn assembled(probes: utoipa::openapi::OpenApi, served: Vec<Described>) -> utoipa
 }
 
 /// The document as JSON, with `required: true` on the headers that are always sent.
-pub(crate) fn document(probes: utoipa::openapi::OpenApi, served: Vec<Described>) -> Value {
-    let mut document = serde_json::to_value(assembled(probes, served)).unwrap_or(Value::Null);
+pub(crate) fn document(
+    probes: utoipa::openapi::OpenApi,
+    served: Vec<Described>,
+    more: Vec<(String, RefOr<Schema>)>,
+) -> Value {
+    let mut document = serde_json::to_value(assembled(probes, served, more)).unwrap_or(Value::Null);
     let paths = document
         .get_mut("paths")
         .and_then(Value::as_object_mut)

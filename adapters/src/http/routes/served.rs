@@ -126,12 +126,17 @@ macro_rules! served {
         #[must_use]
         pub fn openapi_document() -> serde_json::Value {
             use utoipa::OpenApi as _;
+            let mut results = Vec::new();
+            $($crate::http::openapi::schema_of::<
+                <$kind as application::leased::LeasedOperation>::Result,
+            >(&mut results);)+
             $crate::http::openapi::document(
                 SelfDescribed::openapi(),
                 vec![
                     $($crate::http::openapi::describe_post::<$operation>(),)+
                     $($crate::http::openapi::describe_get::<$read>(),)+
                 ],
+                results,
             )
         }
 

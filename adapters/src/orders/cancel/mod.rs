@@ -10,11 +10,11 @@ use utoipa::ToSchema;
 
 use body::decode_cancel_body;
 
-use super::read::OrderDocument;
 use super::{ORDER_ID, order_in_path};
 use crate::http::edge::problem::Problem;
 use crate::http::edge::refusal_form::ProblemForm;
 use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
+use application::orders::OrderDocument;
 
 impl ProblemForm for CancelRefusal {
     /// One code for every reason an existing order stays; the detail says which.
@@ -37,7 +37,7 @@ impl ProblemForm for CancelRefusal {
 impl PostRoute for CancelOrder {
     const PATH: &'static str = "/api/orders/{order_id}/cancel";
     type Request = CancelRequest;
-    type Answer = OrderDocument;
+    type Answer = OrderDocument<'static>;
 
     /// The body first, then the order id: a bad body is reported before a bad id.
     fn decode(path: &PathIds<'_>, body: &[u8]) -> Result<OrderCancellation, Undecodable> {
@@ -60,7 +60,7 @@ impl PostRoute for CancelOrder {
             request_example: serde_json::json!({"reason": "The customer changed their mind."}),
             status: 200,
             answer: "Cancelled: the order as it now is.",
-            answer_example: serde_json::json!({
+            answer_example: Some(serde_json::json!({
                 "orderId": "1",
                 "clientOrderRef": "ref-42",
                 "sku": "SKU-1",
@@ -68,7 +68,7 @@ impl PostRoute for CancelOrder {
                 "createdAt": "2026-01-31T09:30:00.123456Z",
                 "status": "cancelled",
                 "cancelledAt": "2026-01-31T10:00:00.000001Z"
-            }),
+            })),
             location: None,
         }
     }

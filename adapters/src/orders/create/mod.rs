@@ -9,10 +9,10 @@ use utoipa::ToSchema;
 
 pub use body::decode_new_order;
 
-use super::read::OrderDocument;
 use crate::http::edge::problem::Problem;
 use crate::http::edge::refusal_form::ProblemForm;
 use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
+use application::orders::OrderDocument;
 
 impl ProblemForm for CreateRefusal {
     fn problem(&self) -> Problem {
@@ -30,7 +30,7 @@ impl ProblemForm for CreateRefusal {
 impl PostRoute for CreateOrder {
     const PATH: &'static str = "/api/orders";
     type Request = CreateOrderRequest;
-    type Answer = OrderDocument;
+    type Answer = OrderDocument<'static>;
 
     fn decode(_path: &PathIds<'_>, body: &[u8]) -> Result<NewOrder, Undecodable> {
         decode_new_order(body).map_err(Undecodable::Body)
@@ -48,15 +48,7 @@ impl PostRoute for CreateOrder {
             request_example: serde_json::json!({"clientOrderRef": "ref-42", "sku": "SKU-1", "quantity": 2}),
             status: 201,
             answer: "Created",
-            answer_example: serde_json::json!({
-                "orderId": "1",
-                "clientOrderRef": "ref-42",
-                "sku": "SKU-1",
-                "quantity": 2,
-                "createdAt": "2026-01-31T09:30:00.123456Z",
-                "status": "active",
-                "cancelledAt": null
-            }),
+            answer_example: None,
             location: Some("`/api/orders/{orderId}`: where the order can be read."),
         }
     }

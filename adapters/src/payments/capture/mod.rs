@@ -5,6 +5,7 @@ mod body;
 mod sql;
 
 use application::Refusal;
+use application::leased::Accepted;
 use application::payments::{CapturePayment, CaptureRefusal};
 use domain::PaymentCapture;
 use utoipa::ToSchema;
@@ -14,7 +15,6 @@ use body::decode_capture_body;
 use crate::http::edge::problem::Problem;
 use crate::http::edge::refusal_form::ProblemForm;
 use crate::http::route::{PathIds, PostDoc, PostRoute, Undecodable};
-use crate::leased::read::OperationState;
 
 impl ProblemForm for CaptureRefusal {
     fn problem(&self) -> Problem {
@@ -41,7 +41,7 @@ use crate::orders::{ORDER_ID, order_in_path};
 impl PostRoute for CapturePayment {
     const PATH: &'static str = "/api/orders/{order_id}/payments";
     type Request = CaptureRequest;
-    type Answer = CaptureAccepted;
+    type Answer = Accepted;
 
     /// The body first, then the order id: a bad body is reported before a bad id.
     fn decode(path: &PathIds<'_>, body: &[u8]) -> Result<PaymentCapture, Undecodable> {
@@ -63,10 +63,7 @@ impl PostRoute for CapturePayment {
             request_example: serde_json::json!({"amount": 1500, "currency": "JPY"}),
             status: 202,
             answer: "Accepted",
-            answer_example: serde_json::json!({
-                "operationId": "0b6e3f0e-6d0c-4f43-9a53-1d3c1f1f7a21",
-                "state": "pending"
-            }),
+            answer_example: None,
             location: Some(
                 "`/api/operations/{operationId}`: where the capture's state can be read.",
             ),
@@ -93,20 +90,6 @@ pub(crate) struct CaptureRequest {
         example = "JPY"
     )]
     currency: String,
-}
-
-/// The `202` of a capture (stored, and replayed byte for byte).
-#[derive(Debug, ToSchema)]
-#[cfg_attr(test, derive(serde::Deserialize))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schema(example = json!({"operationId": "0b6e3f0e-6d0c-4f43-9a53-1d3c1f1f7a21", "state": "pending"}))]
-#[allow(dead_code)] // described, never built: `application` renders it
-pub(crate) struct CaptureAccepted {
-    /// The operation's id: read it at `/api/operations/{operationId}`.
-    #[schema(format = "uuid")]
-    operation_id: String,
-    /// Always `pending` at acceptance.
-    state: OperationState,
 }
 
 #[cfg(test)]
