@@ -1,30 +1,30 @@
-//! The faults a test turns on with `PUT /control`, and what each charge call takes from
-//! them when it arrives.
+//! The faults a test turns on with `PUT /control`, and what each charge or refund call
+//! ("a call" below) takes from them when it arrives.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-/// `PUT /control` replaces all of it, so `{}` resets. Counts mean "the next N charge calls"
+/// `PUT /control` replaces all of it, so `{}` resets. Counts mean "the next N calls"
 /// and go down as calls take them; `GET /control` shows what is left.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub(crate) struct Controls {
-    /// On every charge call, before it charges.
+    /// On every call, before it charges or refunds.
     pub(crate) delay_ms: u64,
-    /// Answer `503` before charging, for the next N charge calls.
+    /// Answer `503` before charging or refunding, for the next N calls.
     pub(crate) fail5xx: u32,
-    /// `503` to every charge and every lookup: the provider is down.
+    /// `503` to every call and every lookup: the provider is down.
     pub(crate) fail_always: bool,
-    /// Charge, then close the connection without answering (the next N charge calls).
+    /// Charge or refund, then close the connection without answering (the next N calls).
     pub(crate) drop_after_charge: u32,
-    /// New charges are declined (a key already charged keeps its answer).
+    /// New charges and refunds are declined (a key already used keeps its answer).
     pub(crate) decline: bool,
     /// Charge, then hold the answer until `POST /control/release` or `hold` turns off.
     pub(crate) hold: bool,
 }
 
-/// What one charge call does, decided when it arrives.
+/// What one call does, decided when it arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Plan {
     pub(crate) delay: Duration,

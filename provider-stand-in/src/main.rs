@@ -1,4 +1,4 @@
-//! A payment provider for the tests: one charge per idempotency key, and faults a test
+//! A payment provider for the tests: one charge or refund per idempotency key, and faults a test
 //! turns on over `/control` (`docs/long-running-operations.md#the-payment-provider`).
 //! Prints one line, `listening on http://ADDR`, to stdout once bound, so a test can use port 0.
 
@@ -27,7 +27,7 @@ struct Args {
     /// Where to listen; port 0 picks a free one.
     #[arg(long, default_value = "127.0.0.1:0")]
     listen: SocketAddr,
-    /// Keep the charges in this JSON file too (loaded at start), so a restarted stand-in
+    /// Keep the charges and refunds in this JSON file too (loaded at start), so a restarted stand-in
     /// still knows them, as a real provider would.
     #[arg(long)]
     state_file: Option<PathBuf>,

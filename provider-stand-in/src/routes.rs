@@ -1,5 +1,5 @@
-//! The HTTP surface: the provider API (`/v1/charges`) and the test's controls
-//! (`/control`, `/control/release`, `/counters`).
+//! The HTTP surface: the provider API (`/v1/charges`, `/v1/refunds`) and the test's
+//! controls (`/control`, `/control/release`, `/counters`).
 
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use hyper::header::CONTENT_TYPE;
 use hyper::{Method, Request, Response, StatusCode};
 
 use crate::controls::Controls;
-use crate::ledger::{ChargeRequest, Outcome};
+use crate::ledger::{Outcome, Resource, WorkRequest};
 use crate::state::State;
 
 const MAX_BODY: usize = 64 * 1024;
@@ -36,9 +36,14 @@ pub(crate) async fn handle(
     request: Request<Incoming>,
 ) -> Result<Answer, HungUp> {
     let path = request.uri().path().to_owned();
+    let resource = Resource::of_path(&path);
     Ok(match (request.method().clone(), path.as_str()) {
-        (Method::POST, "/v1/charges") => return charge(state, request).await,
-        (Method::GET, "/v1/charges") => lookup(&state, request.uri().query()).await,
+        (Method::POST, _) if let Some(resource) = resource => {
+            return create(state, resource, request).await;
+        }
+        (Method::GET, _) if let Some(resource) = resource => {
+            lookup(&state, resource, request.uri().query()).await
+        }
         (Method::GET, "/control") => json(StatusCode::OK, &state.controls()),
         (Method::PUT, "/control") => match read_body(request)
             .await
@@ -59,7 +64,7 @@ pub(crate) async fn handle(
             json(StatusCode::OK, &serde_json::json!({ "released": held }))
         }
         (Method::GET, "/counters") => json(StatusCode::OK, &state.counters().await),
-        (_, "/v1/charges" | "/control" | "/control/release" | "/counters") => {
+        (_, "/v1/charges" | "/v1/refunds" | "/control" | "/control/release" | "/counters") => {
             error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
         }
         _ => error(StatusCode::NOT_FOUND, "no such path"),
@@ -67,9 +72,13 @@ pub(crate) async fn handle(
 }
 
 /// Validated here, then carried out in a task of its own: a client that hangs up (a
-/// timeout) does not stop a charge under way, as with a real provider.
-async fn charge(state: Arc<State>, request: Request<Incoming>) -> Result<Answer, HungUp> {
-    state.count_charge_call();
+/// timeout) does not stop a charge or refund under way, as with a real provider.
+async fn create(
+    state: Arc<State>,
+    resource: Resource,
+    request: Request<Incoming>,
+) -> Result<Answer, HungUp> {
+    state.count_create_call(resource);
     if let Some(traceparent) = request.headers().get("traceparent") {
         state.record_traceparent(traceparent.as_bytes());
     }
@@ -87,25 +96,23 @@ async fn charge(state: Arc<State>, request: Request<Incoming>) -> Result<Answer,
     };
     let Some(input) = read_body(request)
         .await
-        .as_deref()
-        .and_then(ChargeRequest::parse)
+        .and_then(|body| WorkRequest::parse(resource, &body))
     else {
-        return Ok(error(
-            StatusCode::BAD_REQUEST,
-            "body must be {\"amount\": positive integer, \"currency\": \"AAA\", \"reference\": string}",
-        ));
+        return Ok(error(StatusCode::BAD_REQUEST, resource.expected_body()));
     };
-    let task = tokio::spawn(async move { carry_out(&state, &key, &input).await });
-    task.await.unwrap_or_else(|_| {
-        Ok(error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "charge task failed",
-        ))
-    })
+    let task = tokio::spawn(async move { carry_out(&state, resource, &key, &input).await });
+    task.await
+        .unwrap_or_else(|_| Ok(error(StatusCode::INTERNAL_SERVER_ERROR, "task failed")))
 }
 
-/// Under the plan taken as it starts: delay, `503`, charge (once per key), hold, hang up.
-async fn carry_out(state: &State, key: &str, input: &ChargeRequest) -> Result<Answer, HungUp> {
+/// Under the plan taken as it starts: delay, `503`, charge or refund (once per key), hold,
+/// hang up.
+async fn carry_out(
+    state: &State,
+    resource: Resource,
+    key: &str,
+    input: &WorkRequest,
+) -> Result<Answer, HungUp> {
     let _in_flight = state.in_flight();
     let (plan, release) = state.take_plan();
     if !plan.delay.is_zero() {
@@ -121,18 +128,24 @@ async fn carry_out(state: &State, key: &str, input: &ChargeRequest) -> Result<An
         .ledger
         .lock()
         .await
-        .charge(key, input, plan.decline)
+        .create(resource, key, input, plan.decline)
         .await;
-    let charge = match outcome {
-        Ok(Outcome::New(charge)) => {
-            tracing::info!(id = %charge.id, succeeded = charge.succeeded, "charged");
-            charge
+    let made = match outcome {
+        Ok(Outcome::New(made)) => {
+            tracing::info!(id = %made.id, succeeded = made.succeeded, "made");
+            made
         }
-        Ok(Outcome::Existing(charge)) => charge,
+        Ok(Outcome::Existing(made)) => made,
         Ok(Outcome::Conflict) => {
             return Ok(error(
                 StatusCode::CONFLICT,
-                "this Idempotency-Key was used with another amount or currency",
+                "this Idempotency-Key was used with another amount, currency or charge",
+            ));
+        }
+        Ok(Outcome::NoSuchCharge) => {
+            return Ok(error(
+                StatusCode::BAD_REQUEST,
+                "no succeeded charge of this id in this currency",
             ));
         }
         Err(e) => {
@@ -144,13 +157,13 @@ async fn carry_out(state: &State, key: &str, input: &ChargeRequest) -> Result<An
         state.hold(release).await;
     }
     if plan.drop_after_charge {
-        tracing::info!(id = %charge.id, "hanging up without an answer");
+        tracing::info!(id = %made.id, "hanging up without an answer");
         return Err(HungUp);
     }
-    Ok(json(StatusCode::CREATED, &charge.answer()))
+    Ok(json(StatusCode::CREATED, &made.answer()))
 }
 
-async fn lookup(state: &State, query: Option<&str>) -> Answer {
+async fn lookup(state: &State, resource: Resource, query: Option<&str>) -> Answer {
     state.lookup_call();
     if state.down() {
         return error(
@@ -164,9 +177,9 @@ async fn lookup(state: &State, query: Option<&str>) -> Answer {
     let Some(key) = key.filter(|k| !k.is_empty()) else {
         return error(StatusCode::BAD_REQUEST, "idempotency_key is required");
     };
-    match state.ledger.lock().await.get(&key) {
-        Some(charge) => json(StatusCode::OK, &charge.answer()),
-        None => error(StatusCode::NOT_FOUND, "no charge under this key"),
+    match state.ledger.lock().await.get(resource, &key) {
+        Some(made) => json(StatusCode::OK, &made.answer()),
+        None => error(StatusCode::NOT_FOUND, "nothing under this key"),
     }
 }
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 use crate::controls::{Controls, Plan};
-use crate::ledger::Ledger;
+use crate::ledger::{Ledger, Resource};
 
 #[derive(Debug)]
 pub(crate) struct State {
@@ -18,6 +18,7 @@ pub(crate) struct State {
     /// Bumped by every release; a held answer waits for the first bump after its call.
     release: watch::Sender<u64>,
     charge_calls: AtomicU64,
+    refund_calls: AtomicU64,
     lookup_calls: AtomicU64,
     in_flight: AtomicU64,
     held: AtomicU64,
@@ -36,9 +37,14 @@ const MAX_TRACEPARENT_LEN: usize = 55;
 pub(crate) struct Counters {
     /// `POST /v1/charges` calls, valid or not.
     charge_calls: u64,
+    /// `POST /v1/refunds` calls, valid or not.
+    refund_calls: u64,
+    /// `GET` calls of either.
     lookup_calls: u64,
     /// Distinct charges made: keys charged.
     charges: u64,
+    /// Distinct refunds made, declined ones included.
+    refunds: u64,
     in_flight: u64,
     held: u64,
     /// The `traceparent` of each charge call that had one, in the order received (the
@@ -54,6 +60,7 @@ impl State {
             controls: Mutex::new(Controls::default()),
             release: watch::Sender::new(0),
             charge_calls: AtomicU64::new(0),
+            refund_calls: AtomicU64::new(0),
             lookup_calls: AtomicU64::new(0),
             in_flight: AtomicU64::new(0),
             held: AtomicU64::new(0),
@@ -61,8 +68,12 @@ impl State {
         }
     }
 
-    pub(crate) fn count_charge_call(&self) {
-        self.charge_calls.fetch_add(1, Ordering::SeqCst);
+    pub(crate) fn count_create_call(&self, resource: Resource) {
+        match resource {
+            Resource::Charges => &self.charge_calls,
+            Resource::Refunds => &self.refund_calls,
+        }
+        .fetch_add(1, Ordering::SeqCst);
     }
 
     /// Records a charge call's `traceparent`: only up to 55 bytes of visible ASCII, so
@@ -140,11 +151,19 @@ impl State {
     }
 
     pub(crate) async fn counters(&self) -> Counters {
-        let charges = self.ledger.lock().await.len() as u64;
+        let (charges, refunds) = {
+            let ledger = self.ledger.lock().await;
+            (
+                ledger.len(Resource::Charges) as u64,
+                ledger.len(Resource::Refunds) as u64,
+            )
+        };
         Counters {
             charge_calls: self.charge_calls.load(Ordering::SeqCst),
+            refund_calls: self.refund_calls.load(Ordering::SeqCst),
             lookup_calls: self.lookup_calls.load(Ordering::SeqCst),
             charges,
+            refunds,
             in_flight: self.in_flight.load(Ordering::SeqCst),
             held: self.held.load(Ordering::SeqCst),
             traceparents: self
