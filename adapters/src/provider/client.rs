@@ -1,41 +1,41 @@
-//! The client itself: one pooled reqwest client and the charges endpoint.
+//! The client itself: one pooled reqwest client and the provider's collections under `v1/`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use application::payments::ProviderResource;
 use application::ports::{Definite, NoAnswer, ProviderAnswer};
-use domain::PaymentCapture;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, RequestBuilder, Response, StatusCode, Url, redirect};
 
-use super::config::{ProviderConfigError, charges_url, checked_timeout};
-use super::outcome::{Exchange, Failure, charge_answer, lookup_answer, transport_failure};
+use super::config::{ProviderConfigError, api_url, checked_timeout};
+use super::outcome::{Exchange, Failure, create_answer, lookup_answer, transport_failure};
 use super::tls::client_config;
-use super::wire::ChargeRequest;
 use crate::telemetry::current_trace_headers;
 
 /// A provider unreachable this long will not be reached later in the call; giving up
 /// early leaves the worker's lease for the retry.
 const MAX_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The largest answer read: a charge is a few hundred bytes; more is not a charge.
+/// The largest answer read: a charge or refund is a few hundred bytes; more is not one.
 const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Clones share one connection pool.
 #[derive(Clone)]
 pub struct HttpPaymentProvider {
     client: Client,
-    charges: Arc<Url>,
+    /// `<base>/v1/`.
+    api: Arc<Url>,
 }
 
 /// Shows the endpoint without any user or password the URL may carry.
 impl std::fmt::Debug for HttpPaymentProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpPaymentProvider")
-            .field("scheme", &self.charges.scheme())
-            .field("host", &self.charges.host_str().unwrap_or_default())
-            .field("port", &self.charges.port_or_known_default())
-            .field("path", &self.charges.path())
+            .field("scheme", &self.api.scheme())
+            .field("host", &self.api.host_str().unwrap_or_default())
+            .field("port", &self.api.port_or_known_default())
+            .field("path", &self.api.path())
             .finish_non_exhaustive()
     }
 }
@@ -48,9 +48,9 @@ impl HttpPaymentProvider {
     /// [`ProviderConfigError`] for a bad URL, a zero timeout, or (for `https`) a missing
     /// trust store.
     pub fn new(base_url: &str, timeout: Duration) -> Result<Self, ProviderConfigError> {
-        let charges = charges_url(base_url)?;
+        let api = api_url(base_url)?;
         let timeout = checked_timeout(timeout)?;
-        let tls = client_config(charges.scheme() == "https").map_err(ProviderConfigError::Tls)?;
+        let tls = client_config(api.scheme() == "https").map_err(ProviderConfigError::Tls)?;
         let client = Client::builder()
             .tls_backend_preconfigured(tls)
             .timeout(timeout)
@@ -62,45 +62,48 @@ impl HttpPaymentProvider {
             .map_err(|e| ProviderConfigError::Client(e.without_url()))?;
         Ok(Self {
             client,
-            charges: Arc::new(charges),
+            api: Arc::new(api),
         })
     }
 
-    pub(super) async fn post_charge(
+    fn endpoint(&self, resource: ProviderResource) -> Result<Url, Failure> {
+        self.api.join(resource.path).map_err(Failure::Endpoint)
+    }
+
+    pub(super) async fn post(
         &self,
+        resource: ProviderResource,
         key: &str,
-        input: &PaymentCapture,
-        reference: &str,
+        body: &serde_json::Value,
     ) -> ProviderAnswer {
-        let body = ChargeRequest {
-            amount: input.amount.get(),
-            currency: input.currency.as_str(),
-            reference,
+        let sent = async {
+            let url = self.endpoint(resource)?;
+            let body = serde_json::to_vec(body).map_err(Failure::NotEncoded)?;
+            let request = self
+                .client
+                .post(url)
+                .header("Idempotency-Key", key)
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "application/json")
+                .body(body);
+            exchange(
+                with_trace(request).send().await,
+                &[StatusCode::OK, StatusCode::CREATED],
+            )
+            .await
         };
-        let body = match serde_json::to_vec(&body) {
-            Ok(body) => body,
-            Err(e) => return ProviderAnswer::Unknown(Failure::NotEncoded(e).into()),
-        };
-        let request = self
-            .client
-            .post(self.charges.as_ref().clone())
-            .header("Idempotency-Key", key)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json")
-            .body(body);
-        match exchange(
-            with_trace(request).send().await,
-            &[StatusCode::OK, StatusCode::CREATED],
-        )
-        .await
-        {
-            Ok(exchange) => charge_answer(&exchange),
+        match sent.await {
+            Ok(exchange) => create_answer(&exchange),
             Err(failure) => ProviderAnswer::Unknown(failure.into()),
         }
     }
 
-    pub(super) async fn get_charge(&self, key: &str) -> Result<Option<Definite>, NoAnswer> {
-        let mut url = self.charges.as_ref().clone();
+    pub(super) async fn get(
+        &self,
+        resource: ProviderResource,
+        key: &str,
+    ) -> Result<Option<Definite>, NoAnswer> {
+        let mut url = self.endpoint(resource)?;
         url.query_pairs_mut().append_pair("idempotency_key", key);
         let request = self.client.get(url).header(ACCEPT, "application/json");
         lookup_answer(&exchange(with_trace(request).send().await, &[StatusCode::OK]).await?)
@@ -108,7 +111,7 @@ impl HttpPaymentProvider {
 }
 
 /// The provider sees the call's span as its parent (`traceparent`), so its side of the
-/// charge is in the same trace as the request that accepted the capture.
+/// call is in the same trace as the request that accepted the operation.
 fn with_trace(mut request: RequestBuilder) -> RequestBuilder {
     for (name, value) in current_trace_headers() {
         request = request.header(name, value);

@@ -26,8 +26,9 @@ pub enum ProviderConfigError {
     Client(#[source] reqwest::Error),
 }
 
-/// `<base path>/v1/charges`, or why `base` cannot be the provider's URL.
-pub(super) fn charges_url(base: &str) -> Result<Url, ProviderConfigError> {
+/// `<base path>/v1/`, under which each collection is (`v1/charges`), or why `base` cannot be
+/// the provider's URL.
+pub(super) fn api_url(base: &str) -> Result<Url, ProviderConfigError> {
     let mut url = Url::parse(base).map_err(ProviderConfigError::Url)?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(ProviderConfigError::Scheme(url.scheme().to_owned()));
@@ -39,7 +40,7 @@ pub(super) fn charges_url(base: &str) -> Result<Url, ProviderConfigError> {
     url.path_segments_mut()
         .map_err(|()| ProviderConfigError::Scheme(base_scheme(base)))?
         .pop_if_empty()
-        .extend(["v1", "charges"]);
+        .extend(["v1", ""]);
     Ok(url)
 }
 
@@ -72,7 +73,8 @@ mod tests {
                 "https://pay.example/api/v1/charges",
             ),
         ] {
-            assert_eq!(charges_url(base).unwrap().as_str(), want, "{base}");
+            let charges = api_url(base).unwrap().join("charges").unwrap();
+            assert_eq!(charges.as_str(), want, "{base}");
         }
     }
 
@@ -80,16 +82,16 @@ mod tests {
     fn other_schemes_and_garbage_are_refused() {
         for base in ["ftp://h/", "file:///tmp", "mailto:a@b", "tls://h:1"] {
             assert!(
-                matches!(charges_url(base), Err(ProviderConfigError::Scheme(_))),
+                matches!(api_url(base), Err(ProviderConfigError::Scheme(_))),
                 "{base}"
             );
         }
         assert!(matches!(
-            charges_url("not a url"),
+            api_url("not a url"),
             Err(ProviderConfigError::Url(_))
         ));
         assert!(matches!(
-            charges_url("http://h/?a=1"),
+            api_url("http://h/?a=1"),
             Err(ProviderConfigError::QueryOrFragment)
         ));
         assert!(matches!(

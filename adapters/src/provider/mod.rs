@@ -8,8 +8,8 @@ mod outcome;
 mod tls;
 mod wire;
 
+use application::payments::ProviderResource;
 use application::ports::{Definite, NoAnswer, PaymentProvider, ProviderAnswer};
-use domain::PaymentCapture;
 use tracing::Instrument;
 
 pub use client::HttpPaymentProvider;
@@ -18,10 +18,15 @@ pub use config::ProviderConfigError;
 pub(crate) use tls::client_config;
 
 impl PaymentProvider for HttpPaymentProvider {
-    async fn charge(&self, key: &str, input: &PaymentCapture, reference: &str) -> ProviderAnswer {
-        let span = call_span("provider charge", "POST");
+    async fn create(
+        &self,
+        resource: ProviderResource,
+        key: &str,
+        body: &serde_json::Value,
+    ) -> ProviderAnswer {
+        let span = call_span(&format!("provider {}", resource.one), "POST");
         let answer = self
-            .post_charge(key, input, reference)
+            .post(resource, key, body)
             .instrument(span.clone())
             .await;
         if matches!(answer, ProviderAnswer::Unknown(_)) {
@@ -30,9 +35,13 @@ impl PaymentProvider for HttpPaymentProvider {
         answer
     }
 
-    async fn lookup(&self, key: &str) -> Result<Option<Definite>, NoAnswer> {
-        let span = call_span("provider lookup", "GET");
-        let found = self.get_charge(key).instrument(span.clone()).await;
+    async fn find(
+        &self,
+        resource: ProviderResource,
+        key: &str,
+    ) -> Result<Option<Definite>, NoAnswer> {
+        let span = call_span(&format!("provider {} lookup", resource.one), "GET");
+        let found = self.get(resource, key).instrument(span.clone()).await;
         if found.is_err() {
             span.record("otel.status_code", "error");
         }
@@ -40,8 +49,9 @@ impl PaymentProvider for HttpPaymentProvider {
     }
 }
 
-/// An HTTP client span; neither the key nor the URL's query is an attribute.
-fn call_span(name: &'static str, method: &'static str) -> tracing::Span {
+/// An HTTP client span (`provider charge`, `provider charge lookup`); neither the key nor
+/// the URL's query is an attribute.
+fn call_span(name: &str, method: &'static str) -> tracing::Span {
     tracing::info_span!(
         target: "spans",
         "provider call",

@@ -5,7 +5,7 @@ use application::ports::{Definite, NoAnswer, ProviderAnswer};
 use domain::AttemptError;
 use reqwest::StatusCode;
 
-use super::wire::parse_charge;
+use super::wire::parse_answer;
 
 /// `body` is read only for success codes.
 #[derive(Debug)]
@@ -19,8 +19,8 @@ pub(super) struct Exchange {
 pub(super) enum Failure {
     #[error("provider answered {0}")]
     Status(StatusCode),
-    #[error("provider answered {0} with a body that is not a charge")]
-    NotACharge(StatusCode),
+    #[error("provider answered {0} with a body that is not a charge or refund")]
+    NotAnAnswer(StatusCode),
     #[error("provider answered {status} with a body over {limit} bytes")]
     TooLarge { status: StatusCode, limit: usize },
     /// A bug or a configuration error on our side, not a decline.
@@ -35,14 +35,17 @@ pub(super) enum Failure {
     },
     #[error("request not encoded")]
     NotEncoded(#[source] serde_json::Error),
+    /// The collection's path does not make a URL: a bug on our side.
+    #[error("provider endpoint not made")]
+    Endpoint(#[source] url::ParseError),
 }
 
 impl Failure {
     fn class(&self) -> AttemptError {
         match self {
             Self::Status(_) => AttemptError::ProviderStatus,
-            Self::NotACharge(_) | Self::TooLarge { .. } => AttemptError::Malformed,
-            Self::Refused(_) | Self::NotEncoded(_) => AttemptError::Refused,
+            Self::NotAnAnswer(_) | Self::TooLarge { .. } => AttemptError::Malformed,
+            Self::Refused(_) | Self::NotEncoded(_) | Self::Endpoint(_) => AttemptError::Refused,
             Self::Transport { source, .. } if source.is_timeout() => AttemptError::Timeout,
             Self::Transport { .. } => AttemptError::Transport,
         }
@@ -55,20 +58,20 @@ impl From<Failure> for NoAnswer {
     }
 }
 
-pub(super) fn charge_answer(exchange: &Exchange) -> ProviderAnswer {
+pub(super) fn create_answer(exchange: &Exchange) -> ProviderAnswer {
     let status = exchange.status;
     let failure = match status {
         StatusCode::OK | StatusCode::CREATED => {
-            match exchange.body.as_deref().and_then(parse_charge) {
+            match exchange.body.as_deref().and_then(parse_answer) {
                 Some(charge) => return ProviderAnswer::Definite(charge),
-                None => Failure::NotACharge(status),
+                None => Failure::NotAnAnswer(status),
             }
         }
         // The key is being processed, or we are being throttled: the charge may exist.
         StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS => Failure::Status(status),
         _ if status.is_client_error() => {
             // The operation stays unresolved for the retries and a person.
-            tracing::warn!(%status, "payment provider refused a charge request");
+            tracing::warn!(%status, "payment provider refused a request");
             Failure::Refused(status)
         }
         _ => Failure::Status(status),
@@ -83,13 +86,13 @@ pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Definite>, NoA
         StatusCode::OK => exchange
             .body
             .as_deref()
-            .and_then(parse_charge)
+            .and_then(parse_answer)
             .map(Some)
-            .ok_or_else(|| Failure::NotACharge(status).into()),
+            .ok_or_else(|| Failure::NotAnAnswer(status).into()),
         StatusCode::NOT_FOUND => Ok(None),
         _ => {
             if status.is_client_error() && status != StatusCode::TOO_MANY_REQUESTS {
-                tracing::warn!(%status, "payment provider refused a charge lookup");
+                tracing::warn!(%status, "payment provider refused a lookup");
             }
             Err(Failure::Status(status).into())
         }
@@ -132,10 +135,10 @@ mod tests {
     fn only_a_parseable_success_is_definite() {
         for status in [200, 201] {
             assert!(
-                matches!(charge_answer(&exchange(status, CHARGE)), ProviderAnswer::Definite(c) if c.succeeded)
+                matches!(create_answer(&exchange(status, CHARGE)), ProviderAnswer::Definite(c) if c.succeeded)
             );
             assert!(matches!(
-                charge_answer(&exchange(status, "{")),
+                create_answer(&exchange(status, "{")),
                 ProviderAnswer::Unknown(_)
             ));
         }
@@ -144,7 +147,7 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    charge_answer(&exchange(status, CHARGE)),
+                    create_answer(&exchange(status, CHARGE)),
                     ProviderAnswer::Unknown(_)
                 ),
                 "{status}"
@@ -169,7 +172,7 @@ mod tests {
     fn reasons_hold_no_body() {
         let secret = r#"{"id":"ch_secret","status":"pending"}"#;
         for status in [200, 201, 400, 500] {
-            if let ProviderAnswer::Unknown(reason) = charge_answer(&exchange(status, secret)) {
+            if let ProviderAnswer::Unknown(reason) = create_answer(&exchange(status, secret)) {
                 let reason = application::ErrorChain(&reason).to_string();
                 assert!(!reason.contains("secret"), "{reason}");
             }

@@ -1,25 +1,18 @@
 //! The provider's JSON (`docs/long-running-operations.md#the-payment-provider`).
 
 use application::ports::Definite;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-#[derive(Debug, Serialize)]
-pub(super) struct ChargeRequest<'a> {
-    pub(super) amount: u32,
-    pub(super) currency: &'a str,
-    pub(super) reference: &'a str,
-}
-
-/// Other fields (amount, currency) are ignored.
+/// A charge's or a refund's answer; other fields (amount, currency) are ignored.
 #[derive(Debug, Deserialize)]
-struct ChargeBody {
+struct AnswerBody {
     id: String,
     status: String,
 }
 
 /// An empty id, or a status other than `succeeded` or `declined`, is no definite answer.
-pub(super) fn parse_charge(body: &[u8]) -> Option<Definite> {
-    let body: ChargeBody = serde_json::from_slice(body).ok()?;
+pub(super) fn parse_answer(body: &[u8]) -> Option<Definite> {
+    let body: AnswerBody = serde_json::from_slice(body).ok()?;
     let succeeded = match body.status.as_str() {
         "succeeded" => true,
         "declined" => false,
@@ -36,17 +29,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_charge_with_a_known_status_parses() {
+    fn only_an_answer_with_a_known_status_parses() {
         let ok = br#"{"id":"ch_1","status":"succeeded","amount":5,"currency":"JPY"}"#;
         assert_eq!(
-            parse_charge(ok),
+            parse_answer(ok),
             Some(Definite {
                 id: "ch_1".to_owned(),
                 succeeded: true
             })
         );
         let declined = br#"{"id":"ch_2","status":"declined"}"#;
-        assert_eq!(parse_charge(declined).map(|c| c.succeeded), Some(false));
+        assert_eq!(parse_answer(declined).map(|c| c.succeeded), Some(false));
         for bad in [
             &br#"{"id":"ch_3","status":"pending"}"#[..],
             br#"{"id":"","status":"succeeded"}"#,
@@ -54,7 +47,7 @@ mod tests {
             b"<html>",
             b"",
         ] {
-            assert_eq!(parse_charge(bad), None, "{}", String::from_utf8_lossy(bad));
+            assert_eq!(parse_answer(bad), None, "{}", String::from_utf8_lossy(bad));
         }
     }
 }

@@ -7,4 +7,4 @@ mod provider;
 pub use capture::{
     CaptureAcceptance, CaptureJob, CapturePayment, CaptureRefusal, PaymentRecords, PaymentResult,
 };
-pub use provider::PaymentProvider;
+pub use provider::{CHARGES, PaymentProvider, ProviderResource};

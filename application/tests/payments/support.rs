@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use application::leased::{RecordEnd, Unobserved, Worked, WorkerPorts, WorkerSettings, work_once};
-use application::payments::CapturePayment;
+use application::payments::{CapturePayment, ProviderResource};
 use application::ports::{
     Clock, Definite, DueOperation, Ending, NoAnswer, NoHooks, OperationEnd, OperationStore,
     PaymentProvider, ProviderAnswer, StoreError, UnitOfWork,
@@ -61,6 +61,17 @@ mock! {
 mock! {
     pub(crate) Provider {}
     impl PaymentProvider for Provider {
+        fn create(
+            &self,
+            resource: ProviderResource,
+            key: &str,
+            body: &serde_json::Value,
+        ) -> impl Future<Output = ProviderAnswer> + Send;
+        fn find(
+            &self,
+            resource: ProviderResource,
+            key: &str,
+        ) -> impl Future<Output = Result<Option<Definite>, NoAnswer>> + Send;
         fn charge(
             &self,
             key: &str,
