@@ -7,6 +7,7 @@ mod lease;
 mod operator;
 mod order;
 mod payment;
+mod reason;
 mod record;
 mod retention;
 mod scope;
@@ -22,6 +23,7 @@ pub use order::{
 pub use payment::{
     Amount, Currency, MAX_AMOUNT, OperationState, PaymentCapture, PaymentInputError, UnknownState,
 };
+pub use reason::{MAX_REASON_CHARS, Reason, ReasonError};
 pub use record::{
     Completion, Decision, ExistingRecord, RecordId, RecordState, StoredResponse,
     StoredResponseError, TransitionError, decide,

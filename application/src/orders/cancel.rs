@@ -5,8 +5,8 @@ use std::future::Future;
 
 use chrono::{DateTime, Utc};
 use domain::{
-    FingerprintVersion, Fingerprinted, OperationState, OrderId, OrderStatus, StoredResponse,
-    TenantId,
+    FingerprintVersion, Fingerprinted, OperationState, OrderId, OrderStatus, Reason,
+    StoredResponse, TenantId,
 };
 
 use super::Order;
@@ -19,50 +19,11 @@ use crate::ports::StoreError;
 /// Written with every cancel, in its transaction.
 pub const ORDERS_CANCELLED: EventType = EventType::about_order("orders.cancelled.v1");
 
-/// The longest reason, in characters.
-pub const MAX_REASON_CHARS: usize = 200;
-
-/// Why the caller cancels: 1 to 200 characters, none of them a control character (so a
-/// reason is one line wherever it is shown, and its fingerprint field is unambiguous).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CancelReason(String);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum ReasonError {
-    #[error("must not be empty")]
-    Empty,
-    #[error("must be at most 200 characters")]
-    TooLong,
-    #[error("must not contain control characters")]
-    ControlCharacter,
-}
-
-impl CancelReason {
-    /// # Errors
-    /// The first rule `raw` breaks.
-    pub fn parse(raw: &str) -> Result<Self, ReasonError> {
-        if raw.is_empty() {
-            Err(ReasonError::Empty)
-        } else if raw.chars().count() > MAX_REASON_CHARS {
-            Err(ReasonError::TooLong)
-        } else if raw.chars().any(char::is_control) {
-            Err(ReasonError::ControlCharacter)
-        } else {
-            Ok(Self(raw.to_owned()))
-        }
-    }
-
-    #[must_use]
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
 /// The validated input: the order from the path, the reason from the body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderCancellation {
     pub order: OrderId,
-    pub reason: CancelReason,
+    pub reason: Reason,
 }
 
 impl Fingerprinted for OrderCancellation {
@@ -139,7 +100,7 @@ pub trait OrderCancellations {
         tenant: TenantId,
         order: OrderId,
         at: DateTime<Utc>,
-        reason: &CancelReason,
+        reason: &Reason,
         revision: u64,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
@@ -208,31 +169,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_reason_is_one_to_two_hundred_characters_and_no_control_character() {
-        assert!(CancelReason::parse("x").is_ok());
-        assert!(
-            CancelReason::parse(&"é".repeat(200)).is_ok(),
-            "characters, not bytes"
-        );
-        assert_eq!(CancelReason::parse(""), Err(ReasonError::Empty));
-        assert_eq!(
-            CancelReason::parse(&"x".repeat(201)),
-            Err(ReasonError::TooLong)
-        );
-        for bad in ["a\nb", "tab\there", "\u{7f}", "\u{85}"] {
-            assert_eq!(
-                CancelReason::parse(bad),
-                Err(ReasonError::ControlCharacter),
-                "{bad:?}"
-            );
-        }
-    }
-
-    #[test]
     fn the_fingerprint_is_the_order_then_the_reason() {
         let input = OrderCancellation {
             order: OrderId::new(42),
-            reason: CancelReason::parse("changed my mind").unwrap(),
+            reason: Reason::parse("changed my mind").unwrap(),
         };
         assert_eq!(
             domain::canonical_bytes(

@@ -6,8 +6,8 @@ mod order;
 mod read;
 
 pub use cancel::{
-    CancelOrder, CancelReason, CancelRefusal, LockedOrder, MAX_REASON_CHARS, ORDERS_CANCELLED,
-    OrderCancellation, OrderCancellations, ReasonError,
+    CancelOrder, CancelRefusal, LockedOrder, ORDERS_CANCELLED, OrderCancellation,
+    OrderCancellations,
 };
 pub use create::{CreateOrder, CreateRefusal, ORDERS_CREATED, OrderRepository, order_created};
 #[cfg(test)]

@@ -4,11 +4,11 @@
 use std::sync::Mutex;
 
 use application::orders::{
-    CancelOrder, CancelReason, CancelRefusal, LockedOrder, ORDERS_CANCELLED, OrderCancellation,
+    CancelOrder, CancelRefusal, LockedOrder, ORDERS_CANCELLED, OrderCancellation,
 };
 use application::ports::StoreError;
 use application::{FailureCause, Order, Outcome};
-use domain::{OperationState, OrderId, OrderStatus};
+use domain::{OperationState, OrderId, OrderStatus, Reason};
 
 use crate::support::*;
 
@@ -17,7 +17,7 @@ const REVISION: u64 = 3;
 fn cancellation() -> OrderCancellation {
     OrderCancellation {
         order: OrderId::new(9),
-        reason: CancelReason::parse("changed my mind").unwrap(),
+        reason: Reason::parse("changed my mind").unwrap(),
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Mutex;
 
-use application::orders::{CancelReason, LockedOrder, OrderCancellations};
+use application::orders::{LockedOrder, OrderCancellations};
 use application::ports::{
     CommitError, Delivery, InboxTx, InsertRecordError, NewEvent, NewRecord, NewShipment,
     OrderRepository, OutboxWriter, RecordReader, RecordTx, ReplayAuthorizer, ShipmentRepository,
@@ -14,8 +14,8 @@ use application::ports::{
 use application::{Caller, CreateRefusal, StepError};
 use chrono::{DateTime, Utc};
 use domain::{
-    Completion, ExistingRecord, IdempotencyKey, NewOrder, OperationState, OrderId, RecordId, Scope,
-    TenantId,
+    Completion, ExistingRecord, IdempotencyKey, NewOrder, OperationState, OrderId, Reason,
+    RecordId, Scope, TenantId,
 };
 use mockall::mock;
 use uuid::Uuid;
@@ -61,7 +61,7 @@ mock! {
             tenant: TenantId,
             order: OrderId,
             at: DateTime<Utc>,
-            reason: &CancelReason,
+            reason: &Reason,
             revision: u64,
         ) -> impl Future<Output = Result<(), StoreError>> + Send;
     }

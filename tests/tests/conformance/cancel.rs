@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use application::orders::{CancelOrder, CancelReason, OrderCancellation, OrderCancellations};
+use application::orders::{CancelOrder, OrderCancellation, OrderCancellations};
 use application::payments::CaptureAcceptance;
 use application::payments::CapturePayment;
 use application::ports::{RecordTx, UnitOfWork};
 use application::{Caller, Outcome};
 use chrono::{DateTime, Utc};
+use domain::Reason;
 use domain::{ActorId, Amount, Currency, OperationState, OrderStatus, PaymentCapture, TenantId};
 use tests::{Backend, key};
 
@@ -76,7 +77,7 @@ pub(crate) async fn the_cancel_reads_under_lock_and_marks_the_order<B: Backend>(
     let mut tx = store.begin().await.unwrap();
     let found = tx.lock_order(tenant(1), id).await.unwrap().unwrap();
     assert_eq!(found.revision, 2, "the capture counted as a change");
-    let reason = CancelReason::parse("no longer wanted: é").unwrap();
+    let reason = Reason::parse("no longer wanted: é").unwrap();
     tx.mark_cancelled(tenant(1), id, at(), &reason, 3)
         .await
         .unwrap();
@@ -127,7 +128,7 @@ pub(crate) async fn a_cancel_and_a_capture_of_one_order_never_both_win<B: Backen
                 barrier.wait().await;
                 let input = OrderCancellation {
                     order: id,
-                    reason: CancelReason::parse("race").unwrap(),
+                    reason: Reason::parse("race").unwrap(),
                 };
                 coordinator
                     .run(

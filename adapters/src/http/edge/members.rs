@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use domain::{Amount, Reason, ReasonError};
 use serde_json::{Map, Value};
 
 use super::strict_json::{self, MAX_REPORTED, StrictJsonError, member_pointer};
@@ -88,4 +89,38 @@ pub(crate) fn integer(
     number
         .as_i64()
         .ok_or_else(|| FieldError::at(pointer, out_of_range))
+}
+
+/// The reason an amount is refused: the domain's range.
+pub(crate) const AMOUNT_RANGE: &str = "must be an integer from 1 to 10000000";
+
+/// An amount in minor units under `name`, by the domain's rules.
+pub(crate) fn amount(
+    members: &Map<String, Value>,
+    name: &str,
+    pointer: &'static str,
+) -> Result<Amount, FieldError> {
+    integer(members, name, pointer, AMOUNT_RANGE)
+        .and_then(|raw| Amount::parse(raw).map_err(|_| FieldError::at(pointer, AMOUNT_RANGE)))
+}
+
+/// A reason under `name`, by the domain's rules.
+pub(crate) fn reason(
+    members: &Map<String, Value>,
+    name: &str,
+    pointer: &'static str,
+) -> Result<Reason, FieldError> {
+    match member(members, name, pointer)? {
+        Value::String(raw) => Reason::parse(raw).map_err(|error| {
+            FieldError::at(
+                pointer,
+                match error {
+                    ReasonError::Empty => "must not be empty",
+                    ReasonError::TooLong => "must be at most 200 characters",
+                    ReasonError::ControlCharacter => "must not contain control characters",
+                },
+            )
+        }),
+        _ => Err(FieldError::at(pointer, "must be a string")),
+    }
 }

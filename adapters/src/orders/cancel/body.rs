@@ -1,10 +1,9 @@
 //! The `POST /api/orders/{orderId}/cancel` body: strict JSON as for an order, exactly
 //! `reason`, validated by the operation's own type.
 
-use application::orders::{CancelReason, ReasonError};
-use serde_json::Value;
+use domain::Reason;
 
-use crate::http::edge::members::{FieldError, member, object, unknown_members};
+use crate::http::edge::members::{FieldError, object, reason, unknown_members};
 use crate::http::edge::strict_json::MAX_REPORTED;
 
 const POINTER: &str = "/reason";
@@ -12,26 +11,14 @@ const POINTER: &str = "/reason";
 /// # Errors
 /// Every violation, at most 16, by the rules of an order's body
 /// ([`crate::http::decode_new_order`]).
-pub(crate) fn decode_cancel_body(bytes: &[u8]) -> Result<CancelReason, Vec<FieldError>> {
+pub(crate) fn decode_cancel_body(bytes: &[u8]) -> Result<Reason, Vec<FieldError>> {
     let members = object(bytes)?;
     let mut errors = unknown_members(
         &members,
         &["reason"],
         "unknown member: only reason is allowed",
     );
-    let reason = member(&members, "reason", POINTER).and_then(|value| match value {
-        Value::String(raw) => CancelReason::parse(raw).map_err(|error| {
-            FieldError::at(
-                POINTER,
-                match error {
-                    ReasonError::Empty => "must not be empty",
-                    ReasonError::TooLong => "must be at most 200 characters",
-                    ReasonError::ControlCharacter => "must not contain control characters",
-                },
-            )
-        }),
-        _ => Err(FieldError::at(POINTER, "must be a string")),
-    });
+    let reason = reason(&members, "reason", POINTER);
     match reason {
         Ok(reason) if errors.is_empty() => Ok(reason),
         reason => {

@@ -1,7 +1,9 @@
 //! The cancel's reads and write, on both stores' transactions: the order read under its
 //! row lock, its blocking capture read the same way, then the order marked cancelled.
 
-use application::orders::{CancelReason, LockedOrder, OrderCancellations};
+use application::IdempotentOperation;
+use application::orders::{LockedOrder, OrderCancellations};
+use application::payments::CapturePayment;
 use application::ports::StoreError;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::QueryResult;
@@ -14,6 +16,7 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, Binary, Text, Timestamp};
 use diesel_async::RunQueryDsl;
+use domain::Reason;
 use domain::{OperationState, OrderId, OrderStatus, TenantId};
 
 use super::super::push_tenants_active_order;
@@ -46,12 +49,15 @@ fn order_query(tenant: i64, order: i64) -> _ {
         .select(columns)
 }
 
-/// Through `ix_operations_order`: only this order's captures are read, and locked.
+/// Through `ix_operations_order`: only this order's captures are read, and locked (its
+/// other operations, refunds, do not keep it from being cancelled: they need a capture).
 #[dsl::auto_type]
 fn capture_query(tenant: i64, order: i64, pending: &'static str, succeeded: &'static str) -> _ {
+    let capture: &'static [u8] = CapturePayment::NAME.as_bytes();
     operations::table
         .filter(operations::tenant_id.eq(tenant))
         .filter(operations::order_id.eq(order))
+        .filter(operations::operation_type.eq(capture))
         .filter(
             operations::state
                 .eq(pending)
@@ -155,7 +161,7 @@ pub(crate) async fn mark_cancelled<'a, C>(
     tenant: TenantId,
     order: OrderId,
     at: DateTime<Utc>,
-    reason: &'a CancelReason,
+    reason: &'a Reason,
     revision: u64,
 ) -> Result<(), StoreError>
 where
@@ -211,7 +217,7 @@ for_both_transactions! {
             tenant: TenantId,
             order: OrderId,
             at: DateTime<Utc>,
-            reason: &CancelReason,
+            reason: &Reason,
             revision: u64,
         ) -> Result<(), StoreError> {
             self.run("order cancel", async |conn, _| {

@@ -4,12 +4,10 @@
 use domain::{Amount, Currency, OrderId, PaymentCapture};
 use serde_json::{Map, Value};
 
-use crate::http::edge::members::{FieldError, integer, member, object, unknown_members};
+use crate::http::edge::members::{FieldError, amount, member, object, unknown_members};
 use crate::http::edge::strict_json::MAX_REPORTED;
 
 const MEMBERS: [&str; 2] = ["amount", "currency"];
-
-const AMOUNT_RANGE: &str = "must be an integer from 1 to 10000000";
 
 /// The order comes from the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +37,7 @@ pub(crate) fn decode_capture_body(bytes: &[u8]) -> Result<CaptureBody, Vec<Field
         &MEMBERS,
         "unknown member: only amount and currency are allowed",
     );
-    let amount = integer(&members, "amount", "/amount", AMOUNT_RANGE)
-        .and_then(|raw| Amount::parse(raw).map_err(|_| FieldError::at("/amount", AMOUNT_RANGE)));
+    let amount = amount(&members, "amount", "/amount");
     let currency = currency(&members);
     match (amount, currency) {
         (Ok(amount), Ok(currency)) if errors.is_empty() => Ok(CaptureBody { amount, currency }),
@@ -63,6 +60,7 @@ fn currency(members: &Map<String, Value>) -> Result<Currency, FieldError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::edge::members::AMOUNT_RANGE;
 
     fn errors(body: &str) -> Vec<(String, &'static str)> {
         decode_capture_body(body.as_bytes())
