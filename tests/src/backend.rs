@@ -5,10 +5,13 @@ use std::future::Future;
 
 use adapters::api::ServiceStore;
 use application::orders::OrderCancellations;
+use application::ports::RecordTx as _;
 use application::ports::{
     CaptureAcceptance, InboxTx, OperationCensus, OperationReader, OperationStore, OrderReader,
     OrderRepository, OutboxRelayStore, OutboxWriter, RecordPurger, ShipmentRepository, UnitOfWork,
 };
+use application::{Order, order_created};
+use domain::{ClientOrderRef, NewOrder, OrderId, OrderStatus, Quantity, Sku, TenantId};
 
 /// A fresh, migrated database of one store kind, with the checks the cases make.
 pub trait Backend: Sized + Send + Sync + 'static {
@@ -65,6 +68,44 @@ pub trait Backend: Sized + Send + Sync + 'static {
 
     /// Runs SQL that both dialects accept.
     fn run_sql(&self, sql: &str) -> impl Future<Output = ()> + Send;
+
+    /// Makes active order `order` of `tenant` exist, with its `orders.created.v1` event,
+    /// for cases that write operations of it by hand (reference `fixture-<order>`).
+    fn ensure_order(&self, tenant: u64, order: u64) -> impl Future<Output = ()> + Send {
+        async move {
+            if self.count_rows(&format!("orders WHERE id = {order}")).await > 0 {
+                return;
+            }
+            let created_at = "2026-01-01T00:00:00Z"
+                .parse::<chrono::DateTime<chrono::Utc>>()
+                .expect("a timestamp");
+            let reference = format!("fixture-{order}");
+            self.run_sql(&format!(
+                "INSERT INTO orders (id, tenant_id, client_order_ref, sku, quantity, created_at, \
+                 status, revision) VALUES ({order}, {tenant}, X'{}', X'534b552d31', 1, \
+                 '2026-01-01 00:00:00', 'ACTIVE', 1)",
+                crate::hex(&reference),
+            ))
+            .await;
+            let created = Order {
+                id: OrderId::new(order),
+                tenant: TenantId::parse(tenant).expect("a tenant"),
+                details: NewOrder {
+                    client_order_ref: ClientOrderRef::parse(&reference).expect("a reference"),
+                    sku: Sku::parse("SKU-1").expect("a sku"),
+                    quantity: Quantity::parse(1).expect("a quantity"),
+                },
+                created_at,
+                status: OrderStatus::Active,
+                cancelled_at: None,
+            };
+            let mut tx = self.store().begin().await.expect("a transaction");
+            tx.add_event(&order_created(uuid::Uuid::new_v4(), &created))
+                .await
+                .expect("the created event");
+            tx.commit().await.expect("committed");
+        }
+    }
 
     /// Waits until `n` writers are queued behind a held leader.
     fn wait_for_queued_writers(&self, n: usize) -> impl Future<Output = ()> + Send;

@@ -87,3 +87,9 @@ where
         application::CoordinatorSettings::default(),
     )
 }
+
+/// `text` as SQL's hex literal digits (`X'...'`), which both dialects read as bytes.
+#[must_use]
+pub fn hex(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}

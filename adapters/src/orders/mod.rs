@@ -1,9 +1,11 @@
-//! Orders over HTTP and SQL: the create, the cancel and the read.
+//! Orders over HTTP and SQL: the create, the cancel and the read, and the revision other
+//! operations' events about an order are sequenced by.
 
 mod cancel;
 mod create;
 mod read;
 mod read_sql;
+mod revision;
 
 pub use create::decode_new_order;
 pub(crate) use read::{ORDER_ID, order_in_path};

@@ -15,7 +15,7 @@ pub use inbox::{Applied, HandleError, Handled, InboxConsumer, Poison, handle_del
 pub use inbox_store::{
     Delivery, InboxTx, NewShipment, ShipmentRepository, ShipmentState, UnknownShipmentState,
 };
-pub use order_events::{FIRST_REVISION, order_event};
+pub use order_events::{FIRST_REVISION, OrderRevisions, event_about_order, order_event};
 pub use outbox::{EventOrder, NewEvent, OutboxWriter};
 pub use purge::purge_published_events;
 pub use relay::{Relay, RelayPacing, RelayPass};

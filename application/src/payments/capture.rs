@@ -1,12 +1,15 @@
 //! `payments.capture.v1` (`docs/long-running-operations.md`): accepted against the tenant's
-//! active order, carried out by charging the payment provider, recorded as a payment.
+//! active order, carried out by charging the payment provider, recorded as a payment with its
+//! `payments.captured.v1` event.
 
 use std::future::Future;
 
 use domain::{Amount, Currency, OrderId, PaymentCapture, PaymentInputError};
 use serde::{Deserialize, Serialize};
 
+use super::events::write_payment_event;
 use super::provider::PaymentProvider;
+use crate::events::{EventType, OrderRevisions, OutboxWriter};
 use crate::idempotency::{
     Execute, IdempotentOperation, NOT_FOUND, Refusal, StepContext, StepError,
 };
@@ -15,6 +18,9 @@ use crate::leased::{
     ProviderAnswer, RecordOutcome, Work,
 };
 use crate::ports::StoreError;
+
+/// Written when a capture succeeds, in the transaction that records it.
+pub const PAYMENTS_CAPTURED: EventType = EventType::about_order("payments.captured.v1");
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CapturePayment;
@@ -133,6 +139,7 @@ pub trait PaymentRecords {
 impl IdempotentOperation for CapturePayment {
     const NAME: &'static str = "payments.capture.v1";
     const PERMISSION: &'static str = "payments:create";
+    const EVENTS: &'static [EventType] = &[PAYMENTS_CAPTURED];
     type Input = PaymentCapture;
     type Refusal = CaptureRefusal;
 }
@@ -180,7 +187,9 @@ impl<P: PaymentProvider + Sync> CallOut<P> for CapturePayment {
     }
 }
 
-impl<Tx: PaymentRecords + Send> RecordOutcome<Tx> for CapturePayment {
+impl<Tx: PaymentRecords + OrderRevisions + OutboxWriter + Send> RecordOutcome<Tx>
+    for CapturePayment
+{
     async fn record(
         &self,
         tx: &mut Tx,
@@ -190,6 +199,8 @@ impl<Tx: PaymentRecords + Send> RecordOutcome<Tx> for CapturePayment {
             return Ok(None);
         };
         let payment = tx.insert_payment(ended, provider_id).await?;
+        let money = (ended.job.amount, ended.job.currency);
+        write_payment_event::<Self, _>(tx, PAYMENTS_CAPTURED, ended, money, provider_id).await?;
         Ok(Some(PaymentResult {
             payment_id: payment.to_string(),
             provider_charge_id: provider_id.to_owned(),

@@ -2,9 +2,12 @@
 //! and the payment provider it calls.
 
 mod capture;
+mod events;
 mod provider;
 
 pub use capture::{
-    CaptureAcceptance, CaptureJob, CapturePayment, CaptureRefusal, PaymentRecords, PaymentResult,
+    CaptureAcceptance, CaptureJob, CapturePayment, CaptureRefusal, PAYMENTS_CAPTURED,
+    PaymentRecords, PaymentResult,
 };
+pub use events::write_payment_event;
 pub use provider::{CHARGES, PaymentProvider, ProviderResource};

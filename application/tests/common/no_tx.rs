@@ -1,10 +1,11 @@
 //! A transaction for mocked stores that run their transactions themselves: never begun, so
 //! every method fails. Shared by the test binaries whose stores are mocked whole.
 
+use application::events::{NewEvent, OrderRevisions, OutboxWriter};
 use application::leased::Ended;
 use application::payments::{CaptureJob, PaymentRecords};
 use application::ports::{CommitError, InsertRecordError, NewRecord, RecordTx, StoreError};
-use domain::{Completion, RecordId};
+use domain::{Completion, OrderId, RecordId, TenantId};
 
 #[derive(Debug)]
 pub(crate) struct NoTx;
@@ -41,6 +42,18 @@ impl PaymentRecords for NoTx {
         _: &Ended<'_, CaptureJob>,
         _: &str,
     ) -> Result<u64, StoreError> {
+        Err(unused())
+    }
+}
+
+impl OrderRevisions for NoTx {
+    async fn next_order_revision(&mut self, _: TenantId, _: OrderId) -> Result<u64, StoreError> {
+        Err(unused())
+    }
+}
+
+impl OutboxWriter for NoTx {
+    async fn add_event(&mut self, _: &NewEvent) -> Result<(), StoreError> {
         Err(unused())
     }
 }

@@ -24,7 +24,7 @@ use application::admin::{Admin, AuditEntry, AuditEvent, KeyAddress};
 use application::leased::LeasedKinds;
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use domain::{ActorId, IdempotencyKey, Operation, TenantId};
-use tests::Backend;
+use tests::{Backend, hex};
 use uuid::Uuid;
 
 /// When every change is made: after every row the cases insert, with microseconds.
@@ -41,10 +41,6 @@ fn at(text: &str) -> DateTime<Utc> {
 
 fn op(n: u128) -> Uuid {
     Uuid::from_u128(n)
-}
-
-fn hex(text: &str) -> String {
-    text.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
 fn admin<'a, S: ServiceStore>(store: &'a S, kinds: &'a LeasedKinds<S::Tx>) -> Admin<'a, S> {
@@ -83,8 +79,10 @@ impl NewOp {
     }
 }
 
-/// Inserts `row` in SQL both dialects accept; its downstream key is `key-<n>`.
+/// Inserts `row` in SQL both dialects accept, and its order if missing; its downstream key
+/// is `key-<n>`.
 async fn insert_operation<B: Backend>(db: &B, row: &NewOp) {
+    db.ensure_order(row.tenant, row.order).await;
     db.run_sql(&format!(
         "INSERT INTO operations (id, operation_type, tenant_id, order_id, input, result, \
          downstream_key, state, generation, attempts, next_attempt_at, created_at, updated_at) \

@@ -1,6 +1,6 @@
 //! The operations table as the capture worker sees it, on every store: one claimer wins
 //! each generation, the fence refuses every write of a stale owner, and a success writes
-//! exactly one payment row.
+//! exactly one payment row and its event, at the order's next revision.
 
 use std::sync::Arc;
 
@@ -9,13 +9,14 @@ use chrono::{DateTime, TimeDelta, Utc};
 use domain::OperationState;
 use domain::{AttemptError, Generation, OwnerId};
 use tests::leased::{complete, due};
-use tests::{Backend, join_all};
+use tests::{Backend, hex, join_all};
 use uuid::Uuid;
 
 const ID: u128 = 7;
 
-/// Adds a pending operation due long ago, in SQL both dialects accept.
+/// Adds a pending operation of order 9 due long ago, in SQL both dialects accept.
 async fn add_operation<B: Backend>(db: &B) {
+    db.ensure_order(1, 9).await;
     db.run_sql(
         "INSERT INTO operations (id, operation_type, tenant_id, order_id, input, result, \
          downstream_key, state, generation, attempts, next_attempt_at, created_at, updated_at) \
@@ -26,6 +27,16 @@ async fn add_operation<B: Backend>(db: &B) {
          '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
     )
     .await;
+}
+
+/// The `payments.captured.v1` events of order 9, at `sequence` if given.
+fn captured_events(sequence: Option<u64>) -> String {
+    let at = sequence.map_or(String::new(), |n| format!(" AND ordering_seq = {n}"));
+    format!(
+        "outbox WHERE event_type = X'{}' AND ordering_key = X'{}'{at}",
+        hex("payments.captured.v1"),
+        hex("orders/9"),
+    )
 }
 
 fn owner(name: &str) -> OwnerId {
@@ -173,6 +184,7 @@ pub(crate) async fn a_stale_owner_changes_nothing_and_a_success_pays_once<B: Bac
         0,
         "a stale owner paid nothing"
     );
+    assert_eq!(db.count_rows(&captured_events(None)).await, 0);
 
     let success = Ending::Succeeded {
         provider_id: "ch_new".into(),
@@ -190,6 +202,12 @@ pub(crate) async fn a_stale_owner_changes_nothing_and_a_success_pays_once<B: Bac
         "ended once"
     );
     assert_eq!(db.count_rows("payments").await, 1, "one payment");
+    assert_eq!(
+        db.count_rows(&captured_events(Some(2))).await,
+        1,
+        "one captured event, after the order's created one (revision 1)"
+    );
+    assert_eq!(db.count_rows("orders WHERE revision = 2").await, 1);
     assert!(
         due(store, later + TimeDelta::days(1))
             .await
