@@ -5,16 +5,16 @@
 //! here (`docs/adding-an-operation.md`).
 
 use application::orders::CancelOrder;
-use application::payments::CapturePayment;
+use application::payments::{CapturePayment, RefundPayment};
 use application::{CreateOrder, ReadOrder, leased::ReadOperation};
 
 use crate::admin::http::{operation_routes as admin_operations, record_routes as admin_records};
 use crate::http::routes::{document, probes, served};
 
 served! {
-    operations: [CreateOrder, CancelOrder, CapturePayment],
+    operations: [CreateOrder, CancelOrder, CapturePayment, RefundPayment],
     reads: [ReadOrder, ReadOperation],
-    leased: [CapturePayment],
+    leased: [CapturePayment, RefundPayment],
     routes: [
         get "/api/admin/operations" => admin_operations::list_operations,
         get "/api/admin/operations/{operation_id}" => admin_operations::show_operation,

@@ -1,0 +1,361 @@
+//! `payments.refund.v1` (`docs/long-running-operations.md#refunds`): accepted against the
+//! order's succeeded capture while the refunds not declined stay within what it captured,
+//! carried out by refunding the provider's charge, recorded as a refund with its
+//! `payments.refunded.v1` event.
+
+use std::future::Future;
+
+use domain::{
+    Amount, Currency, FingerprintVersion, Fingerprinted, OrderId, PaymentInputError, Reason,
+    StoredResponse, TenantId,
+};
+use serde::{Deserialize, Serialize};
+
+use super::events::write_payment_event;
+use super::provider::{PaymentProvider, ProviderResource};
+use crate::events::{EventType, OrderRevisions, OutboxWriter};
+use crate::idempotency::{
+    Execute, IdempotentOperation, NOT_FOUND, Refusal, StepContext, StepError,
+};
+use crate::leased::{
+    CallNames, CallOut, Definite, Ended, EndedAs, LeasedOperation, NewOperation, NoAnswer,
+    ProviderAnswer, RecordOutcome, Work,
+};
+use crate::ports::StoreError;
+
+/// Written when a refund succeeds, in the transaction that records it.
+pub const PAYMENTS_REFUNDED: EventType = EventType::about_order("payments.refunded.v1");
+
+/// The provider's refunds: `POST /v1/refunds`, `GET /v1/refunds?idempotency_key=`.
+pub const REFUNDS: ProviderResource = ProviderResource {
+    path: "refunds",
+    one: "refund",
+};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RefundPayment;
+
+/// The validated input: the order from the path, amount and reason from the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundRequest {
+    pub order: OrderId,
+    pub amount: Amount,
+    pub reason: Reason,
+}
+
+impl Fingerprinted for RefundRequest {
+    const RULE_VERSION: FingerprintVersion = FingerprintVersion(1);
+
+    /// Order, amount, reason (`docs/http-api.md#request-fingerprints`).
+    fn fingerprint_fields(&self) -> Vec<String> {
+        vec![
+            self.order.get().to_string(),
+            self.amount.get().to_string(),
+            self.reason.as_str().to_owned(),
+        ]
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefundRefusal {
+    OrderNotFound,
+    /// No succeeded capture: nothing to refund (yet, or ever).
+    NotRefundable,
+    /// Over what the capture leaves after the refunds not declined.
+    ExceedsCaptured,
+}
+
+impl Refusal for RefundRefusal {
+    const ALL: &'static [Self] = &[
+        Self::OrderNotFound,
+        Self::NotRefundable,
+        Self::ExceedsCaptured,
+    ];
+
+    fn code(self) -> &'static str {
+        match self {
+            Self::OrderNotFound => NOT_FOUND,
+            Self::NotRefundable => "order_not_refundable",
+            Self::ExceedsCaptured => "refund_exceeds_captured",
+        }
+    }
+
+    /// The amount met what the order's refunds had left: a retry with the key is told the
+    /// same, even after other refunds were declined and the money is free again.
+    fn is_stored(self) -> bool {
+        self == Self::ExceedsCaptured
+    }
+}
+
+/// The order's succeeded capture, as a refund of it needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CapturedCharge {
+    /// The provider's id of the charge.
+    pub charge: String,
+    pub currency: Currency,
+}
+
+/// What the worker refunds, stored as `{"charge":"ch_…","amount":500,"currency":"JPY",
+/// "reason":"…"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RefundMembers", into = "RefundMembers")]
+pub struct RefundJob {
+    pub charge: String,
+    pub amount: Amount,
+    pub currency: Currency,
+    pub reason: Reason,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RefundMembers {
+    charge: String,
+    amount: i64,
+    currency: String,
+    reason: String,
+}
+
+/// A stored job that no longer reads as one.
+#[derive(Debug, thiserror::Error)]
+pub enum RefundJobError {
+    #[error("amount or currency")]
+    Money(#[from] PaymentInputError),
+    #[error("reason")]
+    Reason(#[from] domain::ReasonError),
+}
+
+impl TryFrom<RefundMembers> for RefundJob {
+    type Error = RefundJobError;
+
+    fn try_from(members: RefundMembers) -> Result<Self, Self::Error> {
+        Ok(Self {
+            charge: members.charge,
+            amount: Amount::parse(members.amount)?,
+            currency: Currency::parse(&members.currency)?,
+            reason: Reason::parse(&members.reason)?,
+        })
+    }
+}
+
+impl From<RefundJob> for RefundMembers {
+    fn from(job: RefundJob) -> Self {
+        Self {
+            charge: job.charge,
+            amount: i64::from(job.amount.get()),
+            currency: job.currency.as_str().to_owned(),
+            reason: job.reason.as_str().to_owned(),
+        }
+    }
+}
+
+/// A succeeded refund, as the status read and the admin show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundResult {
+    /// The refund's id, a decimal string.
+    #[schema(pattern = "^[1-9][0-9]{0,18}$")]
+    pub refund_id: String,
+    /// The provider's id of the refund.
+    pub provider_refund_id: String,
+    /// As refunded, in minor units.
+    #[schema(minimum = 1, maximum = 10_000_000)]
+    pub amount: u32,
+    /// The capture's.
+    #[schema(pattern = "^[A-Z]{3}$")]
+    pub currency: String,
+}
+
+/// The refund's acceptance reads and writes.
+pub trait RefundAcceptance {
+    /// The tenant's order's succeeded capture.
+    ///
+    /// # Errors
+    /// `Rejected(OrderNotFound)` when the tenant has no such order, `Rejected(NotRefundable)`
+    /// when it has no succeeded capture.
+    fn captured_charge(
+        &mut self,
+        tenant: TenantId,
+        order: OrderId,
+    ) -> impl Future<Output = Result<CapturedCharge, StepError<RefundRefusal>>> + Send;
+
+    /// Reserves `amount` of the order's capture, in one conditional write that concurrent
+    /// refunds of the order wait on, then writes the operation.
+    ///
+    /// # Errors
+    /// `Rejected(ExceedsCaptured)` when the capture has less than `amount` left.
+    fn accept_refund(
+        &mut self,
+        operation: &NewOperation,
+        amount: Amount,
+    ) -> impl Future<Output = Result<(), StepError<RefundRefusal>>> + Send;
+}
+
+/// The refund's writes when it ends.
+pub trait RefundRecords {
+    /// The refund of the succeeded operation `ended`, made as `provider_refund_id`: its id.
+    fn insert_refund(
+        &mut self,
+        ended: &Ended<'_, RefundJob>,
+        provider_refund_id: &str,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// Gives the declined refund's amount back to the order's capture.
+    fn release_refund(
+        &mut self,
+        ended: &Ended<'_, RefundJob>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+impl IdempotentOperation for RefundPayment {
+    const NAME: &'static str = "payments.refund.v1";
+    const PERMISSION: &'static str = "payments:refund";
+    const EVENTS: &'static [EventType] = &[PAYMENTS_REFUNDED];
+    type Input = RefundRequest;
+    type Refusal = RefundRefusal;
+}
+
+impl LeasedOperation for RefundPayment {
+    type Job = RefundJob;
+    type Result = RefundResult;
+    const RESULT_MEMBER: &'static str = "refund";
+    const PROVIDER_ID_MEMBER: &'static str = "providerRefundId";
+    const CALL_NAMES: CallNames = CallNames {
+        call: "refund",
+        lookup: "refund_lookup",
+    };
+}
+
+impl<Tx: RefundAcceptance + Send> Execute<Tx> for RefundPayment {
+    async fn execute(
+        &self,
+        tx: &mut Tx,
+        context: StepContext,
+        input: &RefundRequest,
+    ) -> Result<StoredResponse, StepError<RefundRefusal>> {
+        let captured = tx.captured_charge(context.tenant, input.order).await?;
+        let job = RefundJob {
+            charge: captured.charge,
+            amount: input.amount,
+            currency: captured.currency,
+            reason: input.reason.clone(),
+        };
+        let operation = NewOperation::of::<Self>(context, input.order, &job)?;
+        tx.accept_refund(&operation, input.amount).await?;
+        operation.accepted()
+    }
+}
+
+impl<P: PaymentProvider + Sync> CallOut<P> for RefundPayment {
+    async fn call(&self, provider: &P, work: &Work<'_, RefundJob>) -> ProviderAnswer {
+        let body = serde_json::json!({
+            "charge": work.job.charge,
+            "amount": work.job.amount.get(),
+            "currency": work.job.currency.as_str(),
+            "reference": work.reference(),
+        });
+        provider.create(REFUNDS, work.key, &body).await
+    }
+
+    async fn look_up(
+        &self,
+        provider: &P,
+        work: &Work<'_, RefundJob>,
+    ) -> Result<Option<Definite>, NoAnswer> {
+        provider.find(REFUNDS, work.key).await
+    }
+}
+
+impl<Tx: RefundRecords + OrderRevisions + OutboxWriter + Send> RecordOutcome<Tx> for RefundPayment {
+    /// A cancelled refund records nothing: its amount stays reserved, since the provider
+    /// may have refunded it (`docs/long-running-operations.md#refunds`).
+    async fn record(
+        &self,
+        tx: &mut Tx,
+        ended: &Ended<'_, RefundJob>,
+    ) -> Result<Option<RefundResult>, StoreError> {
+        let EndedAs::Succeeded { provider_id } = ended.outcome else {
+            tx.release_refund(ended).await?;
+            return Ok(None);
+        };
+        let refund = tx.insert_refund(ended, provider_id).await?;
+        let money = (ended.job.amount, ended.job.currency);
+        write_payment_event::<Self, _>(tx, PAYMENTS_REFUNDED, ended, money, provider_id).await?;
+        Ok(Some(RefundResult {
+            refund_id: refund.to_string(),
+            provider_refund_id: provider_id.to_owned(),
+            amount: ended.job.amount.get(),
+            currency: ended.job.currency.as_str().to_owned(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use domain::Operation;
+
+    use super::*;
+
+    fn job() -> RefundJob {
+        RefundJob {
+            charge: "ch_1".to_owned(),
+            amount: Amount::parse(500).unwrap(),
+            currency: Currency::parse("JPY").unwrap(),
+            reason: Reason::parse("damaged").unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_job_is_stored_as_its_members_and_read_back_checked() {
+        let stored = serde_json::to_string(&job()).unwrap();
+        assert_eq!(
+            stored,
+            r#"{"charge":"ch_1","amount":500,"currency":"JPY","reason":"damaged"}"#
+        );
+        assert_eq!(serde_json::from_str::<RefundJob>(&stored).unwrap(), job());
+        for bad in [
+            r#"{"charge":"ch_1","amount":0,"currency":"JPY","reason":"x"}"#,
+            r#"{"charge":"ch_1","amount":1,"currency":"JPY","reason":""}"#,
+            r#"{"charge":"ch_1","amount":1,"currency":"JPY"}"#,
+        ] {
+            assert!(serde_json::from_str::<RefundJob>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_fingerprint_is_the_order_the_amount_and_the_reason() {
+        let request = RefundRequest {
+            order: OrderId::new(42),
+            amount: Amount::parse(500).unwrap(),
+            reason: Reason::parse("damaged").unwrap(),
+        };
+        let operation = Operation::named(RefundPayment::NAME);
+        assert_eq!(
+            domain::canonical_bytes(
+                &operation,
+                RefundRequest::RULE_VERSION,
+                &request.fingerprint_fields()
+            ),
+            b"payments.refund.v1\n1\n42\n500\ndamaged\n"
+        );
+        // The documented vector (`docs/http-api.md#request-fingerprints`).
+        let hash: String = request
+            .fingerprint(&operation)
+            .hash()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            hash,
+            "86b445a6ad0ac5aeea256ad01a0484ba0cc57a599dea25838a3d1c1215e3cb36"
+        );
+    }
+
+    #[test]
+    fn only_going_over_the_capture_is_stored() {
+        let stored: Vec<_> = RefundRefusal::ALL
+            .iter()
+            .filter(|refusal| refusal.is_stored())
+            .collect();
+        assert_eq!(stored, [&RefundRefusal::ExceedsCaptured]);
+    }
+}

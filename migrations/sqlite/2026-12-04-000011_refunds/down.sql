@@ -1,0 +1,3 @@
+DROP TABLE refunds;
+DROP INDEX ix_payments_order;
+ALTER TABLE payments DROP COLUMN refunded;
