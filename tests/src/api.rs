@@ -10,7 +10,7 @@ use crate::service::TEST_SECRET;
 
 /// Every permission the service knows.
 pub const ALL_PERMISSIONS: &str = "orders:create orders:read orders:cancel payments:create \
-     payments:read admin:read admin:write admin:all-tenants";
+     payments:refund payments:read admin:read admin:write admin:all-tenants";
 
 /// One response, fully read.
 #[derive(Debug, Clone)]
@@ -127,6 +127,12 @@ pub fn capture_json(amount: u32, currency: &str) -> String {
     format!(r#"{{"amount":{amount},"currency":"{currency}"}}"#)
 }
 
+/// The JSON of a refund request.
+#[must_use]
+pub fn refund_json(amount: u32, reason: &str) -> String {
+    serde_json::json!({ "amount": amount, "reason": reason }).to_string()
+}
+
 /// A client of one server process.
 #[derive(Debug, Clone)]
 pub struct Api {
@@ -211,6 +217,14 @@ impl Api {
     #[must_use]
     pub fn capture(&self, token: &str, order: &str, key: &str, body: &str) -> Reply {
         let path = format!("/api/orders/{order}/payments");
+        self.try_post_idempotent(&path, token, key, body)
+            .unwrap_or_else(|e| panic!("POST {path}: no response: {e}"))
+    }
+
+    /// `POST /api/orders/{order}/refunds` with a bearer token, a key and a JSON body.
+    #[must_use]
+    pub fn refund(&self, token: &str, order: &str, key: &str, body: &str) -> Reply {
+        let path = format!("/api/orders/{order}/refunds");
         self.try_post_idempotent(&path, token, key, body)
             .unwrap_or_else(|e| panic!("POST {path}: no response: {e}"))
     }

@@ -3,7 +3,7 @@
 
 use adapters::api::{LEASED_KINDS, ServiceTx};
 use application::StepContext;
-use application::leased::{NewOperation, RecordOf};
+use application::leased::{LeasedOperation, NewOperation, RecordOf, Records};
 use application::payments::{CaptureJob, CapturePayment};
 use application::ports::{DueOperation, Ending, OperationEnd, OperationStore, StoreError};
 use chrono::{DateTime, Utc};
@@ -61,6 +61,26 @@ pub async fn complete<S>(
 where
     S: OperationStore<Tx: ServiceTx>,
 {
+    complete_as::<CapturePayment, S>(store, operation, lease, ending, attempts, now).await
+}
+
+/// Ends `operation` of kind `K` as its worker does: under `lease`, with `K`'s record of a
+/// definite end.
+///
+/// # Errors
+/// The store's.
+pub async fn complete_as<K, S>(
+    store: &S,
+    operation: &DueOperation,
+    lease: &Lease,
+    ending: &Ending,
+    attempts: u32,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError>
+where
+    K: LeasedOperation + Default,
+    S: OperationStore<Tx: ServiceTx + Records<K>>,
+{
     let end = OperationEnd {
         operation,
         lease,
@@ -68,7 +88,5 @@ where
         attempts,
         now,
     };
-    store
-        .complete(&end, &RecordOf::<CapturePayment>::new())
-        .await
+    store.complete(&end, &RecordOf::<K>::new()).await
 }

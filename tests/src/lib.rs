@@ -28,13 +28,14 @@ mod provider;
 mod proxy;
 mod server;
 mod service;
+mod spread;
 mod sqlite_db;
 mod temp_dir;
 mod waits;
 
 pub use api::{
-    ALL_PERMISSIONS, Api, Reply, cancel_json, capture_json, forged_token, order_json, token,
-    token_expiring,
+    ALL_PERMISSIONS, Api, Reply, cancel_json, capture_json, forged_token, order_json, refund_json,
+    token, token_expiring,
 };
 pub use backend::Backend;
 pub use batch_log::BatchLog;
@@ -58,6 +59,7 @@ pub use server::{TestServer, url_via};
 pub use service::{
     Service, ServiceOptions, TEST_SECRET, run_binary_in, run_command, run_command_in,
 };
+pub use spread::spread;
 pub use sqlite_db::SqliteDb;
 pub use temp_dir::TempDir;
 pub use waits::{eventually, wait_for_metric, wait_until};

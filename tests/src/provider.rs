@@ -42,6 +42,12 @@ pub struct Counters {
     pub lookup_calls: u64,
     /// Distinct charges made (keys charged).
     pub charges: u64,
+    /// `POST /v1/refunds` calls, valid or not.
+    #[serde(default)]
+    pub refund_calls: u64,
+    /// Distinct refunds made (keys refunded), declined ones included.
+    #[serde(default)]
+    pub refunds: u64,
     /// Charge calls being handled now.
     pub in_flight: u64,
     /// Charge calls whose answer is held now.

@@ -13,6 +13,7 @@ mod embedded_writer;
 mod inbox;
 mod operations;
 mod outbox;
+mod refunds;
 mod stored_refusals;
 mod upgrade;
 
@@ -62,6 +63,12 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn the_relay_claims_in_order_marks_what_it_is_told_and_purges_published() {
                 crate::outbox::relay_claims_marks_and_purges::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn refunds_stay_within_the_capture_and_going_over_is_the_keys_answer() {
+                crate::refunds::refunds_stay_within_the_capture_and_going_over_is_the_keys_answer::<$backend>()
+                    .await;
             }
 
             #[tokio::test]

@@ -11,4 +11,5 @@ mod ignored;
 mod normal;
 mod ordering;
 mod outage;
+mod payments;
 mod support;

@@ -13,7 +13,7 @@ use crate::support::{Rig, create_and_cancel_orders, create_orders};
 const ORDERS: usize = 2000;
 
 /// Every message of `ORDERS` in stream order, as documents, read by a client of its own.
-async fn stream_in_order(url: &str) -> Vec<serde_json::Value> {
+pub(crate) async fn stream_in_order(url: &str) -> Vec<serde_json::Value> {
     let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
     let mut stream = js.get_stream("ORDERS").await.unwrap();
     let state = stream.info().await.unwrap().state.clone();

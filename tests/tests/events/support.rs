@@ -4,7 +4,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use tests::{
-    Api, PauseDir, PrivateNats, Service, ServiceOptions, TestDb, cancel_json, order_json, token,
+    PauseDir, PrivateNats, Service, ServiceOptions, TestDb, cancel_json, order_json, spread, token,
     wait_until,
 };
 
@@ -126,36 +126,6 @@ impl Rig {
     pub(crate) async fn finish(self) {
         self.db.drop_database().await;
     }
-}
-
-/// Runs `request(api, i)` for `i` in `0..n`, spread over `base_urls` and `threads` threads;
-/// returns each request's statuses, in no particular order.
-async fn spread<F>(urls: Vec<String>, n: usize, threads: usize, request: F) -> Vec<u16>
-where
-    F: Fn(&Api, usize) -> Vec<u16> + Send + Sync + 'static,
-{
-    tokio::task::spawn_blocking(move || {
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|t| {
-                    let (urls, request) = (&urls, &request);
-                    scope.spawn(move || {
-                        let api = Api::new(&urls[t % urls.len()]);
-                        (t..n)
-                            .step_by(threads)
-                            .flat_map(|i| request(&api, i))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().unwrap())
-                .collect()
-        })
-    })
-    .await
-    .unwrap()
 }
 
 /// Sends `n` creates spread over `base_urls`, `threads` at a time; returns each status.

@@ -202,3 +202,35 @@ async fn the_edge_checks_of_a_create_apply_to_a_capture_too() {
     }
     app.finish().await;
 }
+
+#[tokio::test]
+async fn a_refund_takes_its_own_permission_and_body_and_an_early_one_keeps_no_key() {
+    let app = App::start().await;
+    let order = order(&app, "REF-1");
+    let refund = |bearer: &str, key: &str, body: &str| app.api.refund(bearer, &order, key, body);
+
+    let captures_only = refund(
+        &token(1, 1, "payments:create payments:read"),
+        "r",
+        &tests::refund_json(100, "damaged"),
+    );
+    assert_problem(&captures_only, 403, "forbidden", "without payments:refund");
+    for (bad, pointer) in [
+        (r#"{"amount":0,"reason":"x"}"#, "/amount"),
+        (r#"{"amount":1,"reason":""}"#, "/reason"),
+        (r#"{"amount":1,"reason":"a\u0007b"}"#, "/reason"),
+        (r#"{"amount":1,"reason":"x","currency":"JPY"}"#, "/currency"),
+    ] {
+        let reply = refund(&full_token(), "r", bad);
+        assert_problem(&reply, 400, "invalid_body", bad);
+        assert_eq!(reply.json()["errors"][0]["pointer"], pointer, "{bad}");
+    }
+    let first = refund(&full_token(), "r", &tests::refund_json(100, "damaged"));
+    assert_problem(&first, 409, "order_not_refundable", "nothing captured");
+    let records = app.db.total_records().await;
+    let other = refund(&full_token(), "r", &tests::refund_json(200, "damaged"));
+    assert_problem(&other, 409, "order_not_refundable", "the key stayed free");
+    assert_eq!(app.db.total_records().await, records, "no record kept");
+    assert_eq!(operations(&app).await, 0, "nothing accepted");
+    app.finish().await;
+}

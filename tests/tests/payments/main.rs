@@ -20,6 +20,7 @@ mod counts;
 mod fencing;
 mod heartbeat;
 mod operator;
+mod refunds;
 mod shutdown;
 mod storm;
 mod support;

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use tests::{Api, Controls, Service};
+use tests::{Api, Controls, Service, spread};
 
 use crate::support::{Accepted, Counts, PATIENCE, Scenario, accept_on, eventually};
 
@@ -11,29 +11,10 @@ const OPERATIONS: usize = 200;
 
 /// Accepts `n` captures through `base_url`, `threads` clients at a time.
 async fn accept_many(base_url: &str, n: usize, threads: usize) -> Vec<Accepted> {
-    let base_url = base_url.to_owned();
-    tokio::task::spawn_blocking(move || {
-        std::thread::scope(|scope| {
-            let clients: Vec<_> = (0..threads)
-                .map(|t| {
-                    let base_url = &base_url;
-                    scope.spawn(move || {
-                        let api = Api::new(base_url);
-                        (t..n)
-                            .step_by(threads)
-                            .map(|i| accept_on(&api, &format!("REF-{i}")))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            clients
-                .into_iter()
-                .flat_map(|c| c.join().unwrap())
-                .collect()
-        })
+    spread(vec![base_url.to_owned()], n, threads, |api, i| {
+        vec![accept_on(api, &format!("REF-{i}"))]
     })
     .await
-    .unwrap()
 }
 
 /// 200 captures are accepted while no worker runs, so all are due at once; then two

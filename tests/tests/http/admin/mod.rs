@@ -6,5 +6,6 @@
 mod actions;
 mod cli;
 mod keys;
+mod refunds;
 mod refusals;
 mod support;
