@@ -1,4 +1,4 @@
-//! What a create, a replay and a capture's acceptance cost the database, read from the server's own counters
+//! What a create, a replay and a capture's and a refund's acceptance cost the database, read from the server's own counters
 //! (`SHOW GLOBAL STATUS`): every statement prepared once per connection and then reused,
 //! and the round trips the design needs and no more.
 //!
@@ -12,10 +12,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use adapters::mysql::InsertIds;
-use application::payments::CapturePayment;
-use application::{CreateOrder, CreateRefusal, InFlight, Outcome};
+use adapters::mysql::MysqlStore;
+use application::payments::{CapturePayment, RefundPayment, RefundRequest};
+use application::ports::UnitOfWork;
+use application::{
+    Caller, CreateOrder, CreateRefusal, IdempotentOperation, InFlight, Outcome, Steps,
+};
 use diesel_async::{AsyncConnection, AsyncMysqlConnection};
-use domain::{Amount, Currency, OrderId, PaymentCapture};
+use domain::{ActorId, Amount, Currency, OrderId, PaymentCapture, Reason, TenantId};
 use tests::{TestDb, TestServer, caller, coordinator_on, key, new_order};
 
 mod support;
@@ -90,17 +94,26 @@ async fn cost_per_create_and_replay(
     (create, replay)
 }
 
-/// Creates `CREATES + 1` orders, then accepts a capture of each on a store of one
-/// connection (with `RETURNING`), and returns what the server's counters say each
-/// capture after the first cost.
-async fn cost_per_capture() -> HashMap<String, f64> {
+/// Creates `CREATES + 1` orders (each with a succeeded capture of 1500 JPY when `paid`),
+/// then has `who` run `operation` on each on a store of one connection (with
+/// `RETURNING`), and returns what the server's counters say each one after the first cost.
+async fn cost_per_order_operation<Op>(
+    operation: &Op,
+    who: &Caller,
+    paid: bool,
+    input_of: impl Fn(OrderId) -> Op::Input,
+) -> HashMap<String, f64>
+where
+    Op: IdempotentOperation,
+    <MysqlStore as UnitOfWork>::Tx: Steps<Op>,
+{
     let db = TestDb::create().await;
     let store = one_connection_store(&db, InsertIds::Returning).await;
     let coordinator = coordinator_on(&store);
     let mut orders = Vec::new();
     for n in 0..=CREATES {
         let outcome = coordinator
-            .run(
+            .run::<CreateOrder>(
                 &CreateOrder,
                 &caller(1, 1),
                 &key(&format!("order-{n}")),
@@ -113,6 +126,14 @@ async fn cost_per_capture() -> HashMap<String, f64> {
         let body: serde_json::Value = serde_json::from_slice(response.body()).unwrap();
         orders.push(body["orderId"].as_str().unwrap().parse::<u64>().unwrap());
     }
+    if paid {
+        db.run_sql(
+            "INSERT INTO payments (operation_id, tenant_id, order_id, provider_charge_id, \
+             amount, currency, created_at) SELECT UNHEX(MD5(id)), tenant_id, id, 'ch_1', 1500, \
+             'JPY', created_at FROM orders",
+        )
+        .await;
+    }
     let mut admin = AsyncMysqlConnection::establish(&TestServer::from_env().url_for(""))
         .await
         .unwrap();
@@ -121,18 +142,9 @@ async fn cost_per_capture() -> HashMap<String, f64> {
         if n == 1 {
             before = counters(&mut admin).await;
         }
-        let capture = PaymentCapture {
-            order: OrderId::new(order),
-            amount: Amount::parse(1500).unwrap(),
-            currency: Currency::parse("JPY").unwrap(),
-        };
+        let input = input_of(OrderId::new(order));
         let outcome = coordinator
-            .run(
-                &CapturePayment,
-                &caller(1, 1),
-                &key(&format!("capture-{n}")),
-                &capture,
-            )
+            .run(operation, who, &key(&format!("operation-{n}")), &input)
             .await;
         assert!(matches!(outcome, Outcome::Executed { .. }), "{outcome:?}");
     }
@@ -205,11 +217,34 @@ async fn a_create_prepares_nothing_again_and_costs_five_round_trips_with_returni
     // (MySQL).
     assert_eq!(round_trips(&last_insert_id), 7.0, "{last_insert_id:?}");
 
-    let capture = cost_per_capture().await;
+    let capture = cost_per_order_operation(&CapturePayment, &caller(1, 1), false, |order| {
+        PaymentCapture {
+            order,
+            amount: Amount::parse(1500).unwrap(),
+            currency: Currency::parse("JPY").unwrap(),
+        }
+    })
+    .await;
     assert_nothing_prepared_again(&capture);
     // The record insert, the order's revision (so a cancel of the order conflicts), the
     // operation's insert, the completion, COMMIT.
     assert_eq!(round_trips(&capture), 5.0, "{capture:?}");
+
+    let refunder = Caller::new(
+        TenantId::parse(1).unwrap(),
+        ActorId::parse(1).unwrap(),
+        "payments:refund",
+    );
+    let refund = cost_per_order_operation(&RefundPayment, &refunder, true, |order| RefundRequest {
+        order,
+        amount: Amount::parse(500).unwrap(),
+        reason: Reason::parse("damaged").unwrap(),
+    })
+    .await;
+    assert_nothing_prepared_again(&refund);
+    // The record insert, the savepoint a stored refusal would return to, the payment's
+    // read, its reservation, the operation's insert, the completion, COMMIT.
+    assert_eq!(refund["Questions"], 7.0, "{refund:?}");
 
     let (storm, outcomes) = cost_per_storm_request().await;
     assert_nothing_prepared_again(&storm);

@@ -26,6 +26,15 @@ impl Request {
         }
     }
 
+    /// A refund of 1 of order `order`, under `key`.
+    pub(crate) fn refund(order: u64, key: String) -> Self {
+        Self {
+            path: format!("/api/orders/{order}/refunds"),
+            key,
+            body: tests::refund_json(1, "bench"),
+        }
+    }
+
     /// A cancel of order `order`, under a key of its own.
     pub(crate) fn cancel(order: u64) -> Self {
         Self {

@@ -114,6 +114,9 @@ fn main() {
     if wanted("cancel") {
         scenarios.push(bench.cancel());
     }
+    if wanted("refund") {
+        scenarios.push(bench.refund());
+    }
 
     let relay = wanted("relay").then(|| {
         let mut options = options.clone();

@@ -91,10 +91,10 @@ impl Report {
     }
 }
 
-/// Statuses a scenario may see: 201 (executed or replayed), 409 in progress. A 422 or
+/// Statuses a scenario may see: 201 or 202 (executed or replayed), 409 in progress. A 422 or
 /// 5xx never belongs to these workloads (every retry repeats its request exactly).
 fn is_expected(status: u16) -> bool {
-    matches!(status, 200 | 201 | 409)
+    matches!(status, 200..=202 | 409)
 }
 
 /// Figures for `run`, which used `keys` distinct keys; `orders_in_db` is how many orders
@@ -112,7 +112,7 @@ pub(crate) fn scenario(
     for sample in run
         .samples
         .iter()
-        .filter(|s| matches!(s.status, 200 | 201) && !s.replayed)
+        .filter(|s| matches!(s.status, 200..=202) && !s.replayed)
     {
         *executed.entry(sample.key.as_str()).or_default() += 1;
     }

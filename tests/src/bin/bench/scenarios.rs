@@ -24,6 +24,9 @@ pub(crate) const CEILING_CONNECTIONS: usize = 32;
 /// Orders written for the cancel scenario: more than it can cancel in its phase.
 const CANCEL_ORDERS: u64 = 60_000;
 const CANCEL_CONCURRENCY: usize = 32;
+/// Captured orders for the refund scenario, and its clients.
+const REFUND_ORDERS: u64 = 2_000;
+const REFUND_CONCURRENCY: usize = 32;
 
 fn distinct_keys(run: &Run) -> usize {
     run.samples
@@ -235,6 +238,41 @@ impl Bench {
             &run,
             keys,
             cancelled,
+            cost,
+            None,
+        )
+    }
+
+    /// Refunds of 1 of captured orders spread over many orders, each under a key of its
+    /// own: the acceptance's cost (the payment's read and reservation, the operation's
+    /// insert). No worker runs, so every refund stays pending; no ceiling of its own.
+    pub(crate) fn refund(&self) -> Scenario {
+        let orders = Arc::new(self.runtime.block_on(seed::captured_orders(
+            &self.pool,
+            "refund-",
+            REFUND_ORDERS,
+        )));
+        let (run, cost) = self.load(REFUND_CONCURRENCY, self.duration, move |w, i| {
+            let order = orders[(i * REFUND_CONCURRENCY + w) % orders.len()];
+            Request::refund(order, format!("refund-{w}-{i}"))
+        });
+        let accepted = usize::try_from(self.runtime.block_on(self.db.count(
+            "SELECT COUNT(*) AS n FROM operations WHERE operation_type = 'payments.refund.v1'",
+        )))
+        .unwrap_or(0);
+        let keys = run
+            .samples
+            .iter()
+            .filter(|s| s.status == 202)
+            .map(|s| s.key.as_str())
+            .collect::<HashSet<_>>()
+            .len();
+        report::scenario(
+            "refund",
+            REFUND_CONCURRENCY,
+            &run,
+            keys,
+            accepted,
             cost,
             None,
         )

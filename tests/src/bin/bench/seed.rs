@@ -51,3 +51,23 @@ pub(crate) async fn active_orders(
         .map(|row| u64::try_from(row.id).expect("an id"))
         .collect()
 }
+
+/// [`active_orders`], each with a succeeded capture of the largest amount, so refunds of
+/// it are accepted for as long as a scenario runs.
+pub(crate) async fn captured_orders(
+    pool: &Pool<AsyncMysqlConnection>,
+    prefix: &str,
+    count: u64,
+) -> Vec<u64> {
+    let ids = active_orders(pool, prefix, count).await;
+    let mut conn = pool.get().await.expect("seed connection");
+    conn.batch_execute(&format!(
+        "INSERT INTO payments (operation_id, tenant_id, order_id, provider_charge_id, amount, \
+           currency, created_at) \
+         SELECT UNHEX(MD5(CONCAT('pay-', id))), 1, id, CONCAT('ch_', id), 10000000, 'JPY', \
+           NOW(6) FROM orders WHERE client_order_ref LIKE '{prefix}%'"
+    ))
+    .await
+    .expect("seed payments");
+    ids
+}
