@@ -1,8 +1,9 @@
 //! A guard in front of the HTTP/1 parser. actix-http 3.20 (the latest release) panics on a
 //! header name over 64 KiB (an `unwrap` on `HeaderName::from_bytes` in its decoder): the
 //! connection then drops without an answer and the panic reaches the log. No header line
-//! of this API comes near that length, so a line over [`MAX_LINE`] bytes is answered `431`
-//! here and the connection ends before the parser sees it.
+//! of this API comes near that length, so a head line over `MAX_LINE` bytes is answered
+//! `431` here and the connection ends before the parser sees it. Only heads are measured
+//! ([`RequestFraming`]): a body of any size goes on to the parser, which answers `413`.
 
 use std::io;
 use std::pin::Pin;
@@ -10,18 +11,17 @@ use std::task::{Context, Poll, ready};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-/// The longest line a connection may send: the longest header name actix-http handles.
-pub(crate) const MAX_LINE: usize = 65_535;
+use super::request_framing::RequestFraming;
 
 /// What a connection hears when one of its lines is too long; then it is closed.
 const REFUSAL: &[u8] = b"HTTP/1.1 431 Request Header Fields Too Large\r\n\
     content-length: 0\r\nconnection: close\r\n\r\n";
 
-/// A connection whose lines are measured as they arrive.
+/// A connection whose heads' lines are measured as they arrive.
 #[derive(Debug)]
 pub(crate) struct HeadGuard<S> {
     inner: S,
-    line: usize,
+    framing: RequestFraming,
     refused: bool,
 }
 
@@ -30,21 +30,10 @@ impl<S> HeadGuard<S> {
     pub(crate) fn new(inner: S) -> Self {
         Self {
             inner,
-            line: 0,
+            framing: RequestFraming::default(),
             refused: false,
         }
     }
-}
-
-/// The length of the line in progress after `bytes`, or `None` once it is over the limit.
-fn measure(mut line: usize, bytes: &[u8]) -> Option<usize> {
-    for &byte in bytes {
-        line = if byte == b'\n' { 0 } else { line + 1 };
-        if line > MAX_LINE {
-            return None;
-        }
-    }
-    Some(line)
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for HeadGuard<S> {
@@ -58,15 +47,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for HeadGuard<S> {
         }
         let before = buf.filled().len();
         ready!(Pin::new(&mut self.inner).poll_read(cx, buf))?;
-        match measure(self.line, &buf.filled()[before..]) {
-            Some(line) => self.line = line,
-            None => {
-                // The parser sees none of it: it reads the end of the connection instead.
-                buf.set_filled(before);
-                self.refused = true;
-                // Best effort: a full send buffer only costs the answer, not the refusal.
-                let _ = Pin::new(&mut self.inner).poll_write(cx, REFUSAL);
-            }
+        if self.framing.follow(&buf.filled()[before..]).is_err() {
+            // The parser sees none of it: it reads the end of the connection instead.
+            buf.set_filled(before);
+            self.refused = true;
+            // Best effort: a full send buffer only costs the answer, not the refusal.
+            let _ = Pin::new(&mut self.inner).poll_write(cx, REFUSAL);
         }
         Poll::Ready(Ok(()))
     }
@@ -99,19 +85,5 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for HeadGuard<S> {
 
     fn is_write_vectored(&self) -> bool {
         self.inner.is_write_vectored()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_line_is_measured_across_reads_and_ends_at_a_newline() {
-        let half = vec![b'x'; MAX_LINE / 2];
-        let line = measure(0, &half).unwrap();
-        assert_eq!(measure(line, &half), Some(MAX_LINE / 2 * 2));
-        assert_eq!(measure(MAX_LINE - 1, b"\r\nGET"), Some(3));
-        assert_eq!(measure(MAX_LINE, b"x"), None);
     }
 }

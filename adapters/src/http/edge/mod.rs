@@ -10,5 +10,6 @@ pub(crate) mod members;
 pub(crate) mod problem;
 pub(crate) mod refusal_form;
 pub(crate) mod request_context;
+mod request_framing;
 pub(crate) mod respond;
 pub(crate) mod strict_json;

@@ -10,6 +10,7 @@ use tests::{ALL_PERMISSIONS, order_json, token, wait_until};
 
 use crate::support::{App, full_token};
 
+mod large_bodies;
 mod slow_bodies;
 mod tokens_and_ids;
 
