@@ -2,8 +2,9 @@
 //! queries, newest first), single reads, and writes in one transaction with their audit row.
 
 use application::admin::{
-    AdminOperation, AdminScope, AdminStore, AuditCursor, AuditEntry, AuditEvent, KeyAddress,
-    KeyRecordView, KeyState, OperationChange, OperationCursor, OperationFilter, Recording,
+    AdminOperation, AdminScope, AdminStore, AuditCursor, AuditEntry, AuditEvent, ChangeOutcome,
+    KeyAddress, KeyRecordView, KeyState, OperationChange, OperationCursor, OperationFilter,
+    Recording,
 };
 use application::ports::{StoreError, UnitOfWork};
 use diesel::dsl;
@@ -147,11 +148,12 @@ for_both_stores! {
             change: &OperationChange<'_>,
             audit: &AuditEntry,
             recording: Option<Recording<'_, Self::Tx>>,
-        ) -> Result<bool, StoreError> {
+        ) -> Result<ChangeOutcome, StoreError> {
             let mut tx = self.begin().await?;
-            let changed = tx
+            let outcome = tx
                 .run("operator change", async |conn, _| change_operation(conn, change).await)
                 .await?;
+            let changed = outcome == ChangeOutcome::Changed;
             if changed {
                 if let Some(Recording { step, end }) = recording {
                     record_end(&mut tx, step, end).await?;
@@ -159,7 +161,8 @@ for_both_stores! {
                 tx.run("audit insert", async |conn, _| insert_audit(conn, audit).await)
                     .await?;
             }
-            commit_if(tx, changed).await
+            commit_if(tx, changed).await?;
+            Ok(outcome)
         }
 
         async fn find_key(&self, address: &KeyAddress) -> Result<Option<KeyRecordView>, StoreError> {

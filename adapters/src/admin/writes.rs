@@ -1,16 +1,18 @@
 //! An operator's writes: conditional like a worker's (`docs/admin.md#fencing`), each
 //! answering by its row count whether the row was still as the operator saw it.
 
-use application::admin::{AuditEntry, KeyAddress, OperationChange};
+use application::admin::{AuditEntry, ChangeOutcome, KeyAddress, OperationChange};
 use application::ports::StoreError;
 use chrono::NaiveDateTime;
 use diesel::dsl;
 use diesel::prelude::*;
 use diesel::query_builder::{QueryFragment, QueryId};
+use diesel::result::{DatabaseErrorKind, Error};
 use diesel_async::RunQueryDsl;
 
 use super::audit_rows::NewAuditRow;
 use crate::leased::fenced::unleased;
+use crate::orders::TakeActiveOrder;
 use crate::sql::bad_value::OutOfRange;
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
@@ -70,17 +72,21 @@ fn changed_one(rows: usize) -> bool {
     rows == 1
 }
 
-/// The operation's row only; the caller adds the payment and the audit row.
+/// The operation's row only (the caller adds the kind's record and the audit row), then,
+/// for a change that [takes the order](OperationChange::takes_order), the order: in that
+/// order, as a worker ending the operation locks them, so the two never deadlock. A unique
+/// violation is a kind's rule about the order's operations (one active capture per order).
 pub(crate) async fn change_operation<C>(
     conn: &mut C,
     change: &OperationChange<'_>,
-) -> Result<bool, StoreError>
+) -> Result<ChangeOutcome, StoreError>
 where
     C: SqlConnection,
     change_statement: QueryFragment<C::Backend> + QueryId,
+    TakeActiveOrder: QueryFragment<C::Backend>,
 {
     let seen = to_i64(change.seen_generation.get())?;
-    change_statement(
+    let changed = change_statement(
         change.id.as_bytes().to_vec(),
         change.seen_state.as_stored(),
         seen,
@@ -90,9 +96,29 @@ where
         change.now.naive_utc(),
     )
     .execute(conn)
-    .await
-    .map(changed_one)
-    .map_err(C::Backend::store_error)
+    .await;
+    match changed {
+        Ok(rows) if changed_one(rows) => {}
+        Ok(_) => return Ok(ChangeOutcome::Stale),
+        Err(Error::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => {
+            return Ok(ChangeOutcome::Conflict);
+        }
+        Err(error) => return Err(C::Backend::store_error(error)),
+    }
+    if change.takes_order() {
+        let (tenant, order) = change.order;
+        let taken = TakeActiveOrder {
+            tenant: to_i64(tenant.get())?,
+            order: to_i64(order.get())?,
+        }
+        .execute(conn)
+        .await
+        .map_err(C::Backend::store_error)?;
+        if taken == 0 {
+            return Ok(ChangeOutcome::OrderNotActive);
+        }
+    }
+    Ok(ChangeOutcome::Changed)
 }
 
 pub(crate) async fn evict_completed<C>(

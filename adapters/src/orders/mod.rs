@@ -10,3 +10,4 @@ mod revision;
 pub use create::decode_new_order;
 pub(crate) use read::{ORDER_ID, order_in_path};
 pub(crate) use read_sql::push_tenants_active_order;
+pub(crate) use revision::TakeActiveOrder;

@@ -16,6 +16,7 @@ use diesel::sql_types::BigInt;
 use diesel_async::RunQueryDsl;
 use domain::{OrderId, TenantId};
 
+use super::read_sql::push_tenants_active_order;
 use crate::sql::bad_value::{bad, bad_row};
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::Classify;
@@ -23,27 +24,37 @@ use crate::sql::connection::SqlConnection;
 use crate::sql::rows::to_i64;
 use crate::sql::schema::orders;
 
-/// `UPDATE orders SET revision = revision + 1 WHERE id = ? AND tenant_id = ?`, whatever the
-/// order's status. Hand-written, like the capture's: diesel prepares a DSL `UPDATE` anew on
-/// every call.
-pub(crate) struct RaiseRevision {
-    tenant: i64,
-    order: i64,
+/// `UPDATE orders SET revision = revision + 1 WHERE id = ? AND tenant_id = ?`, for an event
+/// another operation writes about the order whatever its status; with `ACTIVE_ONLY`, `AND
+/// status = 'ACTIVE'` ([`TakeActiveOrder`]). The update row-locks the order and, on Galera,
+/// makes a concurrent cancel's write set conflict with this one. Hand-written: diesel
+/// prepares a DSL `UPDATE` anew on every call.
+pub(crate) struct RaiseRevision<const ACTIVE_ONLY: bool> {
+    pub(crate) tenant: i64,
+    pub(crate) order: i64,
 }
 
-pub(crate) struct RaiseRevisionQuery;
+/// Takes the tenant's active order for work on it (a capture's acceptance, an operator's
+/// retry): a cancelled or foreign order changes no row.
+pub(crate) type TakeActiveOrder = RaiseRevision<true>;
 
-impl QueryId for RaiseRevision {
-    type QueryId = RaiseRevisionQuery;
+pub(crate) struct RaiseRevisionQuery<const ACTIVE_ONLY: bool>;
+
+impl<const ACTIVE_ONLY: bool> QueryId for RaiseRevision<ACTIVE_ONLY> {
+    type QueryId = RaiseRevisionQuery<ACTIVE_ONLY>;
     const HAS_STATIC_QUERY_ID: bool = true;
 }
 
-impl<DB: Backend> QueryFragment<DB> for RaiseRevision
+impl<DB: Backend, const ACTIVE_ONLY: bool> QueryFragment<DB> for RaiseRevision<ACTIVE_ONLY>
 where
     i64: ToSql<BigInt, DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        out.push_sql("UPDATE orders SET revision = revision + 1 WHERE id = ");
+        out.push_sql("UPDATE orders SET revision = revision + 1");
+        if ACTIVE_ONLY {
+            return push_tenants_active_order(&mut out, &self.order, &self.tenant);
+        }
+        out.push_sql(" WHERE id = ");
         out.push_bind_param::<BigInt, _>(&self.order)?;
         out.push_sql(" AND tenant_id = ");
         out.push_bind_param::<BigInt, _>(&self.tenant)
@@ -65,13 +76,13 @@ pub(crate) async fn next_revision<C>(
 ) -> Result<u64, StoreError>
 where
     C: SqlConnection,
-    RaiseRevision: QueryFragment<C::Backend>,
+    RaiseRevision<false>: QueryFragment<C::Backend>,
     Limit<revision_of>: QueryFragment<C::Backend>,
     C::Backend: QueryMetadata<BigInt>,
     i64: FromSqlRow<BigInt, C::Backend>,
 {
     let (tenant, order) = (to_i64(tenant.get())?, to_i64(order.get())?);
-    let raised = RaiseRevision { tenant, order }
+    let raised = RaiseRevision::<false> { tenant, order }
         .execute(conn)
         .await
         .map_err(C::Backend::store_error)?;

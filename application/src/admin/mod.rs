@@ -14,7 +14,7 @@ pub use json::{
     audit_page_json, key_json, operation_json, operations_page_json,
 };
 pub use page::{AuditCursor, BadCursor, BadLimit, Cursor, OperationCursor, Page, PageLimit};
-pub use ports::{AdminStore, OperationChange, OperationFilter, Recording};
+pub use ports::{AdminStore, ChangeOutcome, OperationChange, OperationFilter, Recording};
 pub use refusal::AdminRefusal;
 pub use scope::{
     ADMIN_READ, ADMIN_WRITE, ALL_TENANTS, AdminScope, BadOperatorName, OperatorName, Who,

@@ -5,7 +5,7 @@
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
-use domain::{Generation, OperationState, OperatorAction, TenantId};
+use domain::{Generation, OperationState, OperatorAction, OrderId, TenantId};
 use uuid::Uuid;
 
 use super::page::{AuditCursor, OperationCursor};
@@ -30,12 +30,39 @@ pub struct OperationFilter {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OperationChange<'a> {
     pub id: Uuid,
+    /// The operation's order, as its tenant's.
+    pub order: (TenantId, OrderId),
     pub seen_state: OperationState,
     pub seen_generation: Generation,
     pub action: &'a OperatorAction,
     /// What the row keeps: 0 for a retry (it starts over), else as seen.
     pub attempts: u32,
     pub now: DateTime<Utc>,
+}
+
+impl OperationChange<'_> {
+    /// Whether the change resumes the work or ends it done: then the order must still take
+    /// work, judged in the change's transaction (a cancelled order is charged by nobody).
+    #[must_use]
+    pub fn takes_order(&self) -> bool {
+        matches!(
+            self.action.ends_in(),
+            OperationState::Pending | OperationState::Succeeded
+        )
+    }
+}
+
+/// What an operator's change came to; nothing is written but for `Changed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeOutcome {
+    Changed,
+    /// The row is no longer in the state and at the generation seen.
+    Stale,
+    /// The order is cancelled (or gone): it takes no more work.
+    OrderNotActive,
+    /// Another operation of the order holds what this one would take (the order's one
+    /// pending or succeeded capture).
+    Conflict,
 }
 
 /// A resolution's end as the operation's kind records it, in the change's transaction.
@@ -69,15 +96,15 @@ pub trait AdminStore: UnitOfWork + Send + Sync {
         id: Uuid,
     ) -> impl Future<Output = Result<Option<AdminOperation>, StoreError>> + Send;
 
-    /// One transaction: the conditional change, the kind's record of a resolution (its
-    /// payment, say) with the result it shows, the audit row. `false`: the conditions no
-    /// longer held and nothing was written.
+    /// One transaction: the order taken when the change [takes it](OperationChange::takes_order),
+    /// the conditional change, the kind's record of a resolution (its payment, say) with the
+    /// result it shows, the audit row. Anything but `Changed` wrote nothing.
     fn change_operation(
         &self,
         change: &OperationChange<'_>,
         audit: &AuditEntry,
         recording: Option<Recording<'_, Self::Tx>>,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    ) -> impl Future<Output = Result<ChangeOutcome, StoreError>> + Send;
 
     fn find_key(
         &self,

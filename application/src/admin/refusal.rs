@@ -22,6 +22,12 @@ pub enum AdminRefusal {
     /// Resolving needs the operation's kind, and this process does not serve it.
     #[error("the operation's kind is not served here")]
     UnknownKind,
+    /// The operation's order is cancelled: a retry or a success would charge it.
+    #[error("the operation's order is cancelled")]
+    OrderNotActive,
+    /// Another operation of the order holds what this one would take.
+    #[error("another operation of the order conflicts")]
+    OperationConflict,
     /// A worker holds a live lease for that many more seconds.
     #[error("a worker holds the operation")]
     Busy { retry_after_secs: u64 },
@@ -40,6 +46,8 @@ impl AdminRefusal {
             Self::KeyRetentionPassed => "key_retention_passed",
             Self::Busy { .. } => "operation_busy",
             Self::UnknownKind => "unknown_operation_type",
+            Self::OrderNotActive => "order_cancelled",
+            Self::OperationConflict => "operation_conflict",
             Self::Store(_) => "unavailable",
         }
     }

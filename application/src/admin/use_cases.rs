@@ -5,7 +5,7 @@ use domain::{OperatorAction, Resolution};
 use uuid::Uuid;
 
 use super::page::{AuditCursor, OperationCursor, Page, PageLimit};
-use super::ports::{AdminStore, OperationChange, OperationFilter, Recording};
+use super::ports::{AdminStore, ChangeOutcome, OperationChange, OperationFilter, Recording};
 use super::refusal::AdminRefusal;
 use super::scope::{AdminScope, Who};
 use super::views::{
@@ -93,6 +93,7 @@ impl<S: AdminStore> Admin<'_, S> {
             self.judge(&seen, action, now)?;
             let change = OperationChange {
                 id,
+                order: (seen.tenant, seen.order),
                 seen_state: seen.state,
                 seen_generation: seen.generation,
                 action,
@@ -138,12 +139,15 @@ impl<S: AdminStore> Admin<'_, S> {
                 }),
                 OperatorAction::Retry | OperatorAction::Cancel => None,
             };
-            if self
+            match self
                 .store
                 .change_operation(&change, &audit, recording)
                 .await?
             {
-                return self.show_operation(request.scope, id).await;
+                ChangeOutcome::Changed => return self.show_operation(request.scope, id).await,
+                ChangeOutcome::Stale => {}
+                ChangeOutcome::OrderNotActive => return Err(AdminRefusal::OrderNotActive),
+                ChangeOutcome::Conflict => return Err(AdminRefusal::OperationConflict),
             }
         }
         Err(AdminRefusal::Busy {

@@ -1,7 +1,7 @@
 //! The judgement before any write: the operation must exist in scope, be in the state the
 //! action applies to, be within the key's retention for a retry, and have no live lease.
 
-use application::admin::{AdminOperation, AdminRefusal, AdminRequest, AdminScope};
+use application::admin::{AdminOperation, AdminRefusal, AdminRequest, AdminScope, ChangeOutcome};
 use application::leased::EndedAs;
 use chrono::TimeDelta;
 use domain::{OperationState, OperatorAction, ProviderId, Resolution};
@@ -37,7 +37,7 @@ async fn allowed(seen: AdminOperation, action: &OperatorAction) {
     store
         .expect_change_operation()
         .times(1)
-        .returning(|_, _, _| ready(Ok(true)));
+        .returning(|_, _, _| ready(Ok(ChangeOutcome::Changed)));
     admin(&store)
         .act(&request(), op_id(), action)
         .await
@@ -199,7 +199,7 @@ async fn a_resolution_is_recorded_as_its_kind_records_it_and_the_other_actions_r
                     })
             })
             .times(1)
-            .returning(|_, _, _| ready(Ok(true)));
+            .returning(|_, _, _| ready(Ok(ChangeOutcome::Changed)));
         admin(&store)
             .act(&request(), op_id(), &action)
             .await
@@ -218,4 +218,41 @@ async fn a_kind_not_served_here_cannot_be_resolved_but_can_be_retried() {
         AdminRefusal::UnknownKind
     ));
     allowed(unknown, &OperatorAction::Retry).await;
+}
+
+#[tokio::test]
+async fn a_change_the_order_refuses_is_answered_at_once_never_tried_again() {
+    for (outcome, expected) in [
+        (ChangeOutcome::OrderNotActive, "order_cancelled"),
+        (ChangeOutcome::Conflict, "operation_conflict"),
+    ] {
+        let mut store = store_reading(operation(OperationState::NeedsReview), 1);
+        store
+            .expect_change_operation()
+            .times(1)
+            .withf(|change, _, _| change.takes_order() && change.order.1.get() == 9)
+            .returning(move |_, _, _| ready(Ok(outcome)));
+        let refusal = admin(&store)
+            .act(&request(), op_id(), &OperatorAction::Retry)
+            .await
+            .unwrap_err();
+        assert_eq!(refusal.code(), expected, "{refusal:?}");
+    }
+    let declined = OperatorAction::Resolve(Resolution::Declined);
+    let cancel = OperatorAction::Cancel;
+    for action in [&declined, &cancel] {
+        let change = application::admin::OperationChange {
+            id: op_id(),
+            order: (domain::TenantId::parse(1).unwrap(), domain::OrderId::new(9)),
+            seen_state: OperationState::NeedsReview,
+            seen_generation: domain::Generation::new(0),
+            action,
+            attempts: 0,
+            now: chrono::Utc::now(),
+        };
+        assert!(
+            !change.takes_order(),
+            "{action:?} takes nothing of the order"
+        );
+    }
 }

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use application::admin::{
-    AdminOperation, AdminRefusal, AdminRequest, AuditEntry, OperationChange, Target,
+    AdminOperation, AdminRefusal, AdminRequest, AuditEntry, ChangeOutcome, OperationChange, Target,
 };
 use application::ports::StoreError;
 use domain::{Generation, OperationState, OperatorAction, Resolution};
@@ -58,7 +58,7 @@ async fn changed(
         .in_sequence(&mut order)
         .returning(move |change, audit, _| {
             *record.lock().unwrap() = Some(owned(change, audit));
-            ready(Ok(true))
+            ready(Ok(ChangeOutcome::Changed))
         });
     let scope = request.scope;
     store
@@ -184,7 +184,7 @@ async fn each_action_is_audited_by_its_name_and_states_in_api_spelling() {
 }
 
 /// A store whose reads answer `reads` in turn and whose changes answer `writes` in turn.
-fn store_answering(reads: Vec<AdminOperation>, writes: Vec<bool>) -> MockStore {
+fn store_answering(reads: Vec<AdminOperation>, writes: Vec<ChangeOutcome>) -> MockStore {
     let mut store = MockStore::new();
     let mut order = Sequence::new();
     let mut writes = writes.into_iter();
@@ -214,7 +214,7 @@ async fn a_lost_race_judges_the_new_row_and_refuses_for_its_state() {
     };
     let store = store_answering(
         vec![operation(OperationState::NeedsReview), moved],
-        vec![false],
+        vec![ChangeOutcome::Stale],
     );
 
     let refusal = admin(&store)
@@ -251,7 +251,13 @@ async fn a_lost_race_to_a_new_generation_tries_again_under_it() {
             .withf(move |change, _, _| change.seen_generation == generation)
             .times(1)
             .in_sequence(&mut order)
-            .return_once(move |_, _, _| ready(Ok(generation == Generation::new(5))));
+            .return_once(move |_, _, _| {
+                ready(Ok(if generation == Generation::new(5) {
+                    ChangeOutcome::Changed
+                } else {
+                    ChangeOutcome::Stale
+                }))
+            });
     }
     let after = operation(OperationState::Cancelled);
     let answer = after.clone();
@@ -272,7 +278,10 @@ async fn a_lost_race_to_a_new_generation_tries_again_under_it() {
 #[tokio::test]
 async fn three_lost_races_answer_busy_for_a_second() {
     let seen = operation(OperationState::Pending);
-    let store = store_answering(vec![seen.clone(), seen.clone(), seen], vec![false; 3]);
+    let store = store_answering(
+        vec![seen.clone(), seen.clone(), seen],
+        vec![ChangeOutcome::Stale; 3],
+    );
 
     let refusal = admin(&store)
         .act(&request(), op_id(), &OperatorAction::Cancel)

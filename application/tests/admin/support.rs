@@ -5,8 +5,8 @@ use std::pin::Pin;
 
 use application::admin::{
     Admin, AdminOperation, AdminRequest, AdminScope, AdminStore, AuditCursor, AuditEntry,
-    AuditEvent, KeyAddress, KeyRecordView, KeyState, OperationChange, OperationCursor,
-    OperationFilter, OperatorName, Recording, Who,
+    AuditEvent, ChangeOutcome, KeyAddress, KeyRecordView, KeyState, OperationChange,
+    OperationCursor, OperationFilter, OperatorName, Recording, Who,
 };
 use application::leased::{LeasedKinds, Members};
 use application::payments::CapturePayment;
@@ -42,7 +42,7 @@ mock! {
             change: &OperationChange<'a>,
             audit: &AuditEntry,
             recording: Option<Recording<'b, NoTx>>,
-        ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+        ) -> impl Future<Output = Result<ChangeOutcome, StoreError>> + Send;
         fn find_key(
             &self,
             address: &KeyAddress,

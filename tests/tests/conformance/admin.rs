@@ -43,6 +43,10 @@ fn op(n: u128) -> Uuid {
     Uuid::from_u128(n)
 }
 
+fn tenant(n: u64) -> TenantId {
+    TenantId::parse(n).unwrap()
+}
+
 fn admin<'a, S: ServiceStore>(store: &'a S, kinds: &'a LeasedKinds<S::Tx>) -> Admin<'a, S> {
     Admin {
         store,

@@ -62,6 +62,18 @@ impl ProblemForm for AdminRefusal {
                 "Operation type not served",
                 "This server does not serve the operation's type, so it cannot record its resolution. Resolve it through a server that does.",
             ),
+            Self::OrderNotActive => Problem::new(
+                409,
+                code,
+                "Order cancelled",
+                "The operation's order is cancelled: retrying the operation or resolving it as succeeded would act on a cancelled order. Resolve it as declined, or cancel it.",
+            ),
+            Self::OperationConflict => Problem::new(
+                409,
+                code,
+                "Operation conflict",
+                "Another operation of the order holds what this one would take (for a capture: the order's one pending or succeeded capture). Settle that operation first.",
+            ),
             Self::Store(_) => Problem::unavailable(),
         }
     }

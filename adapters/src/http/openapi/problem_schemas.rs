@@ -110,6 +110,9 @@ problem_schema! {
         AdminRefusal::OperationState(OperationState::NeedsReview).problem(),
         AdminRefusal::KeyRetentionPassed.problem(),
         AdminRefusal::Busy { retry_after_secs: 1 }.problem(),
+        AdminRefusal::OrderNotActive.problem(),
+        AdminRefusal::OperationConflict.problem(),
+        AdminRefusal::UnknownKind.problem(),
     ]
 }
 problem_schema! {

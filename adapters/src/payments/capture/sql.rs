@@ -7,20 +7,17 @@ use application::leased::{Ended, NewOperation};
 use application::payments::{CaptureAcceptance, CaptureJob, CaptureRefusal, PaymentRecords};
 use application::ports::StoreError;
 use chrono::NaiveDateTime;
-use diesel::QueryResult;
-use diesel::backend::Backend;
 use diesel::deserialize::FromSqlRow;
 use diesel::dsl::{self, Limit, Values};
 use diesel::expression::QueryMetadata;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
-use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, Text};
+use diesel::query_builder::{QueryFragment, QueryId};
+use diesel::sql_types::Text;
 use diesel_async::RunQueryDsl;
 use domain::OrderStatus;
 
 use crate::leased::{InsertOperation, InsertTrace, insert_operation};
-use crate::orders::push_tenants_active_order;
+use crate::orders::TakeActiveOrder;
 use crate::sql::bad_value::OutOfRange;
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Classify, Unique, refused_on};
@@ -36,32 +33,6 @@ pub(crate) const ACTIVE_CAPTURE: Unique = Unique {
 };
 
 const ACTIVE: &str = OrderStatus::Active.as_stored();
-
-/// `UPDATE orders SET revision = revision + 1 WHERE id = ? AND tenant_id = ? AND status =
-/// 'ACTIVE'`: row-locks the tenant's active order, and on Galera makes a concurrent
-/// cancel's write set conflict with this one. Hand-written, like the record's completion
-/// (`sql/complete_record.rs`): diesel prepares a DSL `UPDATE` anew on every call.
-pub(crate) struct TakeActiveOrder {
-    tenant: i64,
-    order: i64,
-}
-
-pub(crate) struct TakeActiveOrderQuery;
-
-impl QueryId for TakeActiveOrder {
-    type QueryId = TakeActiveOrderQuery;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl<DB: Backend> QueryFragment<DB> for TakeActiveOrder
-where
-    i64: ToSql<BigInt, DB>,
-{
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        out.push_sql("UPDATE orders SET revision = revision + 1");
-        push_tenants_active_order(&mut out, &self.order, &self.tenant)
-    }
-}
 
 /// Why the order did not take the capture.
 #[dsl::auto_type]

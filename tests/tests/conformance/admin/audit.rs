@@ -2,17 +2,13 @@
 //! keyset pages visit every row once.
 
 use application::admin::{
-    AdminScope, AdminStore, AuditCursor, AuditEntry, OperationChange, OperatorName, PageLimit,
-    Target, Who,
+    AdminScope, AdminStore, AuditCursor, AuditEntry, ChangeOutcome, OperationChange, OperatorName,
+    PageLimit, Target, Who,
 };
-use domain::{ActorId, Generation, OperationState, OperatorAction, TenantId};
+use domain::{ActorId, Generation, OperationState, OperatorAction};
 use tests::Backend;
 
-use super::{NewOp, admin, insert_completed_key, insert_operation, key_address, now, op};
-
-fn tenant(n: u64) -> TenantId {
-    TenantId::parse(n).unwrap()
-}
+use super::{NewOp, admin, insert_completed_key, insert_operation, key_address, now, op, tenant};
 
 /// Request `r<n>`: by an operator when `n` is even, else by a caller.
 fn entry(n: usize, kind: &'static str, id: String, target_tenant: u64) -> AuditEntry {
@@ -53,6 +49,10 @@ async fn cancel<S: AdminStore>(store: &S, n: usize, operation: u128, tenant: u64
     let action = OperatorAction::Cancel;
     let change = OperationChange {
         id: op(operation),
+        order: (
+            super::tenant(tenant),
+            domain::OrderId::new(u64::try_from(operation).unwrap()),
+        ),
         seen_state: OperationState::Pending,
         seen_generation: Generation::new(0),
         action: &action,
@@ -65,7 +65,10 @@ async fn cancel<S: AdminStore>(store: &S, n: usize, operation: u128, tenant: u64
         op(operation).hyphenated().to_string(),
         tenant,
     );
-    assert!(store.change_operation(&change, &audit, None).await.unwrap());
+    assert_eq!(
+        store.change_operation(&change, &audit, None).await.unwrap(),
+        ChangeOutcome::Changed
+    );
 }
 
 /// Every page of the trail, as the request ids each shows.

@@ -5,23 +5,17 @@
 use adapters::api::{ServiceStore, leased_kinds};
 use application::StepError;
 use application::admin::{
-    AdminScope, AdminStore, AuditEntry, OperationChange, Recording, Target, Who,
+    AdminScope, AdminStore, AuditEntry, ChangeOutcome, OperationChange, Recording, Target, Who,
 };
 use application::leased::{EndedAs, Members, StoredEnd};
 use application::payments::{CaptureAcceptance, CaptureRefusal};
 use application::ports::{RecordTx, UnitOfWork};
-use domain::{
-    ActorId, Generation, OperationState, OperatorAction, ProviderId, Resolution, TenantId,
-};
+use domain::{ActorId, Generation, OperationState, OperatorAction, ProviderId, Resolution};
 use tests::Backend;
 use tests::leased::{due, new_capture};
 
-use super::{NewOp, assert_event, at, insert_operation, now, op};
+use super::{NewOp, assert_event, at, insert_operation, now, op, tenant};
 use crate::acceptance::add_order;
-
-fn tenant(n: u64) -> TenantId {
-    TenantId::parse(n).unwrap()
-}
 
 fn succeeded() -> EndedAs<'static> {
     EndedAs::Succeeded {
@@ -49,9 +43,11 @@ fn entry(action: &OperatorAction) -> AuditEntry {
     }
 }
 
+/// The change of operation 7, of order 9 of tenant 1.
 fn change(action: &OperatorAction, state: OperationState, generation: u64) -> OperationChange<'_> {
     OperationChange {
         id: op(7),
+        order: (tenant(1), domain::OrderId::new(9)),
         seen_state: state,
         seen_generation: Generation::new(generation),
         action,
@@ -89,6 +85,7 @@ async fn resolve<S: ServiceStore>(
         .change_operation(change, audit, Some(recording))
         .await
         .unwrap()
+        == ChangeOutcome::Changed
 }
 
 /// The payment a succeeded operation shows: `{"payment":{...}}`'s member.
@@ -209,6 +206,7 @@ pub(crate) async fn a_retry_makes_the_operation_due_now_under_its_key<B: Backend
     let row = NewOp {
         state: "NEEDS_REVIEW",
         generation: 3,
+        order: 9,
         ..NewOp::new(7)
     };
     insert_operation(&db, &row).await;
@@ -216,11 +214,12 @@ pub(crate) async fn a_retry_makes_the_operation_due_now_under_its_key<B: Backend
     let action = OperatorAction::Retry;
 
     let retry = change(&action, OperationState::NeedsReview, 3);
-    assert!(
+    assert_eq!(
         store
             .change_operation(&retry, &entry(&action), None)
             .await
-            .unwrap()
+            .unwrap(),
+        ChangeOutcome::Changed
     );
 
     let after = store
@@ -305,11 +304,12 @@ pub(crate) async fn a_cancel_frees_the_order_for_another_capture<B: Backend>() {
     let action = OperatorAction::Cancel;
 
     let cancel = change(&action, OperationState::Pending, 0);
-    assert!(
+    assert_eq!(
         store
             .change_operation(&cancel, &entry(&action), None)
             .await
-            .unwrap()
+            .unwrap(),
+        ChangeOutcome::Changed
     );
 
     let after = store

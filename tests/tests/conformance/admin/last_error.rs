@@ -1,14 +1,16 @@
 //! The class of the last attempt's error, as the worker stores it: kept through a retry
 //! and needs-review, cleared by a success.
 
-use application::admin::{AdminScope, AdminStore, AuditEntry, OperationChange, Target, Who};
+use application::admin::{
+    AdminScope, AdminStore, AuditEntry, ChangeOutcome, OperationChange, Target, Who,
+};
 use application::ports::{DueOperation, Ending, OperationStore};
 use chrono::TimeDelta;
 use domain::{AttemptError, Lease, OperationState, OperatorAction, OwnerId, TenantId};
 use tests::Backend;
 use tests::leased::complete;
 
-use super::{NewOp, insert_operation, now, op};
+use super::{NewOp, insert_operation, now, op, tenant};
 
 /// Claims operation 7, due at `now`, for 30 s.
 async fn claim<S: OperationStore>(store: &S) -> (DueOperation, Lease) {
@@ -69,6 +71,7 @@ pub(crate) async fn the_last_attempts_error_is_kept_until_a_success<B: Backend>(
     let retry = OperatorAction::Retry;
     let change = OperationChange {
         id: op(7),
+        order: (tenant(1), domain::OrderId::new(7)),
         seen_state: OperationState::NeedsReview,
         seen_generation: lease.generation,
         action: &retry,
@@ -88,7 +91,10 @@ pub(crate) async fn the_last_attempts_error_is_kept_until_a_success<B: Backend>(
         request_id: "cli-2".to_owned(),
         at: now(),
     };
-    assert!(store.change_operation(&change, &audit, None).await.unwrap());
+    assert_eq!(
+        store.change_operation(&change, &audit, None).await.unwrap(),
+        ChangeOutcome::Changed
+    );
     let (due, lease) = claim(store).await;
     let success = Ending::Succeeded {
         provider_id: "ch_7".into(),

@@ -3,10 +3,10 @@
 
 use application::admin::{AdminOperation, AdminScope, AdminStore, OperationFilter, PageLimit};
 use application::leased::Members;
-use domain::{Generation, OperationState, OrderId, TenantId};
+use domain::{Generation, OperationState, OrderId};
 use tests::Backend;
 
-use super::{NewOp, admin, at, hex, insert_operation, op};
+use super::{NewOp, admin, at, hex, insert_operation, op, tenant};
 
 const REFUND: &str = "payments.refund.v1";
 
@@ -52,10 +52,6 @@ async fn add_operations<B: Backend>(db: &B) {
 /// What operation 4's capture recorded when it succeeded.
 const PAID_4: &str =
     r#"{"payment":{"paymentId":"1","providerChargeId":"ch_4","amount":1500,"currency":"JPY"}}"#;
-
-fn tenant(n: u64) -> TenantId {
-    TenantId::parse(n).unwrap()
-}
 
 async fn listed<S: AdminStore>(store: &S, scope: AdminScope, filter: OperationFilter) -> Vec<u128> {
     let rows = store

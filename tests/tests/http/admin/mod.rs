@@ -6,6 +6,7 @@
 mod actions;
 mod cli;
 mod keys;
+mod order_rules;
 mod refunds;
 mod refusals;
 mod support;
