@@ -8,6 +8,14 @@ use tests::{cancel_json, capture_json};
 use super::support::{action, audit_rows, needs_review, payment_rows, pending_capture};
 use crate::support::{App, assert_problem, full_token};
 
+/// The order of the operation `id`, as its status read names it.
+fn order_of(app: &App, id: &str) -> String {
+    let status = app
+        .api
+        .get(&format!("/api/operations/{id}"), Some(&full_token()));
+    status.json()["orderId"].as_str().unwrap().to_owned()
+}
+
 const SUCCEEDED: &str = r#"{"outcome":"succeeded","providerChargeId":"ch_late"}"#;
 
 #[tokio::test]
@@ -15,13 +23,7 @@ async fn a_capture_of_a_cancelled_order_is_neither_retried_nor_resolved_as_paid(
     let app = App::start().await;
     let capture = pending_capture(&app, "REF-1");
     needs_review(&app, &capture).await;
-    let order = app
-        .api
-        .get(&format!("/api/operations/{capture}"), Some(&full_token()))
-        .json()["orderId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let order = order_of(&app, &capture);
     let cancelled = app.api.cancel(
         &full_token(),
         &order,
@@ -56,13 +58,7 @@ async fn a_second_active_capture_of_an_order_is_a_conflict_not_an_outage() {
     let app = App::start().await;
     let first = pending_capture(&app, "REF-1");
     needs_review(&app, &first).await;
-    let order = app
-        .api
-        .get(&format!("/api/operations/{first}"), Some(&full_token()))
-        .json()["orderId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let order = order_of(&app, &first);
     let second = app.api.capture(
         &full_token(),
         &order,
