@@ -11,11 +11,12 @@ use tests::{ALL_PERMISSIONS, forged_token, token};
 use crate::support::{App, full_token};
 
 /// Every route of `docs/http-api.md#routes`, as the document names it.
-const ROUTES: [(&str, &str); 17] = [
+const ROUTES: [(&str, &str); 18] = [
     ("/api/orders", "post"),
     ("/api/orders/{orderId}", "get"),
     ("/api/orders/{orderId}/cancel", "post"),
     ("/api/orders/{orderId}/payments", "post"),
+    ("/api/orders/{orderId}/refunds", "post"),
     ("/api/operations/{operationId}", "get"),
     ("/api/admin/operations", "get"),
     ("/api/admin/operations/{operationId}", "get"),
@@ -188,6 +189,7 @@ async fn schemathesis_finds_no_response_that_breaks_the_document() {
             "/api/orders",
             "/api/orders/{order_id}/payments",
             "/api/orders/{order_id}/cancel",
+            "/api/orders/{order_id}/refunds",
         ] {
             assert!(
                 answered(&app, route, status) > 0.0,
