@@ -140,6 +140,13 @@ impl OperationState {
         self != Self::Pending
     }
 
+    /// Nobody will act on it again: succeeded, declined or cancelled. A pending operation
+    /// is a worker's, one in review a person's.
+    #[must_use]
+    pub fn is_settled(self) -> bool {
+        !matches!(self, Self::Pending | Self::NeedsReview)
+    }
+
     #[must_use]
     pub fn may_end_in(self, to: Self) -> bool {
         self == Self::Pending && to.is_final()

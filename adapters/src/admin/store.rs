@@ -40,6 +40,7 @@ fn key_metadata(tenant: i64, actor: i64, operation: Vec<u8>, key: Vec<u8>) -> _ 
             api_idempotency::created_at,
             api_idempotency::expires_at,
             api_idempotency::response_status,
+            api_idempotency::response_location,
         ))
 }
 
@@ -50,11 +51,18 @@ type KeyColumns = (
     chrono::NaiveDateTime,
     Option<chrono::NaiveDateTime>,
     Option<i16>,
+    Option<String>,
 );
+
+/// The operation a stored `Location: /api/operations/{id}` points to.
+fn operation_of(location: Option<&str>) -> Option<Uuid> {
+    let id = location?.strip_prefix("/api/operations/")?;
+    Uuid::try_parse(id).ok()
+}
 
 fn key_view(address: &KeyAddress, row: KeyColumns) -> Result<KeyRecordView, StoreError> {
     let corrupt = |column| bad_row("api_idempotency", column);
-    let (state, version, hash, created_at, expires_at, status) = row;
+    let (state, version, hash, created_at, expires_at, status, location) = row;
     Ok(KeyRecordView {
         address: address.clone(),
         state: match state.as_str() {
@@ -70,6 +78,7 @@ fn key_view(address: &KeyAddress, row: KeyColumns) -> Result<KeyRecordView, Stor
             .map(u16::try_from)
             .transpose()
             .map_err(|_| corrupt("response status"))?,
+        operation: operation_of(location.as_deref()),
     })
 }
 

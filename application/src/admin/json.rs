@@ -82,6 +82,10 @@ pub struct KeyBody<'a> {
     expires_at: Option<String>,
     /// The stored response's status, once completed.
     response_status: Option<u16>,
+    /// The operation the stored answer points to, for a leased operation's key: while it
+    /// is pending or in review the key is not evicted.
+    #[schema(format = "uuid")]
+    operation_id: Option<String>,
 }
 
 /// One operator change, written with it in one transaction.
@@ -252,6 +256,7 @@ pub fn key_json(record: &KeyRecordView) -> Vec<u8> {
         created_at: rfc3339_micros(record.created_at),
         expires_at: record.expires_at.map(rfc3339_micros),
         response_status: record.response_status,
+        operation_id: record.operation.map(|id| id.hyphenated().to_string()),
     })
     .unwrap_or_default()
 }

@@ -13,6 +13,13 @@ pub enum AdminRefusal {
     /// The action does not apply to the operation's state.
     #[error("the operation is {}", .0.as_api())]
     OperationState(OperationState),
+    /// The key's operation is not settled: evicting the key would turn the client's retry
+    /// into a second operation under a new provider key.
+    #[error("the key's operation is {}", .state.as_api())]
+    OperationUnfinished {
+        operation: uuid::Uuid,
+        state: OperationState,
+    },
     /// Only a completed record is evicted.
     #[error("the idempotency record is {}", .0.as_api())]
     KeyState(KeyState),
@@ -47,6 +54,7 @@ impl AdminRefusal {
             Self::Busy { .. } => "operation_busy",
             Self::UnknownKind => "unknown_operation_type",
             Self::OrderNotActive => "order_cancelled",
+            Self::OperationUnfinished { .. } => "operation_unfinished",
             Self::OperationConflict => "operation_conflict",
             Self::Store(_) => "unavailable",
         }
@@ -56,7 +64,9 @@ impl AdminRefusal {
     #[must_use]
     pub fn current_state(&self) -> Option<&'static str> {
         match self {
-            Self::OperationState(state) => Some(state.as_api()),
+            Self::OperationState(state) | Self::OperationUnfinished { state, .. } => {
+                Some(state.as_api())
+            }
             Self::KeyState(state) => Some(state.as_api()),
             _ => None,
         }

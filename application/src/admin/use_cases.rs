@@ -195,7 +195,9 @@ impl<S: AdminStore> Admin<'_, S> {
     /// The client may use the key again afterwards.
     ///
     /// # Errors
-    /// [`AdminRefusal::NotFound`], or [`AdminRefusal::KeyState`] while its request runs.
+    /// [`AdminRefusal::NotFound`], [`AdminRefusal::KeyState`] while its request runs, or
+    /// [`AdminRefusal::OperationUnfinished`] while the operation it answered is pending or
+    /// in review.
     pub async fn evict_key(
         &self,
         request: &AdminRequest,
@@ -204,6 +206,16 @@ impl<S: AdminStore> Admin<'_, S> {
         let seen = self.show_key(request.scope, address).await?;
         if seen.state != KeyState::Completed {
             return Err(AdminRefusal::KeyState(seen.state));
+        }
+        // Settled operations never come back to work, so this read cannot go stale.
+        if let Some(operation) = seen.operation {
+            let found = self.store.find_operation(request.scope, operation).await?;
+            if let Some(found) = found.filter(|found| !found.state.is_settled()) {
+                return Err(AdminRefusal::OperationUnfinished {
+                    operation,
+                    state: found.state,
+                });
+            }
         }
         let audit = AuditEntry {
             who: request.who.clone(),

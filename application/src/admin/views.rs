@@ -110,6 +110,9 @@ pub struct KeyRecordView {
     pub expires_at: Option<DateTime<Utc>>,
     /// The status of the stored response, once completed.
     pub response_status: Option<u16>,
+    /// The operation the stored answer points to (`Location: /api/operations/{id}`), for
+    /// the key of a leased operation.
+    pub operation: Option<Uuid>,
 }
 
 /// What a change was made to.

@@ -183,5 +183,6 @@ pub(crate) fn key_record(tenant_id: u64, state: KeyState) -> KeyRecordView {
         created_at: t0() - TimeDelta::hours(2),
         expires_at: (state == KeyState::Completed).then(|| t0() + TimeDelta::hours(22)),
         response_status: (state == KeyState::Completed).then_some(202),
+        operation: None,
     }
 }

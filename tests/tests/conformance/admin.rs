@@ -106,13 +106,15 @@ async fn insert_operation<B: Backend>(db: &B, row: &NewOp) {
     .await;
 }
 
-/// A completed record of actor 3's `payments.capture.v1` under `key` in `tenant`.
+/// A completed record of actor 3's `payments.capture.v1` under `key` in `tenant`, its
+/// answer pointing to operation 7.
 async fn insert_completed_key<B: Backend>(db: &B, tenant: u64, key: &str) {
     db.run_sql(&format!(
         "INSERT INTO api_idempotency (tenant_id, actor_id, operation, idempotency_key, \
          fingerprint_version, request_hash, state, response_status, response_content_type, \
-         response_body, created_at, completed_at, expires_at) VALUES ({tenant}, 3, X'{}', \
-         X'{}', 1, X'{}', 'COMPLETED', 202, 'application/json', X'7b7d', \
+         response_location, response_body, created_at, completed_at, expires_at) VALUES \
+         ({tenant}, 3, X'{}', X'{}', 1, X'{}', 'COMPLETED', 202, 'application/json', \
+         '/api/operations/00000000-0000-0000-0000-000000000007', X'7b7d', \
          '2026-01-01 00:00:00', '2026-01-01 00:00:01', '2026-01-02 00:00:00')",
         hex("payments.capture.v1"),
         hex(key),

@@ -62,6 +62,19 @@ impl ProblemForm for AdminRefusal {
                 "Operation type not served",
                 "This server does not serve the operation's type, so it cannot record its resolution. Resolve it through a server that does.",
             ),
+            // `409` naming the operation and its state: the client's retry may still need
+            // the key to find that operation's answer.
+            Self::OperationUnfinished { operation, .. } => {
+                let mut problem = Problem::new(
+                    409,
+                    code,
+                    "Operation unfinished",
+                    "The key answered an operation that is still pending or in review (operationId, state): evicted, a client's retry would start a second operation under a new provider key. Settle the operation first.",
+                );
+                problem.state = self.current_state();
+                problem.operation_id = Some(operation.hyphenated().to_string());
+                problem
+            }
             Self::OrderNotActive => Problem::new(
                 409,
                 code,

@@ -41,10 +41,15 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     #[schema(max_items = 16)]
     pub errors: Vec<ProblemField>,
-    /// The resource's current state, on a `409 state_conflict` of an admin action.
+    /// The resource's current state, on a `409 state_conflict` of an admin action, and
+    /// the operation's on a `409 operation_unfinished`.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(example = "succeeded")]
     pub state: Option<&'static str>,
+    /// The operation a `409 operation_unfinished` names.
+    #[serde(rename = "operationId", skip_serializing_if = "Option::is_none")]
+    #[schema(format = "uuid")]
+    pub operation_id: Option<String>,
     /// `Retry-After` to send, in seconds.
     #[serde(skip)]
     pub retry_after: Option<u32>,
@@ -72,6 +77,7 @@ impl Problem {
             code,
             errors: Vec::new(),
             state: None,
+            operation_id: None,
             retry_after: None,
         }
     }

@@ -116,7 +116,14 @@ problem_schema! {
     ]
 }
 problem_schema! {
-    KeyConflict => [AdminRefusal::KeyState(KeyState::Processing).problem()]
+    KeyConflict => [
+        AdminRefusal::KeyState(KeyState::Processing).problem(),
+        AdminRefusal::OperationUnfinished {
+            operation: uuid::Uuid::nil(),
+            state: OperationState::NeedsReview,
+        }
+        .problem(),
+    ]
 }
 
 #[cfg(test)]

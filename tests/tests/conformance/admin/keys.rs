@@ -58,6 +58,7 @@ where
             created_at: at("2026-01-01 00:00:00"),
             expires_at: Some(at("2026-01-02 00:00:00")),
             response_status: Some(202),
+            operation: Some(uuid::Uuid::from_u128(7)),
         })
     );
     assert_eq!(
@@ -70,6 +71,7 @@ where
             created_at: at("2026-01-01 00:00:02"),
             expires_at: None,
             response_status: None,
+            operation: None,
         })
     );
     assert_eq!(store.find_key(&address(2, "key-done")).await.unwrap(), None);

@@ -2,7 +2,7 @@
 
 use tests::{order_json, token};
 
-use super::support::{audit_rows, operator_token, pointers};
+use super::support::{action, audit_rows, needs_review, operator_token, pending_capture, pointers};
 use crate::support::{App, assert_problem, full_token};
 
 fn key_path(tenant: u64, key: &str) -> String {
@@ -108,6 +108,50 @@ async fn a_key_query_names_each_missing_or_bad_part() {
     assert_eq!(
         pointers(&refused),
         ["/tenant", "/actor", "/operation", "/key"]
+    );
+    app.finish().await;
+}
+
+/// The address of a capture's key, as `full_token()`'s actor sent it.
+fn capture_key_path(key: &str) -> String {
+    format!("/api/admin/idempotency-keys?tenant=1&actor=1&operation=payments.capture.v1&key={key}")
+}
+
+#[tokio::test]
+async fn the_key_of_an_unsettled_operation_is_not_evicted() {
+    let app = App::start().await;
+    let capture = pending_capture(&app, "REF-1");
+    let path = capture_key_path("pay-REF-1");
+    let shown = app.api.get(&path, Some(&operator_token())).json();
+    assert_eq!(shown["operationId"], capture.as_str());
+
+    for state in ["pending", "needs_review"] {
+        if state == "needs_review" {
+            needs_review(&app, &capture).await;
+        }
+        let refused = app.api.admin("DELETE", &path, &operator_token(), None);
+        assert_problem(&refused, 409, "operation_unfinished", state);
+        let problem = refused.json();
+        assert_eq!(
+            (&problem["state"], &problem["operationId"]),
+            (&state.into(), &capture.as_str().into())
+        );
+    }
+    assert_eq!(
+        audit_rows(&app).await,
+        0,
+        "nothing evicted, nothing audited"
+    );
+
+    // Settled, the key may go: a retry then starts afresh, knowingly.
+    let declined = action(&app, &capture, "resolve", Some(r#"{"outcome":"declined"}"#));
+    assert_eq!(declined.status, 200);
+    let evicted = app.api.admin("DELETE", &path, &operator_token(), None);
+    assert_eq!(
+        evicted.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&evicted.body)
     );
     app.finish().await;
 }
