@@ -96,3 +96,41 @@ async fn the_tenant_claim_is_configurable_and_tenants_stay_apart() {
     );
     app.finish().await;
 }
+
+#[tokio::test]
+async fn claims_are_read_as_strictly_as_a_shared_secret_tokens() {
+    let app = App::start(&[]).await;
+    let now = chrono::Utc::now().timestamp();
+    let fixed = format!(
+        r#""aud":"{AUDIENCE}","sub":"1","iat":{now},"exp":{}"#,
+        now + 600
+    );
+    let cases = [
+        (
+            format!(r#"{{"iss":"{ISSUER}",{fixed},"tid":1,"scope":"orders:create"}}"#),
+            201,
+            "the control: as a provider writes them",
+        ),
+        (
+            format!(r#"{{"iss":["{ISSUER}"],{fixed},"tid":1,"scope":"orders:create"}}"#),
+            401,
+            "an issuer array holding the issuer",
+        ),
+        (
+            format!(r#"{{"iss":"{ISSUER}",{fixed},"tid":2,"tid":1,"scope":"orders:create"}}"#),
+            401,
+            "a tenant claim twice",
+        ),
+        (
+            format!(r#"{{"iss":"{ISSUER}",{fixed},"tid":1,"scp":["orders:read orders:create"]}}"#),
+            401,
+            "two permissions in one scp element",
+        ),
+    ];
+    for (n, (claims, status, what)) in cases.into_iter().enumerate() {
+        let token = app.idp.mint_text("rs256", &claims);
+        let reply = app.create(&token, &format!("strict-{n}"));
+        assert_eq!(reply.status, status, "{what}");
+    }
+    app.finish().await;
+}

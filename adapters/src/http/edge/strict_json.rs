@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +38,29 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Value, StrictJsonError> {
         Ok(value)
     } else {
         Err(StrictJsonError::DuplicateMembers(duplicates))
+    }
+}
+
+/// A JSON object whose member names are distinct at every depth, for a document another
+/// library deserializes (a token's claims): a repeat fails it, as it fails a body.
+#[derive(Debug)]
+pub(crate) struct DistinctMembers(pub(crate) Map<String, Value>);
+
+impl<'de> Deserialize<'de> for DistinctMembers {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let duplicates = RefCell::new(Vec::new());
+        let value = Unique {
+            at: Step::Root,
+            duplicates: &duplicates,
+        }
+        .deserialize(deserializer)?;
+        if !duplicates.into_inner().is_empty() {
+            return Err(D::Error::custom("a member name appears more than once"));
+        }
+        match value {
+            Value::Object(members) => Ok(Self(members)),
+            _ => Err(D::Error::custom("not a JSON object")),
+        }
     }
 }
 

@@ -30,13 +30,18 @@ fn decimal(value: &Value) -> Option<u64> {
     }
 }
 
-/// `scope` (space-separated, as RFC 6749 spells it) or `scp` (an array of strings).
+/// `scope` (space-separated, as RFC 6749 spells it) or `scp` (an array of strings, each
+/// one permission: an element holding a space would grant two).
 fn scope(claims: &Map<String, Value>) -> Option<String> {
     match (claims.get("scope"), claims.get("scp")) {
         (Some(Value::String(scope)), _) => Some(scope.clone()),
         (None, Some(Value::Array(items))) => items
             .iter()
-            .map(|item| item.as_str().map(str::to_owned))
+            .map(|item| {
+                item.as_str()
+                    .filter(|one| !one.is_empty() && !one.contains(char::is_whitespace))
+                    .map(str::to_owned)
+            })
             .collect::<Option<Vec<_>>>()
             .map(|items| items.join(" ")),
         (None, None) => Some(String::new()),
@@ -105,10 +110,17 @@ mod tests {
             "tid",
         );
         assert!(caller.unwrap().has_permission("orders:read"));
-        assert_eq!(
-            read(json!({"sub": "1", "tid": 1, "scp": ["a", 1]}), "tid"),
-            Err(AuthError::Invalid)
-        );
+        for bad in [
+            json!(["a", 1]),
+            json!(["orders:read admin:read"]),
+            json!([""]),
+        ] {
+            assert_eq!(
+                read(json!({"sub": "1", "tid": 1, "scp": bad}), "tid"),
+                Err(AuthError::Invalid),
+                "{bad}"
+            );
+        }
         let none = read(json!({"sub": "1", "tid": 1}), "tid").unwrap();
         assert!(!none.has_permission("orders:read"));
     }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use application::{Caller, ErrorChain};
 use jsonwebtoken::{Validation, decode, decode_header};
 use prometheus_client::metrics::counter::Counter;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::sync::watch;
 
 pub use claims::ClaimNames;
@@ -25,6 +25,7 @@ pub use source::{FetchError, JwksSource};
 
 use super::AuthError;
 use super::verified::{Usable, Verified};
+use crate::http::edge::strict_json::DistinctMembers;
 
 /// What a token must say besides its signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -190,9 +191,16 @@ impl JwksVerifier {
             set = self.current().ok_or(AuthError::Unavailable)?;
         }
         let key = set.find(&kid, header.alg).ok_or(AuthError::Invalid)?;
-        let claims = decode::<Map<String, Value>>(token, key, &self.validation(header.alg))
+        // Claims read strictly, as a shared-secret token's are: no member twice (which copy
+        // would count differs between parsers), and `iss` the issuer itself, not an array
+        // holding it.
+        let claims = decode::<DistinctMembers>(token, key, &self.validation(header.alg))
             .map_err(|_| AuthError::Invalid)?
-            .claims;
+            .claims
+            .0;
+        if claims.get("iss").and_then(Value::as_str) != Some(self.settings.issuer.as_str()) {
+            return Err(AuthError::Invalid);
+        }
         if let Some(max) = self.settings.max_lifetime_secs {
             let lifetime = claims
                 .get("iat")
