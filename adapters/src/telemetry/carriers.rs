@@ -13,6 +13,13 @@ use tracing_opentelemetry::OpenTelemetrySpanExt;
 use super::is_on;
 
 const TRACEPARENT: &str = "traceparent";
+const TRACESTATE: &str = "tracestate";
+
+/// The W3C bounds of a `tracestate` a vendor must pass on: 32 members, 512 characters.
+/// Over either, it is dropped whole (the trace goes on without it), so a caller cannot
+/// make every span of its request, authenticated or not, carry kilobytes.
+const MAX_TRACESTATE_MEMBERS: usize = 32;
+const MAX_TRACESTATE_CHARS: usize = 512;
 
 /// Headers seen through a lookup function, so any header map can be read.
 struct HeaderCarrier<'a, F> {
@@ -23,12 +30,22 @@ struct HeaderCarrier<'a, F> {
 impl<'a, F: Fn(&str) -> Option<&'a str>> Extractor for HeaderCarrier<'a, F> {
     fn get(&self, key: &str) -> Option<&str> {
         let value = (self.lookup)(key)?;
-        (key != TRACEPARENT || well_formed(value)).then_some(value)
+        let kept = match key {
+            TRACEPARENT => well_formed(value),
+            TRACESTATE => within_bounds(value),
+            _ => true,
+        };
+        kept.then_some(value)
     }
 
     fn keys(&self) -> Vec<&str> {
         Vec::new()
     }
+}
+
+fn within_bounds(tracestate: &str) -> bool {
+    tracestate.len() <= MAX_TRACESTATE_CHARS
+        && tracestate.split(',').count() <= MAX_TRACESTATE_MEMBERS
 }
 
 /// The W3C shape the propagator leaves unchecked: `version-traceid-parentid-flags` with
@@ -126,7 +143,28 @@ impl Injector for TraceparentOnly {
 
 #[cfg(test)]
 mod tests {
-    use super::well_formed;
+    use super::{MAX_TRACESTATE_CHARS, well_formed, within_bounds};
+
+    #[test]
+    fn a_tracestate_is_kept_within_32_members_and_512_characters() {
+        let members = |n: usize| {
+            (0..n)
+                .map(|i| format!("v{i}=x"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        assert!(within_bounds("vendor=opaque-1"));
+        assert!(within_bounds(&members(32)));
+        assert!(!within_bounds(&members(33)));
+        assert!(within_bounds(&format!(
+            "v={}",
+            "x".repeat(MAX_TRACESTATE_CHARS - 2)
+        )));
+        assert!(!within_bounds(&format!(
+            "v={}",
+            "x".repeat(MAX_TRACESTATE_CHARS - 1)
+        )));
+    }
 
     #[test]
     fn only_the_w3c_shape_is_read() {

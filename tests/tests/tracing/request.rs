@@ -130,3 +130,38 @@ async fn json_log_lines_carry_the_trace_and_span_ids() {
     drop(server);
     db.drop_database().await;
 }
+
+#[tokio::test]
+async fn a_tracestate_over_the_w3c_bounds_is_dropped_and_the_trace_kept() {
+    let db = TestDb::create().await;
+    let receiver = OtlpReceiver::start().unwrap();
+    let server = server(&db, &receiver, &[]);
+    let api = Api::new(server.base_url());
+    // About 7.8 KB in 40 members: over both bounds.
+    let huge: Vec<String> = (0..40)
+        .map(|i| format!("v{i}={}", "x".repeat(190)))
+        .collect();
+    let context = [
+        ("traceparent", traceparent()),
+        ("tracestate", huge.join(",")),
+    ];
+    let context: Vec<(&str, &str)> = context.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    assert_eq!(create_with(&api, "k-huge", &context).status, 201);
+    assert_eq!(create_with(&api, "not a key!", &context).status, 400);
+
+    let spans = receiver
+        .wait_for(|spans| request_spans(spans).len() == 2, PATIENCE)
+        .unwrap_or_else(|spans| panic!("not every request's span arrived: {spans:#?}"));
+    for span in &spans {
+        assert!(span.trace_state.is_empty(), "{span:#?}");
+    }
+    for span in request_spans(&spans) {
+        assert_eq!(
+            (span.trace_id.as_str(), span.parent_span_id.as_deref()),
+            (TRACE_ID, Some(CALLER_SPAN_ID)),
+            "the caller's trace goes on without its state"
+        );
+    }
+    drop(server);
+    db.drop_database().await;
+}
