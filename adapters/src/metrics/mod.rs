@@ -14,7 +14,10 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+mod connection_errors;
 mod operations;
+
+pub use connection_errors::{count_connection_error, is_connection_error};
 
 use self::operations::OperationMetrics;
 
@@ -169,6 +172,12 @@ impl Metrics {
              OTEL_BSP_MAX_QUEUE_SIZE, was full) or export_failed (the collector did not take \
              the batch)",
             crate::telemetry::dropped_spans(),
+        );
+        registry.register(
+            "http_connection_errors",
+            "Connections the HTTP/1 layer ended in an error before any route ran (a \
+             malformed request head, a body cut off); counted, not logged",
+            connection_errors::connection_errors(),
         );
         let events_ignored = Family::<IgnoredLabels, Counter>::default();
         registry.register(

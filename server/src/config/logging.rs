@@ -9,13 +9,15 @@ use std::sync::OnceLock;
 
 use opentelemetry::trace::TraceContextExt;
 use tracing::{Dispatch, Subscriber};
-#[cfg(feature = "otel")]
 use tracing_subscriber::Layer;
-use tracing_subscriber::filter::EnvFilter;
+#[cfg(feature = "otel")]
+use tracing_subscriber::filter::FilterExt;
+use tracing_subscriber::filter::{EnvFilter, filter_fn};
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 
+use crate::config::connection_errors::{counted, logged};
 use crate::config::log_writer::{BatchedLines, WriterGuard, batched_stderr};
 use crate::config::{ConfigError, Lookup, invalid, text};
 
@@ -79,7 +81,8 @@ pub(crate) fn init(format: LogFormat) -> anyhow::Result<Logging> {
     if let Some(pipeline) = &pipeline {
         // Each layer filters for itself: the log keeps its filter, the spans go to the
         // pipeline whatever the log's level.
-        let stack = tracing_subscriber::registry();
+        let stack = tracing_subscriber::registry().with(counted());
+        let filter = filter.and(filter_fn(logged));
         match format {
             LogFormat::Text => stack
                 .with(text_lines(writer).with_filter(filter))
@@ -107,10 +110,15 @@ pub(crate) fn init(format: LogFormat) -> anyhow::Result<Logging> {
 /// a disabled callsite (every span of target `spans`) is then never evaluated again. Beside
 /// another layer it would be asked on every call.
 fn lines_only(format: LogFormat, writer: BatchedLines, filter: EnvFilter) -> anyhow::Result<()> {
-    let stack = tracing_subscriber::registry().with(filter);
+    let stack = tracing_subscriber::registry().with(filter).with(counted());
+    let logged = filter_fn(logged);
     match format {
-        LogFormat::Text => stack.with(text_lines(writer)).try_init()?,
-        LogFormat::Json => stack.with(json_lines(writer)).try_init()?,
+        LogFormat::Text => stack
+            .with(text_lines(writer).with_filter(logged))
+            .try_init()?,
+        LogFormat::Json => stack
+            .with(json_lines(writer).with_filter(logged))
+            .try_init()?,
     }
     Ok(())
 }

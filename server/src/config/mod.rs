@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 pub(crate) mod auth;
+mod connection_errors;
 pub(crate) mod database;
 pub(crate) mod events;
 mod log_writer;

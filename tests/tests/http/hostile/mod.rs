@@ -258,3 +258,45 @@ async fn ambiguous_or_encoded_requests_are_refused_and_store_nothing() {
     assert_eq!(read_twice.status, 401, "a read with two tokens");
     app.finish().await;
 }
+
+#[tokio::test]
+async fn malformed_heads_are_counted_and_make_no_log_line_each() {
+    let app = app().await;
+    let address = app
+        .service
+        .base_url()
+        .trim_start_matches("http://")
+        .to_owned();
+    let heads: [&[u8]; 3] = [
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nNo Colon Here\r\n\r\n",
+        b"\x00\x01 not http\r\n\r\n",
+        b"GET /healthz HTTP/9.9\r\n\r\n",
+    ];
+    let rounds = 20;
+    for _ in 0..rounds {
+        for head in heads {
+            let mut raw = Raw::connect(&app);
+            raw.send(head);
+            let answer = raw.until_closed();
+            assert!(answer.starts_with("HTTP/1.1 400"), "{answer:.100}");
+        }
+    }
+    // A well-formed request beside them is served, and the count is there to read.
+    let mut raw = Raw::connect(&app);
+    raw.send(
+        format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").as_bytes(),
+    );
+    assert!(raw.until_closed().starts_with("HTTP/1.1 200"));
+    let counted = wait_until(
+        ANSWER_BOUND,
+        "every malformed head counted",
+        || async { app.api.metric("http_connection_errors_total") },
+        |count| *count >= f64::from(rounds * 3),
+    )
+    .await;
+    assert_eq!(counted, f64::from(rounds * 3));
+    let log = app.service.log();
+    assert!(!log.contains("stream error"), "{log}");
+    assert!(!log.contains("actix_http::h1::dispatcher"), "{log}");
+    app.finish().await;
+}
