@@ -9,6 +9,7 @@ use application::{
     Coordinator, CreateOrder, CreateRefusal, Outcome, ReplayCache, ReplayCacheSettings, StepError,
 };
 use domain::RecordId;
+use futures_util::FutureExt;
 use futures_util::future::{join_all, join3};
 
 use crate::support::*;
@@ -194,4 +195,38 @@ async fn when_the_leader_is_refused_a_follower_leads_and_the_rest_replay_its_rec
             "{followed:?}"
         );
     }
+}
+
+/// The client went away (or the server stopped) while its request held the key in this
+/// process: the key is not left held, so the next request with it leads instead of
+/// waiting, and a follower already waiting takes the lead.
+#[tokio::test(start_paused = true)]
+async fn a_leader_dropped_mid_flight_leaves_the_key_to_the_next_request() {
+    let gate = Gate::closed();
+    let mut dropped = tx_inserting_record();
+    dropped.expect_commit().never();
+    dropped.expect_rollback().never();
+    let flights = Arc::new(application::InFlight::new());
+    let coordinator = coordinator(
+        ScriptedUnitOfWork::of([dropped, tx_committing()]),
+        no_reads(),
+    )
+    .with_clock(Arc::new(SleepingClock))
+    .with_in_flight(Arc::clone(&flights))
+    .with_hooks(gate.clone());
+    let (who, k, order) = (caller(), key(), new_order(2));
+    {
+        let mut leader = Box::pin(coordinator.run(&CreateOrder, &who, &k, &order));
+        let mut follower = Box::pin(coordinator.run(&CreateOrder, &who, &k, &order));
+        // The leader holds the key at the gate after its insert; the follower waits on it.
+        assert!(leader.as_mut().now_or_never().is_none());
+        assert!(follower.as_mut().now_or_never().is_none());
+        drop(leader);
+        gate.open(1);
+        let followed = tokio::time::timeout(std::time::Duration::from_secs(60), follower)
+            .await
+            .expect("the follower was left waiting on a leader that is gone");
+        assert!(matches!(followed, Outcome::Executed { .. }), "{followed:?}");
+    }
+    assert!(flights.is_empty(), "the key is held by nobody");
 }
