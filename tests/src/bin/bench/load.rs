@@ -74,9 +74,15 @@ impl Run {
         micros[index] as f64 / 1000.0
     }
 
-    /// Requests per second over the run.
+    /// Requests per second over the run that succeeded (executed or replayed): a `409`
+    /// (in progress) or an error is no throughput.
     pub(crate) fn rps(&self) -> f64 {
-        self.samples.len() as f64 / self.elapsed.as_secs_f64()
+        let succeeded = self
+            .samples
+            .iter()
+            .filter(|s| (200..300).contains(&s.status))
+            .count();
+        succeeded as f64 / self.elapsed.as_secs_f64()
     }
 }
 

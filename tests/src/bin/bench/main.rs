@@ -145,18 +145,19 @@ fn main() {
         database_cpu_measured: bench.meter.measures_database_cpu(),
     };
     println!("{}", render::render(&report));
+    drop(service);
+    let Bench { runtime, db, .. } = bench;
+    runtime.block_on(db.drop_database());
+    // A failed run leaves no figures: not its own, and not an older run's to be taken for it.
+    let wrong = report.failures();
+    if !wrong.is_empty() {
+        let _ = std::fs::remove_file(LATEST);
+        println!("FAILED: errors or duplicates in {wrong:?}; no figures written");
+        std::process::exit(1);
+    }
     std::fs::write(
         LATEST,
         serde_json::to_vec_pretty(&report).expect("report JSON"),
     )
     .expect("write target/bench/latest.json");
-
-    drop(service);
-    let Bench { runtime, db, .. } = bench;
-    runtime.block_on(db.drop_database());
-    let wrong = report.failures();
-    if !wrong.is_empty() {
-        println!("FAILED: errors or duplicates in {wrong:?}");
-        std::process::exit(1);
-    }
 }

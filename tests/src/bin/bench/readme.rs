@@ -31,9 +31,15 @@ pub(crate) fn write_readme(latest: &str) -> Result<(), String> {
 /// `readme` with its generated section replaced by `report`'s figures.
 ///
 /// # Errors
-/// When the README has no generated section, or the run's counters were shared with
-/// other clients (such figures do not describe the service).
+/// When the run failed, the README has no generated section, or the run's counters were
+/// shared with other clients (such figures do not describe the service).
 pub(crate) fn into_readme(readme: &str, report: &Report) -> Result<String, String> {
+    let wrong = report.failures();
+    if !wrong.is_empty() {
+        return Err(format!(
+            "the run failed ({wrong:?}): its figures are not the service's"
+        ));
+    }
     if !report.run.database_private {
         return Err(
             "the run used a shared database server (DATABASE_URL): its counters \
@@ -93,5 +99,29 @@ mod tests {
         let readme = format!("{BEGIN}\n{END}\n");
         assert!(into_readme(&readme, &report(false)).is_err());
         assert!(into_readme("no markers", &report(true)).is_err());
+    }
+
+    #[test]
+    fn figures_of_a_failed_run_are_refused() {
+        let readme = format!("{BEGIN}\n{END}\n");
+        let mut failed = report(true);
+        failed.scenarios.push(crate::report::Scenario {
+            name: "create".to_owned(),
+            concurrency: 32,
+            requests: 10,
+            errors: 1,
+            duplicates: 0,
+            rps: 1.0,
+            ceiling_rps: None,
+            ratio: None,
+            p50_ms: 1.0,
+            p99_ms: 1.0,
+            max_ms: 1.0,
+            cost: crate::cost::Cost::default(),
+            ceiling_cost: None,
+        });
+        assert!(into_readme(&readme, &failed).is_err());
+        failed.scenarios[0].errors = 0;
+        assert!(into_readme(&readme, &failed).is_ok());
     }
 }
