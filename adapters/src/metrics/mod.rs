@@ -85,6 +85,7 @@ struct OutboxMetrics {
     published: Counter,
     publish_duplicates: Counter,
     publish_failures: Counter,
+    deferred: Counter,
 }
 
 impl Default for Metrics {
@@ -136,6 +137,12 @@ impl Metrics {
             "outbox_publish_failures",
             "Publishes that failed or timed out (the event stays pending)",
             outbox.publish_failures.clone(),
+        );
+        registry.register(
+            "outbox_deferred",
+            "Events a relay read and left for a later pass, because an earlier event of \
+             their order was still pending (held by another relay, or failed)",
+            outbox.deferred.clone(),
         );
         let operations = OperationMetrics::default();
         operations.register(&mut registry);
@@ -239,6 +246,7 @@ impl Metrics {
             .publish_duplicates
             .inc_by(pass.duplicates as u64);
         self.outbox.publish_failures.inc_by(pass.failed as u64);
+        self.outbox.deferred.inc_by(pass.deferred as u64);
     }
 
     pub fn set_outbox_pending(&self, count: u64, oldest_age_seconds: f64) {

@@ -22,6 +22,7 @@ const CLAIM_ISOLATION: &str = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED";
 pub struct MysqlClaim {
     tx: MysqlTx,
     events: Vec<PendingEvent>,
+    deferred: usize,
 }
 
 impl OutboxRelayStore for MysqlStore {
@@ -30,7 +31,7 @@ impl OutboxRelayStore for MysqlStore {
     async fn claim(&self, limit: usize) -> Result<MysqlClaim, StoreError> {
         let mut tx = self.begin_with(Some(CLAIM_ISOLATION)).await?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = tx
+        let (rows, deferred) = tx
             .run("outbox claim", async |conn, _| {
                 let candidates = outbox::pending_events(limit)
                     .for_update()
@@ -45,7 +46,11 @@ impl OutboxRelayStore for MysqlStore {
             .into_iter()
             .map(PendingRow::into_event)
             .collect::<Result<_, _>>()?;
-        Ok(MysqlClaim { tx, events })
+        Ok(MysqlClaim {
+            tx,
+            events,
+            deferred,
+        })
     }
 
     async fn pending(&self) -> Result<PendingSummary, StoreError> {
@@ -75,6 +80,10 @@ impl OutboxRelayStore for MysqlStore {
 impl OutboxClaim for MysqlClaim {
     fn events(&self) -> &[PendingEvent] {
         &self.events
+    }
+
+    fn deferred(&self) -> usize {
+        self.deferred
     }
 
     async fn settle(

@@ -131,10 +131,11 @@ fn pending_of(keys: Vec<Vec<u8>>) -> _ {
 /// earlier event of its key is pending, whether another relay holds that one or its last
 /// publish failed (`docs/events.md#order-of-events`). So at most one event per key goes
 /// out per pass. The read is plain: an event another relay holds still reads as pending.
+/// Also how many of `rows` were left for a later pass.
 pub(crate) async fn in_order<C>(
     conn: &mut C,
     rows: Vec<PendingRow>,
-) -> Result<Vec<PendingRow>, StoreError>
+) -> Result<(Vec<PendingRow>, usize), StoreError>
 where
     C: SqlConnection,
     pending_of: QueryFragment<C::Backend>,
@@ -146,7 +147,7 @@ where
         .filter_map(|row| row.ordering_key.clone())
         .collect();
     if keys.is_empty() {
-        return Ok(rows);
+        return Ok((rows, 0));
     }
     let pending: Vec<(Option<Vec<u8>>, Option<i64>)> = pending_of(keys.into_iter().collect())
         .load(conn)
@@ -159,13 +160,16 @@ where
             *lowest = (*lowest).min(seq);
         }
     }
-    Ok(rows
+    let read = rows.len();
+    let kept: Vec<PendingRow> = rows
         .into_iter()
         .filter(|row| match (&row.ordering_key, row.ordering_seq) {
             (Some(key), Some(seq)) => earliest.get(key) == Some(&seq),
             _ => true,
         })
-        .collect())
+        .collect();
+    let deferred = read - kept.len();
+    Ok((kept, deferred))
 }
 
 #[dsl::auto_type]

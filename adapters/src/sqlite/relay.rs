@@ -19,6 +19,7 @@ use crate::sql::outbox::{self, PendingRow};
 pub struct SqliteClaim {
     store: SqliteStore,
     events: Vec<PendingEvent>,
+    deferred: usize,
 }
 
 impl OutboxRelayStore for SqliteStore {
@@ -26,7 +27,7 @@ impl OutboxRelayStore for SqliteStore {
 
     async fn claim(&self, limit: usize) -> Result<SqliteClaim, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = self
+        let (rows, deferred) = self
             .with_connection("outbox claim", async |conn| {
                 let candidates = outbox::pending_events(limit)
                     .load::<PendingRow>(conn)
@@ -42,6 +43,7 @@ impl OutboxRelayStore for SqliteStore {
         Ok(SqliteClaim {
             store: self.clone(),
             events,
+            deferred,
         })
     }
 
@@ -74,6 +76,10 @@ impl OutboxRelayStore for SqliteStore {
 impl OutboxClaim for SqliteClaim {
     fn events(&self) -> &[PendingEvent] {
         &self.events
+    }
+
+    fn deferred(&self) -> usize {
+        self.deferred
     }
 
     async fn settle(

@@ -9,6 +9,8 @@ use crate::ports::{Clock, FlowHooks, PausePoint, StoreError};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RelayPass {
     pub claimed: usize,
+    /// Left for a later pass: an earlier event of their order was pending.
+    pub deferred: usize,
     /// Acknowledged, and marked; duplicates included.
     pub published: usize,
     /// Of those, acknowledged as a copy of an event already in the stream.
@@ -56,10 +58,15 @@ impl<S: OutboxRelayStore, P: EventPublisher, H: FlowHooks> Relay<S, P, H> {
     pub async fn run_once(&self, clock: &dyn Clock) -> Result<RelayPass, StoreError> {
         let claim = self.store.claim(self.batch).await?;
         let events = claim.events();
+        let deferred = claim.deferred();
         if events.is_empty() {
             claim.settle(&[], &[], clock.now()).await?;
-            return Ok(RelayPass::default());
+            return Ok(RelayPass {
+                deferred,
+                ..RelayPass::default()
+            });
         }
+        self.hooks.reached(PausePoint::RelayClaimed).await;
         let results = self.publisher.publish(events).await;
         let (mut published, mut failed, mut duplicates) = (Vec::new(), Vec::new(), 0);
         for (index, event) in events.iter().enumerate() {
@@ -75,6 +82,7 @@ impl<S: OutboxRelayStore, P: EventPublisher, H: FlowHooks> Relay<S, P, H> {
         }
         let pass = RelayPass {
             claimed: events.len(),
+            deferred,
             published: published.len(),
             duplicates,
             failed: failed.len(),

@@ -46,6 +46,12 @@ pub struct PendingSummary {
 pub trait OutboxClaim {
     fn events(&self) -> &[PendingEvent];
 
+    /// Events read but left for a later pass, each because an earlier event of its order
+    /// was still pending (`docs/events.md#order-of-events`).
+    fn deferred(&self) -> usize {
+        0
+    }
+
     /// Events in neither list stay pending, untouched. On an error nothing is marked, and the
     /// whole claim stays pending, to be sent again.
     fn settle(

@@ -28,6 +28,8 @@ pub trait FlowHooks: Send + Sync {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PausePoint {
+    /// The relay holds its claim of a batch and has not yet published any of it.
+    RelayClaimed,
     /// The relay has the broker's acks and has not yet marked the events published.
     RelayAcked,
     /// The consumer has committed its write and not yet acknowledged the message.
@@ -40,6 +42,7 @@ impl PausePoint {
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
+            Self::RelayClaimed => "relay-claimed",
             Self::RelayAcked => "relay-acked",
             Self::ConsumerCommitted => "consumer-committed",
             Self::OperationCharged => "operation-charged",
@@ -67,6 +70,7 @@ mod tests {
     #[test]
     fn pause_points_are_named_as_the_tests_arm_them() {
         let names = [
+            PausePoint::RelayClaimed,
             PausePoint::RelayAcked,
             PausePoint::ConsumerCommitted,
             PausePoint::OperationCharged,
@@ -74,7 +78,12 @@ mod tests {
         .map(PausePoint::name);
         assert_eq!(
             names,
-            ["relay-acked", "consumer-committed", "operation-charged"]
+            [
+                "relay-claimed",
+                "relay-acked",
+                "consumer-committed",
+                "operation-charged"
+            ]
         );
     }
 }

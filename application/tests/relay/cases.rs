@@ -137,17 +137,35 @@ async fn a_failed_claim_calls_the_broker_not_at_all() {
 }
 
 #[tokio::test]
-async fn the_pause_point_lies_between_the_acks_and_the_marking() {
+async fn the_pause_points_lie_before_the_publish_and_between_the_acks_and_the_marking() {
     let mut sequence = Sequence::new();
     let batch = events(1);
     let (store, settled) = store_claiming(batch, Ok(()));
+    let published = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut hooks = MockHooks::new();
+    let not_yet = Arc::clone(&published);
+    hooks
+        .expect_reached()
+        .withf(|point| *point == PausePoint::RelayClaimed)
+        .times(1)
+        .in_sequence(&mut sequence)
+        .returning(move |_| {
+            assert!(
+                !not_yet.load(std::sync::atomic::Ordering::SeqCst),
+                "not published yet"
+            );
+            ready(())
+        });
     let mut publisher = MockPublisher::new();
+    let publishing = Arc::clone(&published);
     publisher
         .expect_publish()
         .times(1)
         .in_sequence(&mut sequence)
-        .returning(|_| ready(vec![new()]));
-    let mut hooks = MockHooks::new();
+        .returning(move |_| {
+            publishing.store(true, std::sync::atomic::Ordering::SeqCst);
+            ready(vec![new()])
+        });
     let seen = Arc::clone(&settled);
     hooks
         .expect_reached()

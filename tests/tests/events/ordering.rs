@@ -168,3 +168,62 @@ async fn a_cancel_of_a_shipped_order_leaves_the_shipment_alone_and_says_so() {
     assert!(consumer.log().contains("already shipped"));
     rig.finish().await;
 }
+
+/// The rule itself, made certain rather than left to scheduling: relay X claims an order's
+/// created event and stops before publishing it; relay Y meets the order's cancel event
+/// and leaves it for later, pass after pass, while X holds the earlier one. Once X dies,
+/// both go out in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_later_event_waits_while_another_relay_holds_its_orders_earlier_one() {
+    let rig = Rig::new().await;
+    let held = PauseDir::new();
+    held.arm("relay-claimed");
+    let mut x_options = rig.options(&[]);
+    x_options.pause_dir = Some(held.path().to_owned());
+    let mut x = Service::start(&x_options);
+    x.wait_for_log("relay started").unwrap();
+    let api = tests::Api::new(x.base_url());
+    let bearer = token(1, 1, "orders:create orders:read orders:cancel");
+    let created = api.create(&bearer, "HELD-1", &tests::order_json("HELD-1", "SKU-1", 1));
+    assert_eq!(created.status, 201);
+    let order = created.json()["orderId"].as_str().unwrap().to_owned();
+    held.wait_until_reached("relay-claimed");
+    let cancelled = api.cancel(&bearer, &order, "held-cancel", &cancel_json("held"));
+    assert_eq!(cancelled.status, 200);
+
+    let y = rig.serve(&[]);
+    let y_metrics = tests::Api::new(y.base_url());
+    wait_until(
+        Duration::from_secs(60),
+        "relay Y deferring the cancel, pass after pass",
+        || async { y_metrics.metric("outbox_deferred_total") },
+        |deferred| *deferred >= 3.0,
+    )
+    .await;
+    assert_eq!(
+        rig.nats.stream_messages("ORDERS"),
+        0,
+        "nothing of the order published while its created event is held"
+    );
+
+    x.kill();
+    wait_until(
+        Duration::from_secs(60),
+        "both events published",
+        || async {
+            rig.db
+                .count("SELECT COUNT(*) AS n FROM outbox WHERE published_at IS NULL")
+                .await
+        },
+        |pending| *pending == 0,
+    )
+    .await;
+    let types: Vec<String> = stream_in_order(&rig.nats.url())
+        .await
+        .iter()
+        .map(|d| d["type"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(types, ["orders.created.v1", "orders.cancelled.v1"]);
+    drop(y);
+    rig.finish().await;
+}
