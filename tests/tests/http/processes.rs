@@ -136,18 +136,27 @@ async fn graceful_shutdown_lets_the_request_in_flight_finish() {
 /// the retry after the purge must reach the database even with the replay cache on.
 #[tokio::test]
 async fn after_a_purge_the_same_key_meets_the_client_order_ref_and_creates_nothing() {
+    // The copy's own time to live is long: only the record's expiry can end it.
     let app = App::start_with(|o| {
         o.env
             .push(("IDEMPOTENCY_RETENTION_SECS".into(), "1".into()));
+        o.env.push(("REPLAY_CACHE_TTL_SECS".into(), "600".into()));
     })
     .await;
     let token = full_token();
     let body = order_json("REF-1", "SKU-1", 2);
     assert_eq!(app.api.create(&token, "purged-1", &body).status, 201);
+    for _ in 0..2 {
+        assert_eq!(
+            app.api.create(&token, "purged-1", &body).status,
+            201,
+            "a replay"
+        );
+    }
     assert_eq!(
-        app.api.create(&token, "purged-1", &body).status,
-        201,
-        "a replay"
+        app.api.metric("idempotent_replay_cache_hits_total"),
+        1.0,
+        "the second replay met the copy the first one left"
     );
     let expired = eventually(Duration::from_secs(30), async || {
         let expired =
