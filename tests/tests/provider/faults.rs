@@ -116,8 +116,8 @@ async fn an_answer_slower_than_the_timeout_is_unknown_and_the_charge_still_happe
         waited < delay,
         "the client waited {waited:?}, past its timeout"
     );
-    // Hanging up does not stop a provider: the charge is made after the delay.
-    assert_eq!(client.lookup(&key).await, Ok(None));
+    // Hanging up does not stop a provider: the charge is made after the delay. (Whether
+    // it is made yet when the client gives up is the machine's timing, so it is not asked.)
     stand_in.wait_for(WAIT, |c| c.charges == 1 && c.in_flight == 0);
     assert!(matches!(client.lookup(&key).await, Ok(Some(c)) if c.succeeded));
 }
