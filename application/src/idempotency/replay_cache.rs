@@ -9,15 +9,16 @@
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, Utc};
 use domain::{ExistingRecord, IdempotencyKey, RecordState, Scope};
 use quick_cache::{Equivalent, Weighter};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReplayCacheSettings {
-    /// The longest a copy serves: how late an eviction by another process is seen.
+    /// The longest a copy serves, on the monotonic clock: how late an eviction by another
+    /// process is seen.
     pub ttl: Duration,
     pub max_entries: usize,
     /// Keys and response bodies together, estimated.
@@ -63,10 +64,17 @@ impl Equivalent<CacheKey> for Lookup<'_> {
 #[derive(Debug)]
 struct Entry {
     record: ExistingRecord,
-    /// The earlier of the record's `expires_at` and the time to live.
-    valid_until: DateTime<Utc>,
+    /// The record's own expiry, a date the database keeps: on the wall clock.
+    expires_at: DateTime<Utc>,
+    /// The end of the time to live, on the monotonic clock: a step of the wall clock
+    /// (back, or forward) neither stretches nor cuts how late another process's eviction
+    /// is seen.
+    fresh_until: Instant,
     weight: u64,
 }
+
+/// The monotonic clock the time to live is measured on.
+type Monotonic = Arc<dyn Fn() -> Instant + Send + Sync>;
 
 /// A hit: the entry itself, which the cache may drop meanwhile without harm.
 pub(crate) struct Cached(Arc<Entry>);
@@ -93,7 +101,8 @@ impl Weighter<CacheKey, Arc<Entry>> for ByBytes {
 /// Shared by every worker of a process; cloning an `Arc` of it shares the entries.
 pub struct ReplayCache {
     entries: quick_cache::sync::Cache<CacheKey, Arc<Entry>, ByBytes>,
-    ttl: TimeDelta,
+    ttl: Duration,
+    monotonic: Monotonic,
     hits: Arc<AtomicU64>,
 }
 
@@ -110,8 +119,8 @@ impl ReplayCache {
     /// `None` when the time to live, the entries or the bytes are zero: the cache is off.
     #[must_use]
     pub fn new(settings: ReplayCacheSettings) -> Option<Self> {
-        let ttl = TimeDelta::from_std(settings.ttl).ok()?;
-        if ttl <= TimeDelta::zero() || settings.max_entries == 0 || settings.max_bytes == 0 {
+        let ttl = settings.ttl;
+        if ttl.is_zero() || settings.max_entries == 0 || settings.max_bytes == 0 {
             return None;
         }
         let budget = u64::try_from(settings.max_bytes).unwrap_or(u64::MAX);
@@ -124,8 +133,16 @@ impl ReplayCache {
                 ByBytes { least },
             ),
             ttl,
+            monotonic: Arc::new(Instant::now),
             hits: Arc::default(),
         })
+    }
+
+    /// The time to live measured on `monotonic` instead of the process's clock.
+    #[cfg(test)]
+    fn with_monotonic(mut self, monotonic: Monotonic) -> Self {
+        self.monotonic = monotonic;
+        self
     }
 
     /// Counts the answers served from a copy (a metric's value).
@@ -145,7 +162,7 @@ impl ReplayCache {
     ) -> Option<Cached> {
         let lookup = Lookup { scope, key };
         let entry = self.entries.get(&lookup)?;
-        if now < entry.valid_until {
+        if now < entry.expires_at && (self.monotonic)() < entry.fresh_until {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Some(Cached(entry));
         }
@@ -165,8 +182,7 @@ impl ReplayCache {
         let RecordState::Completed(completion) = &record.state else {
             return;
         };
-        let valid_until = completion.expires_at.min(now + self.ttl);
-        if valid_until <= now {
+        if completion.expires_at <= now {
             return;
         }
         let response = &completion.response;
@@ -177,7 +193,8 @@ impl ReplayCache {
             + std::mem::size_of::<Entry>();
         let entry = Entry {
             record: record.clone(),
-            valid_until,
+            expires_at: completion.expires_at,
+            fresh_until: (self.monotonic)() + self.ttl,
             weight: u64::try_from(bytes).unwrap_or(u64::MAX),
         };
         self.entries.insert(

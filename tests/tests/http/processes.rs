@@ -247,3 +247,92 @@ async fn a_token_from_the_command_line_is_accepted_by_the_server() {
     assert_eq!(app.api.get(&location, Some(token)).body, created.body);
     app.finish().await;
 }
+
+/// An eviction reaches the copies of the process it went through, and no other: another
+/// process answers from its own copy until its time to live passes, and the command line
+/// reaches none (`docs/admin.md#idempotency-records`).
+#[tokio::test]
+async fn an_eviction_reaches_its_own_process_s_copy_and_others_only_after_their_time_to_live() {
+    let db = TestDb::create().await;
+    let with_ttl = |secs: &str| {
+        let mut options = ServiceOptions::new(db.url());
+        options
+            .env
+            .push(("REPLAY_CACHE_TTL_SECS".into(), secs.into()));
+        Service::start(&options)
+    };
+    let services = [with_ttl("600"), with_ttl("600"), with_ttl("1")];
+    let [a, b, short] = [0, 1, 2].map(|n| Api::new(services[n].base_url()));
+    let token = full_token();
+    let admin = tests::token(1, 9, "admin:read admin:write");
+    let hits = |api: &Api| api.metric("idempotent_replay_cache_hits_total");
+    let evict_path = |key: &str| {
+        format!("/api/admin/idempotency-keys?tenant=1&actor=1&operation=orders.create.v1&key={key}")
+    };
+    let replayed_twice = |api: &Api, key: &str, body: &str| {
+        for _ in 0..2 {
+            let reply = api.create(&token, key, body);
+            assert_eq!(reply.header("idempotent-replayed").as_deref(), Some("true"));
+        }
+    };
+
+    // Evicted through A: B still answers from its copy.
+    let body = order_json("EV-1", "SKU-1", 1);
+    assert_eq!(a.create(&token, "ev-1", &body).status, 201);
+    replayed_twice(&b, "ev-1", &body);
+    assert_eq!(hits(&b), 1.0);
+    let evicted = a.admin("DELETE", &evict_path("ev-1"), &admin, None);
+    assert_eq!(evicted.status, 200);
+    let other = order_json("EV-1b", "SKU-1", 1);
+    assert_eq!(
+        b.create(&token, "ev-1", &other).code().as_deref(),
+        Some("idempotency_key_reused"),
+        "B's copy still speaks for the key"
+    );
+    assert_eq!(
+        a.create(&token, "ev-1", &other).status,
+        201,
+        "A's copy went with it"
+    );
+
+    // Evicted from the command line: no process's copy goes, and the copy of a process
+    // with a short time to live ends with it.
+    let body = order_json("EV-2", "SKU-1", 1);
+    assert_eq!(short.create(&token, "ev-2", &body).status, 201);
+    replayed_twice(&short, "ev-2", &body);
+    replayed_twice(&a, "ev-2", &body);
+    let (status, _, stderr) = run_command(
+        &[
+            "admin",
+            "--operator",
+            "ops",
+            "keys",
+            "evict",
+            "--tenant",
+            "1",
+            "--actor",
+            "1",
+            "--operation",
+            "orders.create.v1",
+            "--key",
+            "ev-2",
+        ],
+        &[("DATABASE_URL", db.url())],
+    );
+    assert!(status.success(), "{stderr}");
+    let other = order_json("EV-2b", "SKU-1", 1);
+    assert_eq!(
+        a.create(&token, "ev-2", &other).code().as_deref(),
+        Some("idempotency_key_reused"),
+        "A's copy outlives an eviction it never heard of"
+    );
+    let executed = eventually(Duration::from_secs(30), async || {
+        let reply = short.create(&token, "ev-2", &other);
+        (reply.status == 201).then_some(reply)
+    })
+    .await
+    .expect("the short-lived copy never ended");
+    assert!(executed.header("idempotent-replayed").is_none());
+    drop(services);
+    db.drop_database().await;
+}

@@ -2,6 +2,10 @@
 
 #![allow(clippy::unwrap_used)]
 
+use std::time::Instant;
+
+use chrono::TimeDelta;
+
 use super::*;
 use domain::{
     ActorId, Completion, Fingerprint, FingerprintVersion, Operation, RecordId, RetentionPolicy,
@@ -45,18 +49,42 @@ fn cache(ttl_secs: u64, max_entries: usize, max_bytes: usize) -> ReplayCache {
     .unwrap()
 }
 
+/// A monotonic clock the test moves: `base` plus the millis in the counter.
+fn moved_clock() -> (Monotonic, Arc<AtomicU64>) {
+    let base = Instant::now();
+    let millis = Arc::new(AtomicU64::new(0));
+    let read = Arc::clone(&millis);
+    let clock: Monotonic =
+        Arc::new(move || base + Duration::from_millis(read.load(Ordering::SeqCst)));
+    (clock, millis)
+}
+
 #[test]
 fn a_copy_serves_until_its_time_to_live_or_its_record_s_expiry_whichever_is_first() {
-    let cache = cache(2, 100, 1 << 20);
+    let (clock, millis) = moved_clock();
+    let cache = cache(2, 100, 1 << 20).with_monotonic(clock);
     let seconds = |s| t0() + TimeDelta::seconds(s);
     cache.remember(&scope(), &key(1), &completed(86_400, 10), t0());
     cache.remember(&scope(), &key(2), &completed(1, 10), t0());
 
+    millis.store(1_000, Ordering::SeqCst);
     assert!(cache.get(&scope(), &key(1), seconds(1)).is_some());
-    assert!(cache.get(&scope(), &key(1), seconds(2)).is_none(), "ttl");
     assert!(cache.get(&scope(), &key(2), t0()).is_some());
     assert!(cache.get(&scope(), &key(2), seconds(1)).is_none(), "expiry");
+    millis.store(2_000, Ordering::SeqCst);
+    assert!(cache.get(&scope(), &key(1), seconds(2)).is_none(), "ttl");
     assert!(cache.is_empty(), "an outdated copy is dropped when met");
+}
+
+#[test]
+fn a_wall_clock_stepped_back_does_not_stretch_the_time_to_live() {
+    let (clock, millis) = moved_clock();
+    let cache = cache(2, 100, 1 << 20).with_monotonic(clock);
+    cache.remember(&scope(), &key(1), &completed(86_400, 10), t0());
+    // Two seconds pass, while the wall clock is set an hour back.
+    millis.store(2_000, Ordering::SeqCst);
+    let stepped_back = t0() - TimeDelta::hours(1);
+    assert!(cache.get(&scope(), &key(1), stepped_back).is_none());
 }
 
 #[test]
