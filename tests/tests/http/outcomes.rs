@@ -4,7 +4,7 @@
 
 use std::thread;
 
-use tests::{CommitFault, FaultProxy, PauseDir, order_json, url_via};
+use tests::{CommitFault, FaultProxy, PauseDir, Service, ServiceOptions, order_json, url_via};
 
 use crate::support::{App, full_token, retry_while_unavailable};
 
@@ -142,13 +142,20 @@ async fn a_key_held_past_the_lock_wait_is_409_in_progress_then_the_retry_replays
         o.pause_dir = Some(pause.path().to_owned());
     })
     .await;
+    // The follower goes through another process: it meets the key in the database, waits
+    // on the leader's row lock for the lock wait, and hears the database's 1205 as 409.
+    // (Within one process a follower waits in memory instead: `http/in_memory.rs`.)
+    let mut other = ServiceOptions::new(app.db.url());
+    other.lock_wait_secs = 1;
+    let other = Service::start(&other);
+    let other_api = tests::Api::new(other.base_url());
     let token = full_token();
     let body = order_json("REF-1", "SKU-1", 2);
     thread::scope(|s| {
         let leader = s.spawn(|| app.api.create(&token, "pause-held", &body));
         pause.wait_until_paused("pause-held");
 
-        let follower = app.api.create(&token, "pause-held", &body);
+        let follower = other_api.create(&token, "pause-held", &body);
         assert_eq!(
             follower.status_code(),
             (409, Some("request_in_progress".into()))
@@ -158,10 +165,16 @@ async fn a_key_held_past_the_lock_wait_is_409_in_progress_then_the_retry_replays
         pause.release("pause-held");
         assert_eq!(leader.join().unwrap().status, 201);
     });
-    let retry = app.api.create(&token, "pause-held", &body);
+    assert_eq!(
+        other_api.metric("idempotent_same_key_waits_total"),
+        0.0,
+        "the wait was the database's"
+    );
+    let retry = other_api.create(&token, "pause-held", &body);
     assert_eq!(retry.status, 201);
     assert_eq!(retry.header("idempotent-replayed").as_deref(), Some("true"));
     assert_eq!(app.db.total_orders().await, 1);
+    drop(other);
     app.finish().await;
 }
 
