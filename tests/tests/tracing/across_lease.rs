@@ -92,3 +92,72 @@ async fn a_capture_is_one_trace_from_the_acceptance_to_the_provider() {
     drop(provider);
     db.drop_database().await;
 }
+
+/// With tracing off (no collector configured), a caller's context is neither kept nor
+/// passed on: no `trace_context` in the outbox, no `operation_traces` row, no
+/// `traceparent` to the provider.
+#[tokio::test]
+async fn with_tracing_off_no_context_is_written_or_sent() {
+    let db = TestDb::create().await;
+    let provider = ProviderStandIn::start();
+    let mut options = ServiceOptions::new(db.url());
+    options.env.extend(
+        [
+            ("PAYMENT_PROVIDER_URL", provider.url()),
+            ("WORKER_POLL_MS", "50"),
+            ("WORKER_CONCURRENCY", "1"),
+        ]
+        .map(|(name, value)| (name.to_owned(), value.to_owned())),
+    );
+    let server = Service::start(&options);
+    server.wait_for_log("workers started").unwrap();
+    let api = Api::new(server.base_url());
+    let traceparent = traceparent();
+    let created = create_with(&api, "order-off", &[("traceparent", &traceparent)]);
+    assert_eq!(created.status, 201);
+    let order = created.json()["orderId"].as_str().unwrap().to_owned();
+    let bearer = format!("Bearer {}", token(1, 1, ALL_PERMISSIONS));
+    let accepted = api.send(
+        "POST",
+        &format!("/api/orders/{order}/payments"),
+        &[
+            ("authorization", bearer.as_bytes()),
+            ("idempotency-key", b"pay-off"),
+            ("content-type", b"application/json"),
+            ("traceparent", traceparent.as_bytes()),
+        ],
+        capture_json(1500, "JPY").as_bytes(),
+    );
+    assert_eq!(accepted.status, 202);
+    tests::wait_until(
+        PATIENCE,
+        "the capture succeeded",
+        || async {
+            db.count("SELECT COUNT(*) AS n FROM operations WHERE state = 'SUCCEEDED'")
+                .await
+        },
+        |n| *n == 1,
+    )
+    .await;
+
+    assert!(
+        provider.counters().traceparents.is_empty(),
+        "a context reached the provider"
+    );
+    assert_eq!(
+        db.count("SELECT COUNT(*) AS n FROM outbox WHERE trace_context IS NOT NULL")
+            .await,
+        0
+    );
+    assert_eq!(
+        db.count("SELECT COUNT(*) AS n FROM operation_traces").await,
+        0
+    );
+    assert_eq!(
+        db.count("SELECT COUNT(*) AS n FROM outbox").await,
+        2,
+        "the order's and the capture's events"
+    );
+    drop(server);
+    db.drop_database().await;
+}
