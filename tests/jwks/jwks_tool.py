@@ -7,6 +7,8 @@ tokens, and a server for the set. Independent of the service's own JWT code: jwc
     jwks_tool.py mint DIR KID CLAIMS [N]  print N tokens (default 1) signed with KID;
                                           KID "random" signs with rs256 under random kids,
                                           "hs256:SECRET" signs HS256, "none" is unsigned
+    jwks_tool.py public-pem DIR KID       print KID's public key as PEM (what a confused
+                                          verifier would take for an HMAC secret)
     jwks_tool.py serve DIR PORT           serve DIR/jwks.json at /jwks.json, with
                                           Cache-Control: max-age from DIR/max-age (300),
                                           503 while DIR/down exists; GET /fetches counts
@@ -142,6 +144,8 @@ def main(argv):
         publish(directory, argv[3:])
     elif command == "mint":
         mint(directory, argv[3], argv[4], int(argv[5]) if len(argv) > 5 else 1)
+    elif command == "public-pem":
+        sys.stdout.write(private_keys(directory)[argv[3]].export_to_pem().decode())
     elif command == "serve":
         serve(directory, int(argv[3]))
     else:

@@ -169,6 +169,13 @@ impl IdentityProvider {
             .collect()
     }
 
+    /// `kid`'s public key as PEM, as a verifier confusing algorithms would take it for an
+    /// HMAC secret.
+    #[must_use]
+    pub fn public_pem(&self, kid: &str) -> String {
+        self.tool(&["public-pem", kid])
+    }
+
     /// A token whose claims are `claims` byte for byte, as no `Value` can hold them (a
     /// member twice).
     #[must_use]

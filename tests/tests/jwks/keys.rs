@@ -22,7 +22,12 @@ async fn every_accepted_algorithm_verifies_and_nothing_weaker_does() {
         ("next", "a key that is not published"),
     ];
     let hs256 = format!("hs256:{TEST_SECRET}");
-    for (kid, what) in refused.iter().copied().chain([(hs256.as_str(), "HS256")]) {
+    // The classic confusion: HS256 keyed with the RSA key's public PEM, under its kid.
+    let confused = format!("hs256:{}", app.idp.public_pem("rs256"));
+    for (kid, what) in refused.iter().copied().chain([
+        (hs256.as_str(), "HS256"),
+        (confused.as_str(), "HS256 keyed with the RSA public key"),
+    ]) {
         let reply = app.create(&app.idp.mint(kid, &claims), "key-refused");
         assert_eq!(reply.status, 401, "{what}");
         assert_eq!(
