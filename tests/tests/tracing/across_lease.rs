@@ -11,13 +11,10 @@ use crate::support::{
     has_all, of_trace, the, traceparent,
 };
 
-#[tokio::test]
-async fn a_capture_is_one_trace_from_the_acceptance_to_the_provider() {
-    let db = TestDb::create().await;
-    let provider = ProviderStandIn::start();
-    let receiver = OtlpReceiver::start().unwrap();
+/// A serving process that works captures against `provider`, `env` on top.
+fn working_server(db: &TestDb, provider: &ProviderStandIn, env: Vec<(String, String)>) -> Service {
     let mut options = ServiceOptions::new(db.url());
-    options.env = exporting_to(&receiver, "orders-api");
+    options.env = env;
     options.env.extend(
         [
             ("PAYMENT_PROVIDER_URL", provider.url()),
@@ -28,25 +25,51 @@ async fn a_capture_is_one_trace_from_the_acceptance_to_the_provider() {
     );
     let server = Service::start(&options);
     server.wait_for_log("workers started").unwrap();
+    server
+}
+
+/// Accepts a capture of `order` under `key` with the caller's `traceparent`.
+fn capture_in(api: &Api, order: &str, key: &str, traceparent: &str) -> tests::Reply {
+    let bearer = format!("Bearer {}", token(1, 1, ALL_PERMISSIONS));
+    api.send(
+        "POST",
+        &format!("/api/orders/{order}/payments"),
+        &[
+            ("authorization", bearer.as_bytes()),
+            ("idempotency-key", key.as_bytes()),
+            ("content-type", b"application/json"),
+            ("traceparent", traceparent.as_bytes()),
+        ],
+        capture_json(1500, "JPY").as_bytes(),
+    )
+}
+
+/// Waits until the database holds `n` succeeded operations.
+async fn succeeded(db: &TestDb, n: i64) {
+    tests::wait_until(
+        PATIENCE,
+        "the captures succeeded",
+        || async {
+            db.count("SELECT COUNT(*) AS n FROM operations WHERE state = 'SUCCEEDED'")
+                .await
+        },
+        |seen| *seen == n,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_capture_is_one_trace_from_the_acceptance_to_the_provider() {
+    let db = TestDb::create().await;
+    let provider = ProviderStandIn::start();
+    let receiver = OtlpReceiver::start().unwrap();
+    let server = working_server(&db, &provider, exporting_to(&receiver, "orders-api"));
     let api = Api::new(server.base_url());
     // The order comes from a request of its own trace; only the capture is the caller's.
     let created = create_with(&api, "order-1", &[]);
     assert_eq!(created.status, 201);
     let order = created.json()["orderId"].as_str().unwrap().to_owned();
-    let bearer = format!("Bearer {}", token(1, 1, ALL_PERMISSIONS));
-    let path = format!("/api/orders/{order}/payments");
-    let traceparent = traceparent();
-    let accepted = api.send(
-        "POST",
-        &path,
-        &[
-            ("authorization", bearer.as_bytes()),
-            ("idempotency-key", b"pay-1"),
-            ("content-type", b"application/json"),
-            ("traceparent", traceparent.as_bytes()),
-        ],
-        capture_json(1500, "JPY").as_bytes(),
-    );
+    let accepted = capture_in(&api, &order, "pay-1", &traceparent());
     assert_eq!(accepted.status, 202);
 
     let spans = receiver
@@ -100,45 +123,17 @@ async fn a_capture_is_one_trace_from_the_acceptance_to_the_provider() {
 async fn with_tracing_off_no_context_is_written_or_sent() {
     let db = TestDb::create().await;
     let provider = ProviderStandIn::start();
-    let mut options = ServiceOptions::new(db.url());
-    options.env.extend(
-        [
-            ("PAYMENT_PROVIDER_URL", provider.url()),
-            ("WORKER_POLL_MS", "50"),
-            ("WORKER_CONCURRENCY", "1"),
-        ]
-        .map(|(name, value)| (name.to_owned(), value.to_owned())),
-    );
-    let server = Service::start(&options);
-    server.wait_for_log("workers started").unwrap();
+    let server = working_server(&db, &provider, Vec::new());
     let api = Api::new(server.base_url());
     let traceparent = traceparent();
     let created = create_with(&api, "order-off", &[("traceparent", &traceparent)]);
     assert_eq!(created.status, 201);
     let order = created.json()["orderId"].as_str().unwrap().to_owned();
-    let bearer = format!("Bearer {}", token(1, 1, ALL_PERMISSIONS));
-    let accepted = api.send(
-        "POST",
-        &format!("/api/orders/{order}/payments"),
-        &[
-            ("authorization", bearer.as_bytes()),
-            ("idempotency-key", b"pay-off"),
-            ("content-type", b"application/json"),
-            ("traceparent", traceparent.as_bytes()),
-        ],
-        capture_json(1500, "JPY").as_bytes(),
+    assert_eq!(
+        capture_in(&api, &order, "pay-off", &traceparent).status,
+        202
     );
-    assert_eq!(accepted.status, 202);
-    tests::wait_until(
-        PATIENCE,
-        "the capture succeeded",
-        || async {
-            db.count("SELECT COUNT(*) AS n FROM operations WHERE state = 'SUCCEEDED'")
-                .await
-        },
-        |n| *n == 1,
-    )
-    .await;
+    succeeded(&db, 1).await;
 
     assert!(
         provider.counters().traceparents.is_empty(),
@@ -158,6 +153,36 @@ async fn with_tracing_off_no_context_is_written_or_sent() {
         2,
         "the order's and the capture's events"
     );
+    drop(server);
+    db.drop_database().await;
+}
+
+/// A caller's trace it chose not to sample (flags `00`) is not recorded here, yet carried
+/// on: the provider receives the caller's trace id, unsampled.
+#[tokio::test]
+async fn an_unsampled_trace_is_not_exported_but_still_propagates() {
+    let db = TestDb::create().await;
+    let provider = ProviderStandIn::start();
+    let receiver = OtlpReceiver::start().unwrap();
+    let server = working_server(&db, &provider, exporting_to(&receiver, "orders-api"));
+    let api = Api::new(server.base_url());
+    let created = create_with(&api, "order-u", &[]);
+    let order = created.json()["orderId"].as_str().unwrap().to_owned();
+    let unsampled = format!("00-{TRACE_ID}-{CALLER_SPAN_ID}-00");
+    assert_eq!(capture_in(&api, &order, "pay-u", &unsampled).status, 202);
+    succeeded(&db, 1).await;
+
+    let seen = provider.traceparents();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(
+        seen[0].starts_with(&format!("00-{TRACE_ID}-")) && seen[0].ends_with("-00"),
+        "the caller's trace, unsampled: {seen:?}"
+    );
+    // The create's own trace is exported (so the exporter works); the caller's is not.
+    let spans = receiver
+        .wait_for(|spans| !spans.is_empty(), PATIENCE)
+        .unwrap_or_else(|spans| panic!("nothing exported: {spans:#?}"));
+    assert!(of_trace(&spans, TRACE_ID).is_empty(), "{spans:#?}");
     drop(server);
     db.drop_database().await;
 }
