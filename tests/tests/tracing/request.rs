@@ -165,3 +165,28 @@ async fn a_tracestate_over_the_w3c_bounds_is_dropped_and_the_trace_kept() {
     drop(server);
     db.drop_database().await;
 }
+
+/// Spans still queued when the process is told to stop are sent before it exits: the
+/// export batch waits a minute here, so only the shutdown's flush can send them.
+#[tokio::test]
+async fn spans_queued_at_shutdown_are_flushed() {
+    let db = TestDb::create().await;
+    let receiver = OtlpReceiver::start().unwrap();
+    let mut server = server(&db, &receiver, &[("OTEL_BSP_SCHEDULE_DELAY", "60000")]);
+    let api = Api::new(server.base_url());
+    let context = [("traceparent", traceparent())];
+    let context: Vec<(&str, &str)> = context.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    assert_eq!(create_with(&api, "flushed", &context).status, 201);
+    assert!(
+        receiver.spans().is_empty(),
+        "nothing sent before the batch's minute"
+    );
+
+    server.terminate();
+    assert!(server.wait().success());
+    let spans = receiver
+        .wait_for(|spans| !request_spans(spans).is_empty(), PATIENCE)
+        .unwrap_or_else(|spans| panic!("the queued spans were lost at shutdown: {spans:#?}"));
+    assert_eq!(request_spans(&spans)[0].trace_id, TRACE_ID);
+    db.drop_database().await;
+}
