@@ -186,3 +186,61 @@ async fn an_unsampled_trace_is_not_exported_but_still_propagates() {
     drop(server);
     db.drop_database().await;
 }
+
+/// The lease's trace crosses processes: a capture accepted by a `serve` process without a
+/// provider is worked by a separate `server worker`, whose attempt and call continue the
+/// caller's trace from the context stored at acceptance.
+#[tokio::test]
+async fn a_separate_worker_process_continues_the_acceptance_s_trace() {
+    let db = TestDb::create().await;
+    let provider = ProviderStandIn::start();
+    let receiver = OtlpReceiver::start().unwrap();
+    let mut accepting = ServiceOptions::new(db.url());
+    accepting.env = exporting_to(&receiver, "orders-api");
+    let accepting = Service::start(&accepting);
+    let api = Api::new(accepting.base_url());
+    let created = create_with(&api, "order-w", &[]);
+    let order = created.json()["orderId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        capture_in(&api, &order, "pay-w", &traceparent()).status,
+        202
+    );
+
+    let mut working = ServiceOptions::new(db.url());
+    working.env = exporting_to(&receiver, "orders-worker");
+    working.env.extend(
+        [
+            ("PAYMENT_PROVIDER_URL", provider.url()),
+            ("WORKER_POLL_MS", "50"),
+            // One task: a second one losing the claim would show an attempt of its own.
+            ("WORKER_CONCURRENCY", "1"),
+        ]
+        .map(|(name, value)| (name.to_owned(), value.to_owned())),
+    );
+    let worker = Service::start_command(&working, &["worker"], "workers started");
+    succeeded(&db, 1).await;
+
+    let spans = receiver
+        .wait_for(
+            |spans| {
+                has_all(
+                    spans,
+                    TRACE_ID,
+                    &["operation insert", "operation attempt", "provider charge"],
+                )
+            },
+            PATIENCE,
+        )
+        .unwrap_or_else(|spans| panic!("the worker's spans left the trace: {spans:#?}"));
+    let trace = of_trace(&spans, TRACE_ID);
+    assert_one_tree(&trace, CALLER_SPAN_ID);
+    assert_parent(
+        the(&trace, "operation attempt"),
+        the(&trace, "operation insert"),
+    );
+    let seen = provider.traceparents();
+    assert_eq!(seen.len(), 1);
+    assert!(seen[0].starts_with(&format!("00-{TRACE_ID}-")), "{seen:?}");
+    drop((worker, accepting));
+    db.drop_database().await;
+}
