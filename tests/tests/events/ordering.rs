@@ -207,17 +207,7 @@ async fn a_later_event_waits_while_another_relay_holds_its_orders_earlier_one() 
     );
 
     x.kill();
-    wait_until(
-        Duration::from_secs(60),
-        "both events published",
-        || async {
-            rig.db
-                .count("SELECT COUNT(*) AS n FROM outbox WHERE published_at IS NULL")
-                .await
-        },
-        |pending| *pending == 0,
-    )
-    .await;
+    rig.wait_until_published(Duration::from_secs(60)).await;
     let types: Vec<String> = stream_in_order(&rig.nats.url())
         .await
         .iter()

@@ -145,17 +145,7 @@ async fn each_orders_payment_events_follow_its_creation_in_commit_order_through_
     a.kill();
     b.kill();
     let _b_again = relay(&rig.options(&small_batches));
-    wait_until(
-        Duration::from_secs(120),
-        "every event published",
-        || async {
-            rig.db
-                .count("SELECT COUNT(*) AS n FROM outbox WHERE published_at IS NULL")
-                .await
-        },
-        |pending| *pending == 0,
-    )
-    .await;
+    rig.wait_until_published(Duration::from_secs(120)).await;
 
     let documents = stream_in_order(&rig.nats.url()).await;
     let mut seen: HashMap<String, Vec<(String, u64, u64)>> = HashMap::new();

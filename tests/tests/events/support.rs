@@ -99,6 +99,24 @@ impl Rig {
         wait_until(Duration::from_secs(90), what, || self.counts(), done).await
     }
 
+    /// Waits until the outbox holds no unpublished event.
+    ///
+    /// # Panics
+    /// After `patience`.
+    pub(crate) async fn wait_until_published(&self, patience: Duration) {
+        wait_until(
+            patience,
+            "every event published",
+            || async {
+                self.db
+                    .count("SELECT COUNT(*) AS n FROM outbox WHERE published_at IS NULL")
+                    .await
+            },
+            |pending| *pending == 0,
+        )
+        .await;
+    }
+
     /// Waits until every order's event is published and shipped, then checks the
     /// invariants; returns the messages in the stream.
     pub(crate) async fn assert_settled(&self, orders: i64) -> u64 {

@@ -3,11 +3,10 @@
 //! beyond what was captured, however many processes take them at once.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use tests::{Controls, Reply, Service, ServiceOptions, refund_json, spread};
 
-use crate::support::{AMOUNT, Accepted, Scenario, eventually, full_token};
+use crate::support::{AMOUNT, Accepted, Scenario, full_token};
 
 impl Scenario {
     /// Creates the order `reference`, has its capture worked by `worker` to success; the
@@ -216,16 +215,7 @@ async fn concurrent_refunds_over_several_processes_never_accept_more_than_was_ca
         assert_eq!(reserved, i64::from(sum), "order {order}: reserved");
     }
 
-    let pending = || async {
-        let n = scenario
-            .db
-            .count("SELECT COUNT(*) AS n FROM operations WHERE state = 'PENDING'")
-            .await;
-        (n == 0).then_some(())
-    };
-    eventually(Duration::from_secs(60), pending)
-        .await
-        .unwrap_or_else(|| panic!("refunds still pending"));
+    scenario.wait_until_none_pending().await;
     let total: usize = sent.iter().filter(|(_, _, status)| *status == 202).count();
     assert_eq!(
         scenario.db.count("SELECT COUNT(*) AS n FROM refunds").await,

@@ -1,10 +1,8 @@
 //! Scenario 6: a claim storm, 8 workers in 2 processes on 200 due operations.
 
-use std::time::Duration;
-
 use tests::{Api, Controls, Service, spread};
 
-use crate::support::{Accepted, Counts, PATIENCE, Scenario, accept_on, eventually};
+use crate::support::{Accepted, Counts, PATIENCE, Scenario, accept_on};
 
 /// Operations in the storm.
 const OPERATIONS: usize = 200;
@@ -53,16 +51,7 @@ async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_ch
     // Holding off lets the eight go, and every later call.
     scenario.provider.control(&Controls::default());
 
-    let pending = || async {
-        let n = scenario
-            .db
-            .count("SELECT COUNT(*) AS n FROM operations WHERE state = 'PENDING'")
-            .await;
-        (n == 0).then_some(())
-    };
-    eventually(Duration::from_secs(60), pending)
-        .await
-        .unwrap_or_else(|| panic!("operations still pending"));
+    scenario.wait_until_none_pending().await;
 
     let generations = scenario
         .db

@@ -230,6 +230,23 @@ impl Scenario {
         .await
     }
 
+    /// Waits until no operation is pending.
+    ///
+    /// # Panics
+    /// After a minute.
+    pub(crate) async fn wait_until_none_pending(&self) {
+        let pending = || async {
+            let n = self
+                .db
+                .count("SELECT COUNT(*) AS n FROM operations WHERE state = 'PENDING'")
+                .await;
+            (n == 0).then_some(())
+        };
+        eventually(Duration::from_secs(60), pending)
+            .await
+            .unwrap_or_else(|| panic!("operations still pending"));
+    }
+
     /// Stops every process and drops the database (checking orders = events).
     pub(crate) async fn finish(self) {
         drop(self.accepting);
