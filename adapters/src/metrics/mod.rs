@@ -181,6 +181,12 @@ impl Metrics {
             crate::telemetry::dropped_spans(),
         );
         registry.register(
+            "auth_verified_token_hits",
+            "Requests whose token was one this process had verified, served from memory \
+             without checking its signature again",
+            crate::http::edge::auth::verified_token_hits(),
+        );
+        registry.register(
             "http_connection_errors",
             "Connections the HTTP/1 layer ended in an error before any route ran (a \
              malformed request head, a body cut off); counted, not logged",

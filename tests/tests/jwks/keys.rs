@@ -106,3 +106,22 @@ async fn a_flood_of_unknown_keys_costs_at_most_one_fetch_per_interval() {
     assert!(fetched <= intervals, "{fetched} fetches in {elapsed:?}");
     app.finish().await;
 }
+
+#[tokio::test]
+async fn a_token_verified_once_is_served_from_memory_afterwards() {
+    let app = App::start(&[]).await;
+    let token = app
+        .idp
+        .mint("rs256", &valid_claims(1, 1, "orders:create orders:read"));
+    let hits = || app.api.metric("auth_verified_token_hits_total");
+    let before = hits();
+    for n in 0..3 {
+        assert_eq!(app.create(&token, &format!("mem-{n}")).status, 201);
+    }
+    assert_eq!(
+        hits() - before,
+        2.0,
+        "the first request verified the signature, the next two did not"
+    );
+    app.finish().await;
+}

@@ -16,6 +16,7 @@ use application::Caller;
 pub use hs256::{Claims, EXP_LEEWAY_SECS, MIN_SECRET_BYTES, TokenKeys, WeakSecret};
 pub use jwks::JwksVerifier;
 use verified::VerifiedTokens;
+pub(crate) use verified::verified_token_hits;
 
 use super::problem::Problem;
 use super::respond;

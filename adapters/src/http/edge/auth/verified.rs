@@ -5,9 +5,10 @@
 //! check, and only while the key set that verified it is the one in use. Tokens that
 //! fail are never remembered.
 
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, LazyLock, Weak};
 
 use application::Caller;
+use prometheus_client::metrics::counter::Counter;
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 
@@ -18,6 +19,15 @@ const MAX_TOKENS: usize = 10_000;
 const MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// An entry's weight beside its token's bytes: the caller and the bookkeeping.
 const ENTRY_OVERHEAD: u64 = 256;
+
+/// Requests served from a remembered token, process-wide
+/// (`auth_verified_token_hits_total`): what the signature checks saved.
+static HITS: LazyLock<Counter> = LazyLock::new(Counter::default);
+
+/// The same counter, for the registry.
+pub(crate) fn verified_token_hits() -> Counter {
+    HITS.clone()
+}
 
 /// Unix seconds in which a token verifies, leeway included: `nbf - leeway` to
 /// `exp + leeway`, as `jsonwebtoken` decides them.
@@ -97,7 +107,11 @@ impl VerifiedTokens {
             }
             _ => false,
         };
-        (same_keys && found.usable.contains(now)).then(|| found.caller.clone())
+        let served = (same_keys && found.usable.contains(now)).then(|| found.caller.clone());
+        if served.is_some() {
+            HITS.inc();
+        }
+        served
     }
 
     pub(crate) fn remember(&self, token: &str, verified: Verified) {
