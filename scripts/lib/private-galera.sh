@@ -24,10 +24,22 @@ PROV_EXTRA=${PROV_EXTRA-";evs.keepalive_period=PT0.5S;evs.inactive_check_period=
 
 source "$(dirname "${BASH_SOURCE[0]}")/debian.sh"
 
+# Galera needs MariaDB's own server (mariadbd, built with wsrep) whatever the tests' main
+# server is: a machine whose tests use DATABASE_URL and have no local server gets Debian's
+# mariadb-server (as root); a machine whose server is MySQL is told to name a cluster with
+# GALERA_URLS, since installing MariaDB would replace its MySQL.
 install_if_missing() {
-  [[ -f $PROVIDER ]] && command -v rsync >/dev/null && return 0
-  debian_install "MariaDB Galera, or GALERA_URLS naming three nodes of a running cluster" \
-    galera-4 rsync
+  [[ -f $PROVIDER && -x /usr/sbin/mariadbd ]] && command -v mariadb-install-db >/dev/null \
+    && command -v rsync >/dev/null && return 0
+  # Debian's mariadb-server replaces an installed MySQL server: never do that to a machine.
+  if [[ ! -x /usr/sbin/mariadbd ]] && { command -v mysqld >/dev/null || [[ -x /usr/sbin/mysqld ]]; }; then
+    echo "ERROR: the Galera tests need MariaDB's server (mariadbd with wsrep), and this" \
+      "machine's server is MySQL, which installing MariaDB would replace: set GALERA_URLS" \
+      "to three nodes of a running MariaDB Galera cluster" >&2
+    exit 1
+  fi
+  debian_install "MariaDB Galera (mariadbd, galera-4, rsync), or GALERA_URLS naming three nodes of a running cluster" \
+    mariadb-server galera-4 rsync
 }
 
 opts() {
