@@ -76,15 +76,16 @@ diesel::table! {
     }
 }
 
-/// The four-statement creation transaction for `key`, between `BEGIN` and `COMMIT`
-/// exactly as the service's unit of work sends them. Every statement is prepared once per
-/// connection, like the service's: the inserts through diesel's query builder, the
-/// completion through [`Complete`] (diesel never caches a DSL `UPDATE`). Six round trips.
+/// The four-statement creation transaction for `key`, ended by `COMMIT`, exactly as the
+/// service's unit of work sends them: on a session with autocommit off ([`transactional`]),
+/// so the first insert begins the transaction and no `BEGIN` is sent. Every statement is
+/// prepared once per connection, like the service's: the inserts through diesel's query
+/// builder, the completion through [`Complete`] (diesel never caches a DSL `UPDATE`). Five
+/// round trips, as the service's with `RETURNING`.
 pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str) {
     use api_idempotency::dsl as r;
     use orders::dsl as o;
     const OPERATION: &[u8] = b"orders.create.v1";
-    conn.batch_execute("BEGIN").await.expect("BEGIN");
     diesel::insert_into(r::api_idempotency)
         .values((
             r::tenant_id.eq(CEILING_TENANT),
@@ -222,6 +223,17 @@ pub(crate) enum Work {
     Mixed,
 }
 
+/// Turns the session's autocommit off (`on` true: the transactional session) or back on, as the service's
+/// transaction pool keeps it off: a connection goes back to the pool with it on.
+async fn transactional(conn: &mut AsyncMysqlConnection, on: bool) {
+    let sql = if on {
+        "SET SESSION autocommit = 0"
+    } else {
+        "COMMIT; SET SESSION autocommit = 1"
+    };
+    conn.batch_execute(sql).await.expect("ceiling session");
+}
+
 /// Units of work done, and per second, with `concurrency` tasks for `duration`.
 pub(crate) async fn measure(
     pool: &Pool<AsyncMysqlConnection>,
@@ -239,6 +251,10 @@ pub(crate) async fn measure(
             let label = label.to_owned();
             tokio::spawn(async move {
                 let mut conn = pool.get().await.expect("ceiling connection");
+                let writes = !matches!(work, Work::Read);
+                if writes {
+                    transactional(&mut conn, true).await;
+                }
                 let deadline = Instant::now() + duration;
                 let mut i = 0usize;
                 while Instant::now() < deadline {
@@ -254,6 +270,9 @@ pub(crate) async fn measure(
                     done.fetch_add(1, Ordering::Relaxed);
                     i += 1;
                 }
+                if writes {
+                    transactional(&mut conn, false).await;
+                }
             })
         })
         .collect();
@@ -268,10 +287,12 @@ pub(crate) async fn measure(
 pub(crate) async fn seed(pool: &Pool<AsyncMysqlConnection>, label: &str, n: usize) -> Vec<String> {
     let mut conn = pool.get().await.expect("seed connection");
     let mut keys = Vec::with_capacity(n);
+    transactional(&mut conn, true).await;
     for i in 0..n {
         let key = format!("{label}-seed-{i}");
         create(&mut conn, &key).await;
         keys.push(key);
     }
+    transactional(&mut conn, false).await;
     keys
 }
