@@ -4,7 +4,7 @@
 
 use std::io::{Read, Write};
 
-use super::{Raw, app, create_head};
+use super::{Raw, app, assert_long_header_name_refused, create_head};
 
 /// A create body of exactly `size` bytes without a newline: the order, then padding in a
 /// string member (or in spaces, for a body the server takes).
@@ -102,11 +102,6 @@ async fn bodies_over_the_limit_are_413_in_one_write_or_in_pieces() {
 #[tokio::test]
 async fn after_a_large_body_a_kept_alive_connection_is_measured_anew() {
     let app = app().await;
-    let address = app
-        .service
-        .base_url()
-        .trim_start_matches("http://")
-        .to_owned();
     let full = body_of(16 * 1024, true, "BIG-1");
     let first = create_head(
         &app,
@@ -139,9 +134,6 @@ async fn after_a_large_body_a_kept_alive_connection_is_measured_anew() {
     );
     send_in(&mut raw, &[again.as_bytes(), &other].concat(), 1);
     assert_eq!(answer(&mut raw).0, 201);
-    let name = "X".repeat(65_536);
-    raw.send(format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\n{name}: 1\r\n\r\n").as_bytes());
-    let refused = raw.until_closed();
-    assert!(refused.starts_with("HTTP/1.1 431"), "{refused:.200}");
+    assert_long_header_name_refused(&mut raw, &app);
     app.finish().await;
 }

@@ -37,8 +37,7 @@ struct Raw {
 
 impl Raw {
     fn connect(app: &App) -> Self {
-        let address = app.service.base_url().trim_start_matches("http://");
-        let stream = TcpStream::connect(address).unwrap();
+        let stream = TcpStream::connect(host(app)).unwrap();
         stream.set_read_timeout(Some(ANSWER_BOUND)).unwrap();
         Self { stream }
     }
@@ -63,9 +62,29 @@ impl Raw {
     }
 }
 
+/// The server's `host:port`, as a raw request names it.
+fn host(app: &App) -> &str {
+    app.service.base_url().trim_start_matches("http://")
+}
+
+/// Sends a request with a 64 KiB header name on `raw` and asserts it is answered `431`
+/// and closed, never reaching the parser.
+fn assert_long_header_name_refused(raw: &mut Raw, app: &App) {
+    let name = "X".repeat(65_536);
+    raw.send(
+        format!(
+            "GET /healthz HTTP/1.1\r\nHost: {}\r\n{name}: 1\r\n\r\n",
+            host(app)
+        )
+        .as_bytes(),
+    );
+    let answer = raw.until_closed();
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer:.200}");
+}
+
 /// The head of an authorized create, with `extra` header lines.
 fn create_head(app: &App, key: &str, extra: &str) -> String {
-    let address = app.service.base_url().trim_start_matches("http://");
+    let address = host(app);
     format!(
         "POST /api/orders HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
          Idempotency-Key: {key}\r\nContent-Type: application/json\r\n{extra}\r\n",
@@ -85,11 +104,7 @@ async fn a_thousand_routes_that_take_no_body_never_wait_for_one() {
     let app = app().await;
     assert_eq!(app.api.get("/healthz", None).status, 200);
     let before = open_files(&app);
-    let address = app
-        .service
-        .base_url()
-        .trim_start_matches("http://")
-        .to_owned();
+    let address = host(&app);
     let head =
         format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\nTransfer-Encoding: chunked\r\n\r\n");
     let mut connections: Vec<Raw> = (0..1000)
@@ -123,7 +138,7 @@ async fn invented_methods_add_no_metric_series_and_no_long_log_line() {
     let invented = format!("PROBE{}", "A".repeat(1000));
     for method in ["PROBEA", invented.as_str()] {
         let mut raw = Raw::connect(&app);
-        let address = app.service.base_url().trim_start_matches("http://");
+        let address = host(&app);
         raw.send(
             format!("{method} /healthz HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n")
                 .as_bytes(),
@@ -150,11 +165,7 @@ async fn invented_methods_add_no_metric_series_and_no_long_log_line() {
 async fn a_header_name_of_64_kib_is_refused_without_a_panic() {
     let app = app().await;
     let mut raw = Raw::connect(&app);
-    let address = app.service.base_url().trim_start_matches("http://");
-    let name = "X".repeat(65_536);
-    raw.send(format!("GET /healthz HTTP/1.1\r\nHost: {address}\r\n{name}: 1\r\n\r\n").as_bytes());
-    let answer = raw.until_closed();
-    assert!(answer.starts_with("HTTP/1.1 431"), "{answer:.200}");
+    assert_long_header_name_refused(&mut raw, &app);
     assert_eq!(
         app.api.get("/healthz", None).status,
         200,
@@ -262,11 +273,7 @@ async fn ambiguous_or_encoded_requests_are_refused_and_store_nothing() {
 #[tokio::test]
 async fn malformed_heads_are_counted_and_make_no_log_line_each() {
     let app = app().await;
-    let address = app
-        .service
-        .base_url()
-        .trim_start_matches("http://")
-        .to_owned();
+    let address = host(&app);
     let heads: [&[u8]; 3] = [
         b"GET /healthz HTTP/1.1\r\nHost: x\r\nNo Colon Here\r\n\r\n",
         b"\x00\x01 not http\r\n\r\n",
