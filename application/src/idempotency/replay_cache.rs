@@ -182,6 +182,10 @@ impl ReplayCache {
         let RecordState::Completed(completion) = &record.state else {
             return;
         };
+        // A time to live past what the clock can count keeps nothing rather than panicking.
+        let Some(fresh_until) = (self.monotonic)().checked_add(self.ttl) else {
+            return;
+        };
         if completion.expires_at <= now {
             return;
         }
@@ -194,7 +198,7 @@ impl ReplayCache {
         let entry = Entry {
             record: record.clone(),
             expires_at: completion.expires_at,
-            fresh_until: (self.monotonic)() + self.ttl,
+            fresh_until,
             weight: u64::try_from(bytes).unwrap_or(u64::MAX),
         };
         self.entries.insert(
