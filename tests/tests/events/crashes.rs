@@ -3,15 +3,20 @@
 
 use std::time::Duration;
 
-use tests::{FaultProxy, TestServer, url_via};
+use async_nats::jetstream;
+use tests::{FaultProxy, TestServer, url_via, wait_until};
 
 use crate::support::{Rig, create_orders};
 
 const ORDERS: usize = 20;
 
-/// Holds a relay between JetStream's acks and its marking, kills it there, waits
-/// `before_restart`, and starts a new one; returns the rig with every order created.
-async fn relay_killed_after_the_acks(env: &[(&str, &str)], before_restart: Duration) -> Rig {
+/// Holds a relay between JetStream's acks and its marking, kills it there, waits out the
+/// duplicate window when asked, and starts a new one; returns the rig with every order
+/// created, and how many messages the killed relay had sent.
+async fn relay_killed_after_the_acks(
+    env: &[(&str, &str)],
+    wait_out_the_window: bool,
+) -> (Rig, u64) {
     let rig = Rig::new().await;
     rig.pause.arm("relay-acked");
     let mut first = rig.serve(env);
@@ -23,16 +28,46 @@ async fn relay_killed_after_the_acks(env: &[(&str, &str)], before_restart: Durat
     assert!(acked > 0, "the held batch is in the stream");
     assert_eq!(rig.counts().await.published, 0, "and not yet marked");
     first.kill();
-    tokio::time::sleep(before_restart).await;
+    if wait_out_the_window {
+        until_the_stream_forgot_its_ids(&rig.nats.url()).await;
+    }
 
     let _second = rig.serve(env);
     rig.assert_settled(ORDERS as i64).await;
-    rig
+    (rig, acked)
+}
+
+/// Sends the stream's newest message again, with its id, as a restarted relay would, until
+/// JetStream stores it instead of calling it a duplicate. Ids leave the window in the order
+/// they came, so once the newest has gone every id the stream held has: no wall-clock guess.
+async fn until_the_stream_forgot_its_ids(url: &str) {
+    let js = jetstream::new(async_nats::connect(url).await.unwrap());
+    let mut stream = js.get_stream("ORDERS").await.unwrap();
+    let newest = stream.info().await.unwrap().state.last_sequence;
+    let message = stream.get_raw_message(newest).await.unwrap();
+    wait_until(
+        Duration::from_secs(30),
+        "the duplicate window past the killed relay's messages",
+        || async {
+            js.publish_with_headers(
+                message.subject.clone(),
+                message.headers.clone(),
+                message.payload.clone(),
+            )
+            .await
+            .unwrap()
+            .await
+            .unwrap()
+            .duplicate
+        },
+        |duplicate| !duplicate,
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relay_killed_after_the_acks_sends_again_and_jetstream_drops_the_copies() {
-    let rig = relay_killed_after_the_acks(&[], Duration::ZERO).await;
+    let (rig, _) = relay_killed_after_the_acks(&[], false).await;
     assert_eq!(
         rig.nats.stream_messages("ORDERS"),
         ORDERS as u64,
@@ -43,17 +78,15 @@ async fn a_relay_killed_after_the_acks_sends_again_and_jetstream_drops_the_copie
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_the_duplicate_window_the_copies_reach_the_stream_and_the_inbox_holds() {
-    // A 100 ms window, and the restart 1 s later: JetStream's own timer has forgotten the
-    // ids by the time the new relay sends them again (a restart alone can be quicker).
-    let rig = relay_killed_after_the_acks(
-        &[("NATS_DUPLICATE_WINDOW_MS", "100")],
-        Duration::from_secs(1),
-    )
-    .await;
+    // A 100 ms window, waited out: the new relay sends the held batch again and JetStream
+    // stores every copy; only the probe's own copy (of the newest id) may be dropped again.
+    let (rig, acked) =
+        relay_killed_after_the_acks(&[("NATS_DUPLICATE_WINDOW_MS", "100")], true).await;
     let messages = rig.nats.stream_messages("ORDERS");
+    let every_copy = acked + ORDERS as u64;
     assert!(
-        messages > ORDERS as u64,
-        "copies went through: {messages} messages for {ORDERS} events"
+        (every_copy..=every_copy + 1).contains(&messages),
+        "the {acked} held messages went through again: {messages} messages for {ORDERS} events"
     );
     // assert_settled already proved shipments = orders, one per order.
     rig.finish().await;
