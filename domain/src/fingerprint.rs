@@ -52,6 +52,12 @@ impl Fingerprint {
     pub fn hash(&self) -> &[u8; 32] {
         &self.hash
     }
+
+    /// The hash in lowercase hex, as `docs/http-api.md#request-fingerprints` prints its vectors.
+    #[must_use]
+    pub fn to_hex(&self) -> String {
+        self.hash.iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 /// `operation\nversion\nfield...\n` (`docs/http-api.md#request-fingerprints`).
@@ -98,10 +104,6 @@ mod tests {
         }
     }
 
-    fn hex(bytes: &[u8]) -> String {
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
     fn create_v1() -> Operation {
         Operation::parse("orders.create.v1").unwrap()
     }
@@ -135,7 +137,7 @@ mod tests {
         ];
         for (input, expected) in vectors {
             let fingerprint = input.fingerprint(&create_v1());
-            assert_eq!(hex(fingerprint.hash()), expected, "{input:?}");
+            assert_eq!(fingerprint.to_hex(), expected, "{input:?}");
             assert_eq!(fingerprint.version(), FingerprintVersion(1));
         }
     }

@@ -41,11 +41,7 @@ pub(crate) fn assert_orders_match_events(
 mod tests {
     #[test]
     fn the_hex_literal_is_the_event_type() {
-        let hex: String = application::ORDERS_CREATED
-            .name
-            .bytes()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let hex = crate::hex(application::ORDERS_CREATED.name);
         assert!(super::ORDER_EVENTS_PER_TENANT.contains(&format!("X'{hex}'")));
     }
 }

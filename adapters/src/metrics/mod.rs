@@ -2,7 +2,7 @@
 //! the outbox relay, and the capture workers (in `operations`).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 use application::Outcome;
 use application::RelayPass;
@@ -16,30 +16,14 @@ use prometheus_client::registry::Registry;
 
 mod connection_errors;
 mod operations;
+mod shared_count;
 
 pub use connection_errors::{count_connection_error, is_connection_error};
 
 use self::operations::OperationMetrics;
+use self::shared_count::SharedCount;
 
 pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-
-/// Shared with the coordinators, which count deadlocked transactions into it.
-#[derive(Debug, Default)]
-struct SharedCount(Arc<AtomicU64>);
-
-impl prometheus_client::metrics::counter::Atomic<u64> for SharedCount {
-    fn inc(&self) -> u64 {
-        self.0.fetch_add(1, Ordering::Relaxed)
-    }
-
-    fn inc_by(&self, v: u64) -> u64 {
-        self.0.fetch_add(v, Ordering::Relaxed)
-    }
-
-    fn get(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
-}
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OutcomeLabels {
@@ -311,29 +295,4 @@ pub fn outcome_label<R>(outcome: &Outcome<R>) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
-    use application::CreateRefusal;
-
-    use super::*;
-
-    #[test]
-    fn counted_outcomes_and_latencies_appear_in_the_text() {
-        let metrics = Metrics::new();
-        metrics.count_outcome(
-            "orders.create.v1",
-            &Outcome::Rejected(CreateRefusal::ClientOrderRefConflict),
-        );
-        metrics.observe_request("POST", "/api/orders", 409, 0.002);
-        let text = metrics.render();
-        assert!(
-            text.contains(
-                r#"idempotent_outcomes_total{operation="orders.create.v1",outcome="rejected"} 1"#
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains("http_request_duration_seconds_count{"),
-            "{text}"
-        );
-    }
-}
+mod tests;

@@ -183,12 +183,9 @@ mod tests {
             b"orders.cancel.v1\n1\n42\nchanged my mind\n"
         );
         // The documented vector (`docs/http-api.md#request-fingerprints`).
-        let hash: String = input
+        let hash = input
             .fingerprint(&Operation::named(CancelOrder::NAME))
-            .hash()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+            .to_hex();
         assert_eq!(
             hash,
             "9ca3eb935290c73408ea6b96d5ff848fcccd6ea9de332e54c7e519451fdebf36"

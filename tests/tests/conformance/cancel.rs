@@ -95,11 +95,7 @@ pub(crate) async fn the_cancel_reads_under_lock_and_marks_the_order<B: Backend>(
         db.count_rows(&format!(
             "orders WHERE id = {} AND cancel_reason = X'{}'",
             id.get(),
-            reason
-                .as_str()
-                .bytes()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
+            tests::hex(reason.as_str())
         ))
         .await,
         1,

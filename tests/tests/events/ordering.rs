@@ -27,7 +27,7 @@ pub(crate) async fn stream_in_order(url: &str) -> Vec<serde_json::Value> {
 
 /// Counts of one event type in the outbox, in all and published.
 async fn events(rig: &Rig, event_type: &str) -> (i64, i64) {
-    let hex: String = event_type.bytes().map(|b| format!("{b:02x}")).collect();
+    let hex = tests::hex(event_type);
     let of_type = format!("FROM outbox WHERE event_type = X'{hex}'");
     (
         rig.db

@@ -12,7 +12,7 @@ use crate::support::{App, assert_problem, full_token, order};
 
 /// The outbox rows of `event_type` (hex literal, as the column is binary on every store).
 async fn events_of(app: &App, event_type: &str) -> i64 {
-    let hex: String = event_type.bytes().map(|b| format!("{b:02x}")).collect();
+    let hex = tests::hex(event_type);
     app.db
         .count(&format!(
             "SELECT COUNT(*) AS n FROM outbox WHERE event_type = X'{hex}'"

@@ -98,6 +98,7 @@ fn main() {
     }
     if wanted("replay") {
         scenarios.push(bench.replay());
+        scenarios.push(replay_cache::replay_without_cache(&bench, &options));
     }
     if wanted("retries") {
         scenarios.extend(replay_cache::run(&bench, &options));

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use tests::{ALL_PERMISSIONS, Api, IdentityProvider, Service, ServiceOptions, valid_claims};
 
 use crate::report::Scenario;
-use crate::scenarios::Bench;
+use crate::scenarios::{Bench, Target};
 
 pub(crate) fn replay(bench: &Bench, options: &ServiceOptions) -> Scenario {
     let idp = IdentityProvider::start();
@@ -27,5 +27,10 @@ pub(crate) fn replay(bench: &Bench, options: &ServiceOptions) -> Scenario {
         std::thread::sleep(Duration::from_millis(50));
     }
     let token = idp.mint("rs256", &valid_claims(1, 1, ALL_PERMISSIONS));
-    bench.replay_on("replay-rs256", service.base_url(), &token, service.pid())
+    let target = Target {
+        base: service.base_url(),
+        bearer: &token,
+        pid: service.pid(),
+    };
+    bench.replay_on("replay-rs256", &target, false)
 }

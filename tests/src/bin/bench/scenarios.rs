@@ -141,21 +141,26 @@ impl Bench {
         report::scenario("create", concurrency, &run, keys, made, cost, Some(roof))
     }
 
-    /// Retries of completed keys.
+    /// Retries of completed keys, answered from the replay cache. No ceiling: the database
+    /// does nothing for them; `replay-no-cache` is the same load on the database path.
     pub(crate) fn replay(&self) -> Scenario {
         let target = Target {
             base: &self.base,
             bearer: &self.bearer,
             pid: self.server_pid,
         };
-        self.retries("replay", &target, REPLAY_KEYS, 32, true)
+        self.replay_on("replay", &target, false)
     }
 
-    /// The same retries through the server at `base` (process `pid`), with `bearer`: the
-    /// RS256 scenario's server verifies with an identity provider's keys.
-    pub(crate) fn replay_on(&self, name: &str, base: &str, bearer: &str, pid: u32) -> Scenario {
-        let target = Target { base, bearer, pid };
-        self.retries(name, &target, REPLAY_KEYS, 32, true)
+    /// The same retries through another server (one without the cache, one verifying with
+    /// an identity provider's keys); with the point-read ceiling when its work is equal.
+    pub(crate) fn replay_on(
+        &self,
+        name: &str,
+        target: &Target<'_>,
+        with_ceiling: bool,
+    ) -> Scenario {
+        self.retries(name, target, REPLAY_KEYS, 32, with_ceiling)
     }
 
     /// `clients` retrying `keys` completed keys (created first, through the server) for the
