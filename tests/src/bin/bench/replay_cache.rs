@@ -23,8 +23,9 @@ pub(crate) fn run(bench: &Bench, options: &ServiceOptions) -> Vec<Scenario> {
         .collect()
 }
 
-/// `replay-no-cache`: the replay scenario's load on a server that reads every replay from
-/// the database, with the point-read ceiling, so its ratio compares equal work.
+/// `replay-no-cache`: the replay scenario's load on a server that answers every replay from
+/// the database. Its point-read ceiling is a reference, not equal work: the service's path
+/// is the insert that meets the key, its rollback, then the read.
 pub(crate) fn replay_without_cache(bench: &Bench, options: &ServiceOptions) -> Scenario {
     let name = "replay-no-cache";
     let service = Service::start(&server_options(options, name, false));
