@@ -130,6 +130,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_provider_id_keeps_its_text_and_each_action_has_its_audit_name() {
+        let charge = ProviderId::parse("ch_1").unwrap();
+        assert_eq!(charge.as_str(), "ch_1");
+        let names = [
+            OperatorAction::Resolve(Resolution::Succeeded(charge)).name(),
+            OperatorAction::Resolve(Resolution::Declined).name(),
+            OperatorAction::Retry.name(),
+            OperatorAction::Cancel.name(),
+        ];
+        assert_eq!(
+            names,
+            [
+                "operation.resolve",
+                "operation.resolve",
+                "operation.retry",
+                "operation.cancel"
+            ]
+        );
+    }
+
+    #[test]
     fn resolving_and_retrying_leave_review_and_cancelling_leaves_pending() {
         let charge = ProviderId::parse("ch_1").unwrap();
         let cases = [

@@ -137,6 +137,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_status_is_spelled_in_lowercase_on_the_api() {
+        assert_eq!(OrderStatus::Active.as_api(), "active");
+        assert_eq!(OrderStatus::Cancelled.as_api(), "cancelled");
+    }
+
+    #[test]
     fn a_status_reads_back_as_it_is_stored_and_nothing_else_does() {
         for status in [OrderStatus::Active, OrderStatus::Cancelled] {
             assert_eq!(OrderStatus::from_stored(status.as_stored()), Ok(status));

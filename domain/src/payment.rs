@@ -167,6 +167,16 @@ mod tests {
     use super::*;
     use crate::{Operation, canonical_bytes};
 
+    #[test]
+    fn a_state_reads_back_from_its_api_spelling_and_only_the_unfinished_are_unsettled() {
+        for state in OperationState::ALL {
+            assert_eq!(OperationState::from_api(state.as_api()), Ok(state));
+            let unsettled = matches!(state, OperationState::Pending | OperationState::NeedsReview);
+            assert_eq!(state.is_settled(), !unsettled, "{state:?}");
+        }
+        assert_eq!(OperationState::from_api("PENDING"), Err(UnknownState));
+    }
+
     fn capture() -> PaymentCapture {
         PaymentCapture {
             order: OrderId::new(42),
