@@ -21,9 +21,10 @@ pub use events::{
     SHIPMENTS_CONSUMER, ShipmentRequest, handle_delivery, purge_published_events,
 };
 pub use idempotency::{
-    Answer, BoxError, Coordinator, CoordinatorSettings, Execute, FailureCause, IdempotentOperation,
-    InFlight, JSON, Location, NOT_FOUND, NoRefusal, NoRefusalForms, Outcome, PurgeSettings,
-    Refusal, RefusalForms, ReplayCache, ReplayCacheSettings, StepContext, StepError, Steps,
+    Answer, BatchMember, BatchObserver, BatchSettings, Batching, BoxError, Coordinator,
+    CoordinatorSettings, Execute, FailureCause, IdempotentOperation, InFlight, JSON, Location,
+    NOT_FOUND, NoBatchObserver, NoRefusal, NoRefusalForms, Outcome, PurgeSettings, Refusal,
+    RefusalForms, ReplayCache, ReplayCacheSettings, RerunCause, StepContext, StepError, Steps,
     UnknownCause, answer, purge_expired,
 };
 pub use orders::{CreateOrder, CreateRefusal, ORDERS_CREATED, Order, ReadOrder, order_created};

@@ -38,4 +38,23 @@ pub trait OutboxWriter {
         &mut self,
         event: &NewEvent,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Several events, as one multi-row statement where the store can.
+    ///
+    /// # Errors
+    /// As [`OutboxWriter::add_event`], for any of them.
+    fn add_events(
+        &mut self,
+        events: &[NewEvent],
+    ) -> impl Future<Output = Result<(), StoreError>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            for event in events {
+                self.add_event(event).await?;
+            }
+            Ok(())
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! the process keeps in memory (completed records, same-key waits) is looked at first.
 
 mod attempt;
+mod batched;
 mod existing;
 mod lead;
 mod retry_pause;
@@ -13,6 +14,7 @@ use std::time::{Duration, Instant};
 use domain::{Fingerprint, Fingerprinted, IdempotencyKey, RetentionPolicy, Scope};
 use futures_util::future::{Either, select};
 
+use super::batching::Batching;
 use super::in_flight::{InFlight, Role, landing};
 use super::operation::{IdempotentOperation, NoRefusalForms, RefusalForms, Steps};
 use super::outcome::Outcome;
@@ -58,6 +60,7 @@ pub struct Coordinator<U, R, H = NoHooks, F = NoRefusalForms> {
     deadlocks: Arc<AtomicU64>,
     replay_cache: Option<Arc<ReplayCache>>,
     in_flight: Option<Arc<InFlight>>,
+    batching: Option<Arc<Batching>>,
 }
 
 impl<U, R, H, F> std::fmt::Debug for Coordinator<U, R, H, F> {
@@ -93,6 +96,7 @@ impl<U: UnitOfWork, R: RecordReader> Coordinator<U, R> {
             deadlocks: Arc::new(AtomicU64::new(0)),
             replay_cache: None,
             in_flight: None,
+            batching: None,
         }
     }
 }
@@ -130,6 +134,14 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         self
     }
 
+    /// Requests of a batched operation arriving together share one transaction
+    /// (`docs/storage.md#batched-creates`); shared by the process's workers.
+    #[must_use]
+    pub fn with_batching(mut self, batching: Arc<Batching>) -> Self {
+        self.batching = Some(batching);
+        self
+    }
+
     pub fn with_hooks<H2: FlowHooks>(self, hooks: H2) -> Coordinator<U, R, H2, F> {
         self.retyped(|_, forms| (hooks, forms))
     }
@@ -153,6 +165,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             deadlocks: self.deadlocks,
             replay_cache: self.replay_cache,
             in_flight: self.in_flight,
+            batching: self.batching,
         }
     }
 
@@ -197,11 +210,11 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 return self.answer_from(&request, cached.record());
             }
             let Some(in_flight) = &self.in_flight else {
-                return self.lead(&request).await.0;
+                return self.lead_or_batch(&request).await.0;
             };
             let follower = match in_flight.join(&request.scope, key) {
                 Role::Leader(lead) => {
-                    let (outcome, landed) = self.lead(&request).await;
+                    let (outcome, landed) = self.lead_or_batch(&request).await;
                     lead.land(landed);
                     return outcome;
                 }

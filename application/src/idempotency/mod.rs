@@ -1,6 +1,8 @@
 //! The generic core every idempotent operation runs through.
 
 mod answer;
+mod batch_queue;
+mod batching;
 mod coordinator;
 mod in_flight;
 mod operation;
@@ -9,11 +11,13 @@ mod purge;
 mod replay_cache;
 
 pub use answer::{Answer, JSON, Location, answer};
+pub use batch_queue::BatchSettings;
+pub use batching::{BatchObserver, Batching, NoBatchObserver, RerunCause};
 pub use coordinator::{Coordinator, CoordinatorSettings};
 pub use in_flight::InFlight;
 pub use operation::{
-    BoxError, Execute, IdempotentOperation, NOT_FOUND, NoRefusal, NoRefusalForms, Refusal,
-    RefusalForms, StepContext, StepError, Steps,
+    BatchMember, BoxError, Execute, IdempotentOperation, NOT_FOUND, NoRefusal, NoRefusalForms,
+    Refusal, RefusalForms, StepContext, StepError, Steps,
 };
 pub use outcome::{FailureCause, Outcome, UnknownCause};
 pub(crate) use purge::in_batches;

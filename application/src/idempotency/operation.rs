@@ -22,7 +22,8 @@ pub trait IdempotentOperation: Send + Sync + 'static {
     const PERMISSION: &'static str;
     /// The event types its step writes to the outbox: the stream carries their subjects.
     const EVENTS: &'static [EventType] = &[];
-    type Input: Fingerprinted + Send + Sync;
+    /// Cloned once into a batch's queue when the operation is batched.
+    type Input: Fingerprinted + Clone + Send + Sync + 'static;
     type Refusal: Refusal;
 }
 
@@ -35,6 +36,38 @@ pub trait Execute<Tx>: IdempotentOperation {
         context: StepContext,
         input: &Self::Input,
     ) -> impl Future<Output = Result<StoredResponse, StepError<Self::Refusal>>> + Send;
+
+    /// Whether requests arriving together share one transaction
+    /// (`docs/storage.md#batched-creates`): only for an operation whose
+    /// [`Execute::execute_batch`] writes multi-row statements, and that stores no refusal.
+    const BATCHED: bool = false;
+
+    /// The step for several requests at once, their responses in their order. Any error
+    /// fails the whole batch, and every member then runs alone through
+    /// [`Execute::execute`]: a refusal here needs no care beyond being returned.
+    fn execute_batch(
+        &self,
+        tx: &mut Tx,
+        members: &[BatchMember<Self::Input>],
+    ) -> impl Future<Output = Result<Vec<StoredResponse>, StepError<Self::Refusal>>> + Send
+    where
+        Tx: Send,
+    {
+        async move {
+            let mut responses = Vec::with_capacity(members.len());
+            for member in members {
+                responses.push(self.execute(tx, member.context, &member.input).await?);
+            }
+            Ok(responses)
+        }
+    }
+}
+
+/// One request of a batch, as its step sees it.
+#[derive(Debug, Clone)]
+pub struct BatchMember<I> {
+    pub context: StepContext,
+    pub input: I,
 }
 
 /// `Op`'s step seen from the transaction it runs on, implemented for every transaction
@@ -42,6 +75,15 @@ pub trait Execute<Tx>: IdempotentOperation {
 /// (`Tx: Steps<CreateOrder> + Steps<CancelOrder>`) and each port is named once, where the
 /// operation implements [`Execute`].
 pub trait Steps<Op: IdempotentOperation>: Send {
+    /// [`Execute::BATCHED`] of `Op` on this transaction.
+    const BATCHED: bool;
+
+    fn step_batch(
+        &mut self,
+        op: &Op,
+        members: &[BatchMember<Op::Input>],
+    ) -> impl Future<Output = Result<Vec<StoredResponse>, StepError<Op::Refusal>>> + Send;
+
     fn step(
         &mut self,
         op: &Op,
@@ -51,6 +93,16 @@ pub trait Steps<Op: IdempotentOperation>: Send {
 }
 
 impl<Tx: Send, Op: Execute<Tx>> Steps<Op> for Tx {
+    const BATCHED: bool = Op::BATCHED;
+
+    fn step_batch(
+        &mut self,
+        op: &Op,
+        members: &[BatchMember<Op::Input>],
+    ) -> impl Future<Output = Result<Vec<StoredResponse>, StepError<Op::Refusal>>> + Send {
+        op.execute_batch(self, members)
+    }
+
     fn step(
         &mut self,
         op: &Op,

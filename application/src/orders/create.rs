@@ -8,7 +8,7 @@ use domain::{NewOrder, OrderId, StoredResponse, TenantId};
 use super::Order;
 use crate::events::{EventType, FIRST_REVISION, NewEvent, OutboxWriter, order_event};
 use crate::idempotency::{
-    Answer, Execute, IdempotentOperation, Refusal, StepContext, StepError, answer,
+    Answer, BatchMember, Execute, IdempotentOperation, Refusal, StepContext, StepError, answer,
 };
 
 /// Written with every order, in its transaction.
@@ -47,6 +47,28 @@ pub trait OrderRepository {
         order: &NewOrder,
         created_at: DateTime<Utc>,
     ) -> impl Future<Output = Result<OrderId, StepError<CreateRefusal>>> + Send;
+
+    /// Several orders, as one multi-row statement where the store can; their ids in their
+    /// order.
+    ///
+    /// # Errors
+    /// As [`OrderRepository::insert_order`], for any of them.
+    fn insert_orders(
+        &mut self,
+        orders: &[(TenantId, &NewOrder)],
+        created_at: DateTime<Utc>,
+    ) -> impl Future<Output = Result<Vec<OrderId>, StepError<CreateRefusal>>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            let mut ids = Vec::with_capacity(orders.len());
+            for (tenant, order) in orders {
+                ids.push(self.insert_order(*tenant, order, created_at).await?);
+            }
+            Ok(ids)
+        }
+    }
 }
 
 impl IdempotentOperation for CreateOrder {
@@ -70,5 +92,41 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
         tx.add_event(&order_created(uuid::Uuid::new_v4(), &order))
             .await?;
         answer(Answer::Created(order.location()), order.to_json())
+    }
+
+    /// The same rows for many requests: one multi-row insert of the orders, one of their
+    /// events (`docs/storage.md#batched-creates`).
+    const BATCHED: bool = true;
+
+    async fn execute_batch(
+        &self,
+        tx: &mut Tx,
+        members: &[BatchMember<NewOrder>],
+    ) -> Result<Vec<StoredResponse>, StepError<CreateRefusal>> {
+        // One time for the batch: its members commit together.
+        let Some(now) = members.first().map(|member| member.context.now) else {
+            return Ok(Vec::new());
+        };
+        let rows: Vec<(TenantId, &NewOrder)> = members
+            .iter()
+            .map(|member| (member.context.tenant, &member.input))
+            .collect();
+        let ids = tx.insert_orders(&rows, now).await?;
+        let orders: Vec<Order> = ids
+            .into_iter()
+            .zip(members)
+            .map(|(id, member)| {
+                Order::created(id, member.context.tenant, member.input.clone(), now)
+            })
+            .collect();
+        let events: Vec<NewEvent> = orders
+            .iter()
+            .map(|order| order_created(uuid::Uuid::new_v4(), order))
+            .collect();
+        tx.add_events(&events).await?;
+        orders
+            .iter()
+            .map(|order| answer(Answer::Created(order.location()), order.to_json()))
+            .collect()
     }
 }

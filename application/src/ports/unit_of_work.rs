@@ -37,6 +37,46 @@ pub trait RecordTx {
         record: &NewRecord,
     ) -> impl Future<Output = Result<RecordId, InsertRecordError>> + Send;
 
+    /// The records of a batch's members, in their order, as one multi-row statement where
+    /// the store can (`docs/storage.md#batched-creates`); the ids in the same order.
+    ///
+    /// # Errors
+    /// `KeyAlreadyRegistered` when any member's key is taken: the batch is then run again
+    /// member by member, where the key's own request finds it.
+    fn insert_processing_batch(
+        &mut self,
+        records: &[NewRecord],
+    ) -> impl Future<Output = Result<Vec<RecordId>, InsertRecordError>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            let mut ids = Vec::with_capacity(records.len());
+            for record in records {
+                ids.push(self.insert_processing(record).await?);
+            }
+            Ok(ids)
+        }
+    }
+
+    /// [`RecordTx::complete`] for each `(record, completion)`, as one statement where the
+    /// store can; the count of records completed.
+    fn complete_batch(
+        &mut self,
+        completions: &[(RecordId, Completion)],
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            let mut completed = 0;
+            for (id, completion) in completions {
+                completed += self.complete(*id, completion).await?;
+            }
+            Ok(completed)
+        }
+    }
+
     /// Marks where the step's writes begin, for an operation that may store a refusal.
     fn savepoint(&mut self) -> impl Future<Output = Result<(), StoreError>> + Send;
 

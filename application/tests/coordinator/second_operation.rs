@@ -15,7 +15,7 @@ use mockall::mock;
 use crate::support::*;
 
 /// 1. The validated input.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct NewNote {
     text: String,
 }

@@ -16,7 +16,7 @@ use mockall::{Sequence, mock};
 
 use crate::support::*;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Seats(u32);
 
 impl Fingerprinted for Seats {

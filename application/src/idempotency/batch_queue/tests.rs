@@ -1,0 +1,104 @@
+//! The slots, the hand-over and the bound, without a database or a runtime.
+
+use super::*;
+
+type Queue = BatchQueue<u32, &'static str>;
+
+fn queue(max_members: usize, max_in_flight: usize) -> Arc<Queue> {
+    Arc::new(BatchQueue::new(BatchSettings {
+        max_members,
+        max_in_flight,
+    }))
+}
+
+fn members(entries: &[Entry<u32, &'static str>]) -> Vec<u32> {
+    entries.iter().map(|entry| entry.member).collect()
+}
+
+fn drives(joined: Joined<u32, &'static str>) -> (Slot<u32, &'static str>, Vec<u32>) {
+    match joined {
+        Joined::Drive(slot, entries) => (slot, members(&entries)),
+        Joined::Wait(_) => panic!("waits"),
+    }
+}
+
+fn waits(joined: Joined<u32, &'static str>) -> oneshot::Receiver<Turn<u32, &'static str>> {
+    match joined {
+        Joined::Wait(receiver) => receiver,
+        Joined::Drive(..) => panic!("drives"),
+    }
+}
+
+#[test]
+fn with_a_slot_free_a_request_goes_at_once_alone() {
+    let queue = queue(16, 2);
+    let (_first, batch) = drives(queue.join(1));
+    assert_eq!(batch, [1]);
+    let (_second, batch) = drives(queue.join(2));
+    assert_eq!(batch, [2]);
+    assert_eq!(queue.waiting(), 0);
+}
+
+#[test]
+fn the_slot_that_frees_takes_everything_waiting_up_to_the_bound() {
+    let queue = queue(3, 1);
+    let (slot, _) = drives(queue.join(1));
+    let mut receivers: Vec<_> = (2..=6).map(|n| waits(queue.join(n))).collect();
+    assert_eq!(queue.waiting(), 5);
+    drop(slot);
+
+    let Ok(Some(Turn::Drive(next, entries))) = receivers[0].try_recv() else {
+        panic!("the first waiting member drives");
+    };
+    assert_eq!(members(&entries), [2, 3, 4]);
+    assert!(entries[0].reply.is_none(), "the driver answers itself");
+    assert!(entries[1..].iter().all(|entry| entry.reply.is_some()));
+    assert_eq!(queue.waiting(), 2);
+
+    drop(entries);
+    drop(next);
+    let Ok(Some(Turn::Drive(last, entries))) = receivers[3].try_recv() else {
+        panic!("then the next");
+    };
+    assert_eq!(members(&entries), [5, 6]);
+    drop(last);
+    assert_eq!(queue.waiting(), 0);
+    let (_free, batch) = drives(queue.join(7));
+    assert_eq!(batch, [7], "every slot was given back");
+    receivers.clear();
+}
+
+#[test]
+fn a_member_gone_while_waiting_is_skipped() {
+    let queue = queue(16, 1);
+    let (slot, _) = drives(queue.join(1));
+    let gone = waits(queue.join(2));
+    let mut kept = waits(queue.join(3));
+    drop(gone);
+    drop(slot);
+    let Ok(Some(Turn::Drive(_slot, entries))) = kept.try_recv() else {
+        panic!("the member still listening drives");
+    };
+    assert_eq!(members(&entries), [3]);
+}
+
+#[test]
+fn a_driver_dropped_mid_batch_closes_its_members_channels_and_passes_the_slot_on() {
+    let queue = queue(2, 1);
+    let (slot, _) = drives(queue.join(1));
+    let mut second = waits(queue.join(2));
+    let mut third = waits(queue.join(3));
+    let mut fourth = waits(queue.join(4));
+    drop(slot);
+    let Ok(Some(Turn::Drive(driving, entries))) = second.try_recv() else {
+        panic!("the second drives");
+    };
+    // The driving request is dropped with its batch: the third hears nothing ran...
+    drop((driving, entries));
+    assert!(third.try_recv().is_err(), "a closed channel: run alone");
+    // ... and the fourth, still waiting, gets the slot.
+    let Ok(Some(Turn::Drive(_slot, entries))) = fourth.try_recv() else {
+        panic!("the fourth drives");
+    };
+    assert_eq!(members(&entries), [4]);
+}

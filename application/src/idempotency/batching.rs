@@ -1,0 +1,140 @@
+//! Batched requests' shared parts: the queues per operation, and what is counted of them
+//! (`docs/storage.md#batched-creates`).
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use domain::{ExistingRecord, StoredResponse};
+
+use super::batch_queue::{BatchQueue, BatchSettings};
+use super::operation::{IdempotentOperation, StepContext};
+use super::outcome::UnknownCause;
+use crate::ports::NewRecord;
+
+/// Why a batch was rolled back and its members run again, each alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RerunCause {
+    /// A member's key was taken: its own run finds the record.
+    KeyTaken,
+    /// The step refused (a member's `clientOrderRef` taken, say): only its own run can tell
+    /// which member.
+    Refused,
+    LockWaitTimeout,
+    Deadlock,
+    /// Galera's certification, or any commit the server reports rolled back.
+    RolledBackAtCommit,
+    /// Any other failure before the commit: lost connection, timeout, an error of the step.
+    Failed,
+}
+
+impl RerunCause {
+    /// The `cause` label of `batch_reruns_total`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::KeyTaken => "key_taken",
+            Self::Refused => "refused",
+            Self::LockWaitTimeout => "lock_wait_timeout",
+            Self::Deadlock => "deadlock",
+            Self::RolledBackAtCommit => "rolled_back_at_commit",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// Where a process's batch figures go (its metrics).
+pub trait BatchObserver: Send + Sync {
+    /// A batch of `members` requests went to the database as one transaction.
+    fn batch_ran(&self, operation: &'static str, members: usize);
+    /// A batch of `members` was rolled back and its members run alone.
+    fn batch_rerun(&self, operation: &'static str, cause: RerunCause, members: usize);
+}
+
+/// Counts nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoBatchObserver;
+
+impl BatchObserver for NoBatchObserver {
+    fn batch_ran(&self, _: &'static str, _: usize) {}
+    fn batch_rerun(&self, _: &'static str, _: RerunCause, _: usize) {}
+}
+
+/// What a batch member brings: its record and its step's context and input.
+pub(crate) struct Member<I> {
+    pub(crate) record: NewRecord,
+    pub(crate) context: StepContext,
+    pub(crate) input: I,
+}
+
+/// What a batch answers a member.
+pub(crate) enum BatchAnswer {
+    /// Committed with the batch.
+    Executed {
+        response: StoredResponse,
+        record: Box<ExistingRecord>,
+    },
+    /// The batch's `COMMIT` was sent and its answer lost, or the database could not be
+    /// reached: as each member alone would have been told.
+    Unknown(UnknownCause),
+    /// Rolled back: run alone.
+    Alone,
+}
+
+pub(crate) type Queue<I> = BatchQueue<Member<I>, BatchAnswer>;
+
+type Queues = HashMap<&'static str, Arc<dyn Any + Send + Sync>>;
+
+/// Shared by every worker of a process: one queue per batched operation.
+pub struct Batching {
+    settings: BatchSettings,
+    queues: Mutex<Queues>,
+    observer: Arc<dyn BatchObserver>,
+}
+
+impl std::fmt::Debug for Batching {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batching")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Batching {
+    #[must_use]
+    pub fn new(settings: BatchSettings) -> Self {
+        Self {
+            settings,
+            queues: Mutex::new(HashMap::new()),
+            observer: Arc::new(NoBatchObserver),
+        }
+    }
+
+    #[must_use]
+    pub fn with_observer(mut self, observer: Arc<dyn BatchObserver>) -> Self {
+        self.observer = observer;
+        self
+    }
+
+    /// Requests of `Op` waiting for a batch now: lets a test build a batch of known size.
+    #[must_use]
+    pub fn waiting<Op: IdempotentOperation>(&self) -> usize {
+        self.queue::<Op>().waiting()
+    }
+
+    pub(crate) fn observer(&self) -> &dyn BatchObserver {
+        self.observer.as_ref()
+    }
+
+    pub(crate) fn queue<Op: IdempotentOperation>(&self) -> Arc<Queue<Op::Input>> {
+        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+        let queue = queues
+            .entry(Op::NAME)
+            .or_insert_with(|| Arc::new(Queue::<Op::Input>::new(self.settings)))
+            .clone();
+        // Only `Op` names its queue `Op::NAME`, so the type is always the one inserted.
+        queue
+            .downcast::<Queue<Op::Input>>()
+            .unwrap_or_else(|_| Arc::new(Queue::new(self.settings)))
+    }
+}
