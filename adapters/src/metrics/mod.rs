@@ -14,12 +14,16 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+mod batches;
 mod connection_errors;
 mod operations;
+mod outcome_label;
 mod shared_count;
 
 pub use connection_errors::{count_connection_error, is_connection_error};
+pub use outcome_label::outcome_label;
 
+use self::batches::BatchMetrics;
 use self::operations::OperationMetrics;
 use self::shared_count::SharedCount;
 
@@ -55,6 +59,7 @@ pub struct Metrics {
     latency: LatencyFamily,
     outbox: OutboxMetrics,
     operations: OperationMetrics,
+    batches: BatchMetrics,
     transaction_retries: Counter<u64, SharedCount>,
     replay_cache_hits: Counter<u64, SharedCount>,
     same_key_waits: Counter<u64, SharedCount>,
@@ -130,6 +135,8 @@ impl Metrics {
         );
         let operations = OperationMetrics::default();
         operations.register(&mut registry);
+        let batches = BatchMetrics::default();
+        batches.register(&mut registry);
         let transaction_retries = Counter::<u64, SharedCount>::default();
         registry.register(
             "idempotent_transaction_retries",
@@ -190,6 +197,7 @@ impl Metrics {
             latency,
             outbox,
             operations,
+            batches,
             transaction_retries,
             replay_cache_hits,
             same_key_waits,
@@ -276,21 +284,6 @@ impl Metrics {
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
         text
-    }
-}
-
-/// The `outcome` label values of `docs/http-api.md#metrics`.
-#[must_use]
-pub fn outcome_label<R>(outcome: &Outcome<R>) -> &'static str {
-    match outcome {
-        Outcome::Executed { .. } => "executed",
-        Outcome::Replayed { .. } => "replayed",
-        Outcome::KeyReused => "key_reused",
-        Outcome::InProgress => "in_progress",
-        Outcome::OutcomeUnknown(_) => "outcome_unknown",
-        Outcome::Rejected(_) | Outcome::RejectedAndStored { .. } => "rejected",
-        Outcome::Forbidden => "forbidden",
-        Outcome::Failed(_) => "failed",
     }
 }
 

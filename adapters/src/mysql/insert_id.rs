@@ -39,6 +39,10 @@ impl InsertIds {
 impl SqlConnection for AsyncMysqlConnection {
     type InsertIds = InsertIds;
 
+    fn returns_rows(ids: InsertIds) -> bool {
+        ids == InsertIds::Returning
+    }
+
     async fn insert_returning_id<I>(&mut self, ids: InsertIds, insert: I) -> QueryResult<u64>
     where
         I: QueryFragment<Mysql> + QueryId + Send,

@@ -7,7 +7,11 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, Binary, HasSqlType, Nullable, SmallInt, Text, Timestamp};
 
-use super::rows::{COMPLETED, PROCESSING};
+use application::ports::StoreError;
+use domain::{Completion, RecordId};
+
+use super::bad_value::OutOfRange;
+use super::rows::{COMPLETED, PROCESSING, to_i64};
 
 /// `UPDATE ... SET state = 'COMPLETED', <response> WHERE id = ? AND state = 'PROCESSING'`.
 /// Hand-written because diesel marks every DSL `UPDATE` uncacheable, which on MySQL would
@@ -21,6 +25,21 @@ pub(crate) struct CompleteRecord<'a> {
     pub(crate) body: &'a [u8],
     pub(crate) completed_at: NaiveDateTime,
     pub(crate) expires_at: NaiveDateTime,
+}
+
+impl<'a> CompleteRecord<'a> {
+    pub(crate) fn of(id: RecordId, completion: &'a Completion) -> Result<Self, StoreError> {
+        let response = &completion.response;
+        Ok(Self {
+            id: to_i64(id.0)?,
+            status: i16::try_from(response.status()).map_err(|_| OutOfRange("status"))?,
+            content_type: response.content_type(),
+            location: response.location(),
+            body: response.body(),
+            completed_at: completion.completed_at.naive_utc(),
+            expires_at: completion.expires_at.naive_utc(),
+        })
+    }
 }
 
 pub(crate) struct CompleteRecordQuery;
@@ -40,13 +59,7 @@ where
     NaiveDateTime: ToSql<Timestamp, DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        out.push_sql("UPDATE ");
-        out.push_identifier("api_idempotency")?;
-        out.push_sql(" SET ");
-        out.push_identifier("state")?;
-        out.push_sql(" = '");
-        out.push_sql(COMPLETED);
-        out.push_sql("'");
+        update_to_completed(&mut out)?;
         set::<_, SmallInt, _>(&mut out, "response_status", &self.status)?;
         set::<_, Text, _>(&mut out, "response_content_type", self.content_type)?;
         set::<_, Nullable<Text>, _>(&mut out, "response_location", &self.location)?;
@@ -58,16 +71,37 @@ where
         out.push_sql(" = ");
         out.push_bind_param::<BigInt, _>(&self.id)?;
         out.push_sql(" AND ");
-        out.push_identifier("state")?;
-        out.push_sql(" = '");
-        out.push_sql(PROCESSING);
-        out.push_sql("'");
-        Ok(())
+        still_processing(&mut out)
     }
 }
 
+/// `UPDATE api_idempotency SET state = 'COMPLETED'`: the start of every completion.
+pub(crate) fn update_to_completed<DB: Backend>(out: &mut AstPass<'_, '_, DB>) -> QueryResult<()> {
+    out.push_sql("UPDATE ");
+    out.push_identifier("api_idempotency")?;
+    out.push_sql(" SET ");
+    out.push_identifier("state")?;
+    out.push_sql(" = '");
+    out.push_sql(COMPLETED);
+    out.push_sql("'");
+    Ok(())
+}
+
+/// `state = 'PROCESSING'`: a completion changes only a record not yet completed.
+pub(crate) fn still_processing<DB: Backend>(out: &mut AstPass<'_, '_, DB>) -> QueryResult<()> {
+    out.push_identifier("state")?;
+    out.push_sql(" = '");
+    out.push_sql(PROCESSING);
+    out.push_sql("'");
+    Ok(())
+}
+
 /// `, <column> = ?`: one more assignment after the first.
-fn set<'b, DB, ST, U>(out: &mut AstPass<'_, 'b, DB>, column: &str, value: &'b U) -> QueryResult<()>
+pub(crate) fn set<'b, DB, ST, U>(
+    out: &mut AstPass<'_, 'b, DB>,
+    column: &str,
+    value: &'b U,
+) -> QueryResult<()>
 where
     DB: Backend + HasSqlType<ST>,
     U: ToSql<ST, DB> + ?Sized,

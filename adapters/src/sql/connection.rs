@@ -13,6 +13,10 @@ pub(crate) trait SqlConnection: AsyncConnection<Backend: Classify> + Send {
 
     /// `insert` is one row into a table keyed by `id`. Not declared `Send`: the compiler
     /// cannot prove it for any `I` (rust-lang/rust#100013); each store's future is `Send`.
+    /// Whether an insert can return its rows (`RETURNING`): a batch's multi-row inserts
+    /// need it, and without it a batch's statements go one member at a time.
+    fn returns_rows(ids: Self::InsertIds) -> bool;
+
     async fn insert_returning_id<I>(&mut self, ids: Self::InsertIds, insert: I) -> QueryResult<u64>
     where
         I: QueryFragment<Self::Backend> + QueryId + Send;

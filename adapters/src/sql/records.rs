@@ -10,11 +10,11 @@ use diesel::query_builder::QueryFragment;
 use diesel_async::RunQueryDsl;
 use domain::{Completion, ExistingRecord, IdempotencyKey, RecordId, Scope};
 
-use super::bad_value::OutOfRange;
 use super::both_stores::{for_both_stores, for_both_transactions};
 use super::classify::{Classify, record_insert_error};
 use super::complete_record::CompleteRecord;
 use super::connection::SqlConnection;
+use super::records_batch::{complete_batch, insert_processing_batch};
 use super::rendered_once::RenderedOnce;
 use super::rows::{PROCESSING, RecordRow, fingerprint_version, record_columns, to_i64};
 use super::schema::api_idempotency;
@@ -37,6 +37,22 @@ pub(crate) struct NewRecordRow<'a> {
     created_at: NaiveDateTime,
 }
 
+impl<'a> NewRecordRow<'a> {
+    /// `PROCESSING`, as every record begins.
+    pub(crate) fn processing(record: &'a NewRecord) -> Result<Self, StoreError> {
+        Ok(Self {
+            tenant_id: to_i64(record.scope.tenant.get())?,
+            actor_id: to_i64(record.scope.actor.get())?,
+            operation: record.scope.operation.as_str().as_bytes(),
+            idempotency_key: record.key.as_str().as_bytes(),
+            fingerprint_version: fingerprint_version(record.fingerprint.version())?,
+            request_hash: record.fingerprint.hash(),
+            state: PROCESSING,
+            created_at: record.created_at.naive_utc(),
+        })
+    }
+}
+
 pub(crate) type InsertRecord<'a> =
     Values<dsl::insert_into<api_idempotency::table>, NewRecordRow<'a>>;
 
@@ -51,17 +67,8 @@ where
     C: SqlConnection,
     InsertRecord<'a>: QueryFragment<C::Backend>,
 {
-    let row = NewRecordRow {
-        tenant_id: to_i64(record.scope.tenant.get())?,
-        actor_id: to_i64(record.scope.actor.get())?,
-        operation: record.scope.operation.as_str().as_bytes(),
-        idempotency_key: record.key.as_str().as_bytes(),
-        fingerprint_version: fingerprint_version(record.fingerprint.version())?,
-        request_hash: record.fingerprint.hash(),
-        state: PROCESSING,
-        created_at: record.created_at.naive_utc(),
-    };
-    let insert = diesel::insert_into(api_idempotency::table).values(row);
+    let insert =
+        diesel::insert_into(api_idempotency::table).values(NewRecordRow::processing(record)?);
     let id = conn
         .insert_returning_id(ids, insert)
         .await
@@ -79,17 +86,7 @@ where
     C: SqlConnection,
     RenderedOnce<CompleteRecord<'a>>: QueryFragment<C::Backend>,
 {
-    let response = &completion.response;
-    let update = CompleteRecord {
-        id: to_i64(id.0)?,
-        status: i16::try_from(response.status()).map_err(|_| OutOfRange("status"))?,
-        content_type: response.content_type(),
-        location: response.location(),
-        body: response.body(),
-        completed_at: completion.completed_at.naive_utc(),
-        expires_at: completion.expires_at.naive_utc(),
-    };
-    let changed = RenderedOnce(update)
+    let changed = RenderedOnce(CompleteRecord::of(id, completion)?)
         .execute(conn)
         .await
         .map_err(C::Backend::store_error)?;
@@ -140,6 +137,26 @@ for_both_transactions! {
         ) -> Result<RecordId, InsertRecordError> {
             self.run("record insert", async |conn, ids| {
                 insert_processing(conn, ids, record).await
+            })
+            .await
+        }
+
+        async fn insert_processing_batch(
+            &mut self,
+            records: &[NewRecord],
+        ) -> Result<Vec<RecordId>, InsertRecordError> {
+            self.run("record batch insert", async |conn, ids| {
+                insert_processing_batch(conn, ids, records).await
+            })
+            .await
+        }
+
+        async fn complete_batch(
+            &mut self,
+            completions: &[(RecordId, Completion)],
+        ) -> Result<u64, StoreError> {
+            self.run("record batch completion", async |conn, _| {
+                complete_batch(conn, completions).await
             })
             .await
         }

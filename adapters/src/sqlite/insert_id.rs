@@ -13,6 +13,10 @@ use crate::sql::returning_id::{ReturningId, to_u64};
 impl SqlConnection for Connection {
     type InsertIds = ();
 
+    fn returns_rows((): ()) -> bool {
+        true
+    }
+
     async fn insert_returning_id<I>(&mut self, (): (), insert: I) -> QueryResult<u64>
     where
         I: QueryFragment<Sqlite> + QueryId + Send,

@@ -11,7 +11,9 @@ use adapters::http::listener::{Limits, bind, http_server};
 use adapters::http::{AppState, JwksVerifier, ProblemForms, TokenVerifier, request_context};
 use adapters::metrics::Metrics;
 use anyhow::Context;
-use application::{Coordinator, CoordinatorSettings, InFlight, ReplayCache};
+use application::{
+    BatchObserver, Batching, Coordinator, CoordinatorSettings, InFlight, ReplayCache,
+};
 use tokio::sync::watch;
 
 use crate::commands::try_it::log_try_it;
@@ -70,6 +72,10 @@ async fn serve_with<S: WorkerStore>(
     let replay_cache = ReplayCache::new(config.replay_cache)
         .map(|cache| Arc::new(cache.with_hit_counter(metrics.replay_cache_hits())));
     let in_flight = Arc::new(InFlight::new().with_wait_counter(metrics.same_key_waits()));
+    let batching = config.batching.map(|settings| {
+        let observer: Arc<dyn BatchObserver> = metrics.clone();
+        Arc::new(Batching::new(settings).with_observer(observer))
+    });
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     let worker_database = S::with_connections(&database, S::connection_budget(&database) / workers);
     let (keys, key_set) = verifier(&config.auth, &metrics);
@@ -95,12 +101,14 @@ async fn serve_with<S: WorkerStore>(
     let app = move || {
         let (database, keys, hooks) = (worker_database.clone(), keys.clone(), hooks.clone());
         let (replay_cache, in_flight) = (replay_cache.clone(), Arc::clone(&in_flight));
+        let batching = batching.clone();
         let shared_metrics = Arc::clone(&metrics);
         App::new()
             .wrap(from_fn(request_context))
             .data_factory(move || {
                 let (database, keys, hooks) = (database.clone(), keys.clone(), hooks.clone());
                 let (replay_cache, in_flight) = (replay_cache.clone(), Arc::clone(&in_flight));
+                let batching = batching.clone();
                 let metrics = Arc::clone(&shared_metrics);
                 async move {
                     let store = S::open_worker(&database).await?;
@@ -114,6 +122,9 @@ async fn serve_with<S: WorkerStore>(
                     .with_in_flight(in_flight);
                     if let Some(cache) = replay_cache {
                         coordinator = coordinator.with_replay_cache(cache);
+                    }
+                    if let Some(batching) = batching {
+                        coordinator = coordinator.with_batching(batching);
                     }
                     let coordinator = coordinator
                         .with_hooks(hooks)

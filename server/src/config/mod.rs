@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 pub(crate) mod auth;
+pub(crate) mod batching;
 mod connection_errors;
 pub(crate) mod database;
 pub(crate) mod events;
@@ -16,6 +17,7 @@ pub(crate) mod replay_cache;
 pub(crate) mod secret;
 
 use self::auth::{AuthConfig, auth_config};
+use self::batching::batching;
 pub(crate) use self::database::DatabaseConfig;
 use self::events::EventsConfig;
 use self::payments::PaymentsConfig;
@@ -124,6 +126,8 @@ pub(crate) struct ServeConfig {
     pub(crate) events: EventsConfig,
     pub(crate) payments: PaymentsConfig,
     pub(crate) replay_cache: ReplayCacheSettings,
+    /// `None` when batching is off.
+    pub(crate) batching: Option<application::BatchSettings>,
 }
 
 impl ServeConfig {
@@ -156,6 +160,7 @@ impl ServeConfig {
             events,
             payments: PaymentsConfig::from_lookup(lookup)?,
             replay_cache: replay_cache(lookup)?,
+            batching: batching(lookup)?,
         })
     }
 }

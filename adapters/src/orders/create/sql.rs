@@ -2,16 +2,23 @@
 
 use application::events::FIRST_REVISION;
 use application::ports::OrderRepository;
+use application::ports::StoreError;
 use application::{CreateRefusal, StepError};
 use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::deserialize::FromSqlRow;
 use diesel::dsl::{self, Values};
+use diesel::expression::QueryMetadata;
 use diesel::prelude::*;
-use diesel::query_builder::QueryFragment;
+use diesel::query_builder::{QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, Binary};
+use diesel_async::RunQueryDsl;
 use domain::{NewOrder, OrderId, OrderStatus, TenantId};
 
+use crate::sql::bad_value::bad_row;
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Unique, refused_on};
 use crate::sql::connection::SqlConnection;
+use crate::sql::multi_row::{MultiValues, Returning};
 use crate::sql::rows::to_i64;
 use crate::sql::schema::orders;
 
@@ -38,6 +45,83 @@ pub(crate) struct NewOrderRow<'a> {
 
 pub(crate) type InsertOrder<'a> = Values<dsl::insert_into<orders::table>, NewOrderRow<'a>>;
 
+impl<'a> NewOrderRow<'a> {
+    fn of(
+        tenant: TenantId,
+        order: &'a NewOrder,
+        created_at: DateTime<Utc>,
+    ) -> Result<Self, StoreError> {
+        Ok(Self {
+            tenant_id: to_i64(tenant.get())?,
+            client_order_ref: order.client_order_ref.as_str().as_bytes(),
+            sku: order.sku.as_str().as_bytes(),
+            quantity: i16::from(order.quantity.get()),
+            created_at: created_at.naive_utc(),
+            status: OrderStatus::Active.as_stored(),
+            revision: to_i64(FIRST_REVISION)?,
+        })
+    }
+}
+
+/// What names a returned order: its id, tenant and `clientOrderRef`.
+type OrderKeys = (BigInt, BigInt, Binary);
+type OrderKeyRow = (i64, i64, Vec<u8>);
+
+pub(crate) type InsertOrders<'a> =
+    Returning<MultiValues<<NewOrderRow<'a> as Insertable<orders::table>>::Values>, OrderKeys>;
+
+/// A batch's orders in one statement, their ids in their order; any `clientOrderRef`
+/// already used is the refusal, for the batch. Without `RETURNING`, one insert per order.
+pub(crate) async fn insert_many<'a, C>(
+    conn: &mut C,
+    ids: C::InsertIds,
+    rows: &'a [(TenantId, &'a NewOrder)],
+    created_at: DateTime<Utc>,
+) -> Result<Vec<OrderId>, StepError<CreateRefusal>>
+where
+    C: SqlConnection,
+    InsertOrder<'a>: QueryFragment<C::Backend>,
+    InsertOrders<'a>: QueryFragment<C::Backend> + QueryId + Send,
+    C::Backend: QueryMetadata<OrderKeys>,
+    OrderKeyRow: FromSqlRow<OrderKeys, C::Backend>,
+{
+    if !C::returns_rows(ids) || rows.len() < 2 {
+        let mut inserted = Vec::with_capacity(rows.len());
+        for (tenant, order) in rows {
+            inserted.push(insert(conn, ids, *tenant, order, created_at).await?);
+        }
+        return Ok(inserted);
+    }
+    let values = rows
+        .iter()
+        .map(|(tenant, order)| NewOrderRow::of(*tenant, order, created_at))
+        .collect::<Result<Vec<_>, _>>()?;
+    let insert: InsertOrders<'a> = Returning::new(
+        MultiValues::new("orders", values),
+        &["id", "tenant_id", "client_order_ref"],
+    );
+    let returned: Vec<OrderKeyRow> = insert.load(conn).await.map_err(|error| {
+        refused_on::<C::Backend, _>(
+            error,
+            CLIENT_ORDER_REF,
+            CreateRefusal::ClientOrderRefConflict,
+        )
+    })?;
+    rows.iter()
+        .map(|(tenant, order)| {
+            returned
+                .iter()
+                .find(|(_, t, reference)| {
+                    u64::try_from(*t) == Ok(tenant.get())
+                        && reference.as_slice() == order.client_order_ref.as_str().as_bytes()
+                })
+                .and_then(|(id, ..)| u64::try_from(*id).ok())
+                .map(OrderId::new)
+                .ok_or_else(|| StepError::Store(bad_row("orders", "id")))
+        })
+        .collect()
+}
+
 /// A `clientOrderRef` the tenant already used is the create's refusal.
 pub(crate) async fn insert<'a, C>(
     conn: &mut C,
@@ -50,16 +134,8 @@ where
     C: SqlConnection,
     InsertOrder<'a>: QueryFragment<C::Backend>,
 {
-    let row = NewOrderRow {
-        tenant_id: to_i64(tenant.get())?,
-        client_order_ref: order.client_order_ref.as_str().as_bytes(),
-        sku: order.sku.as_str().as_bytes(),
-        quantity: i16::from(order.quantity.get()),
-        created_at: created_at.naive_utc(),
-        status: OrderStatus::Active.as_stored(),
-        revision: to_i64(FIRST_REVISION)?,
-    };
-    let insert = diesel::insert_into(orders::table).values(row);
+    let insert =
+        diesel::insert_into(orders::table).values(NewOrderRow::of(tenant, order, created_at)?);
     let id = conn
         .insert_returning_id(ids, insert)
         .await
@@ -83,6 +159,17 @@ for_both_transactions! {
         ) -> Result<OrderId, StepError<CreateRefusal>> {
             self.run("order insert", async |conn, ids| {
                 insert(conn, ids, tenant, order, created_at).await
+            })
+            .await
+        }
+
+        async fn insert_orders(
+            &mut self,
+            orders: &[(TenantId, &NewOrder)],
+            created_at: DateTime<Utc>,
+        ) -> Result<Vec<OrderId>, StepError<CreateRefusal>> {
+            self.run("order batch insert", async |conn, ids| {
+                insert_many(conn, ids, orders, created_at).await
             })
             .await
         }
