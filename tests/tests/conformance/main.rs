@@ -7,6 +7,7 @@
 
 mod acceptance;
 mod admin;
+mod batches;
 mod cancel;
 mod cases;
 mod embedded_writer;
@@ -38,6 +39,16 @@ macro_rules! conformance_suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn a_follower_held_past_the_lock_wait_hears_in_progress() {
                 crate::cases::held_past_the_lock_wait::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_batch_commits_each_member_once_and_each_replays_its_own_answer() {
+                crate::batches::a_batch_commits_each_member_once_and_each_replays_its_own_answer::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_taken_key_or_reference_in_a_batch_reruns_its_members_alone() {
+                crate::batches::a_taken_key_or_reference_in_a_batch_reruns_its_members_alone::<$backend>().await;
             }
 
             #[tokio::test]

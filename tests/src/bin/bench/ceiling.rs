@@ -3,7 +3,9 @@
 //!
 //! - a creation: one transaction of four statements (insert the record, insert the
 //!   order, insert its outbox event, complete the record by its unique key);
-//! - a replay: one point read of a completed record by its unique key.
+//! - a replay: one point read of a completed record by its unique key;
+//! - the single-insert floor: one autocommit `INSERT` of an order-sized row, what a service
+//!   pays the database when it keeps its idempotency records elsewhere.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -84,7 +86,6 @@ diesel::table! {
 /// round trips, as the service's with `RETURNING`.
 pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str) {
     use api_idempotency::dsl as r;
-    use orders::dsl as o;
     const OPERATION: &[u8] = b"orders.create.v1";
     diesel::insert_into(r::api_idempotency)
         .values((
@@ -100,17 +101,7 @@ pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str) {
         .execute(conn)
         .await
         .expect("ceiling record insert");
-    diesel::insert_into(o::orders)
-        .values((
-            o::tenant_id.eq(CEILING_TENANT),
-            o::client_order_ref.eq(key.as_bytes()),
-            o::sku.eq(b"SKU-1".as_slice()),
-            o::quantity.eq(1_i16),
-            o::created_at.eq(now()),
-        ))
-        .execute(conn)
-        .await
-        .expect("ceiling order insert");
+    insert_order(conn, key).await;
     let event = format!(
         r#"{{"eventId":"00000000-0000-4000-8000-000000000000","type":"orders.created.v1","tenantId":{CEILING_TENANT},"occurredAt":"2026-01-01T00:00:00.000000Z","order":{{"orderId":"1","clientOrderRef":"{key}","sku":"SKU-1","quantity":1,"createdAt":"2026-01-01T00:00:00.000000Z"}}}}"#
     );
@@ -221,6 +212,25 @@ pub(crate) enum Work {
     Read,
     /// Creations, with every fifth a read of a recent key.
     Mixed,
+    /// One autocommit insert of an order (no record, no event, no transaction).
+    Floor,
+}
+
+/// One order row: the floor's whole unit (in autocommit), and the creation's second
+/// statement.
+async fn insert_order(conn: &mut AsyncMysqlConnection, key: &str) {
+    use orders::dsl as o;
+    diesel::insert_into(o::orders)
+        .values((
+            o::tenant_id.eq(CEILING_TENANT),
+            o::client_order_ref.eq(key.as_bytes()),
+            o::sku.eq(b"SKU-1".as_slice()),
+            o::quantity.eq(1_i16),
+            o::created_at.eq(now()),
+        ))
+        .execute(conn)
+        .await
+        .expect("order insert");
 }
 
 /// Turns the session's autocommit off (`on` true: the transactional session) or back on, as the service's
@@ -251,7 +261,7 @@ pub(crate) async fn measure(
             let label = label.to_owned();
             tokio::spawn(async move {
                 let mut conn = pool.get().await.expect("ceiling connection");
-                let writes = !matches!(work, Work::Read);
+                let writes = !matches!(work, Work::Read | Work::Floor);
                 if writes {
                     transactional(&mut conn, true).await;
                 }
@@ -266,6 +276,7 @@ pub(crate) async fn measure(
                             read(&mut conn, &format!("{label}-{w}-{}", i - 1)).await;
                         }
                         Work::Mixed => create(&mut conn, &key).await,
+                        Work::Floor => insert_order(&mut conn, &key).await,
                     }
                     done.fetch_add(1, Ordering::Relaxed);
                     i += 1;

@@ -95,6 +95,7 @@ fn main() {
         for concurrency in [1, 8, 32] {
             scenarios.push(bench.create(concurrency));
         }
+        scenarios.push(bench.floor(32));
     }
     if wanted("replay") {
         scenarios.push(bench.replay());

@@ -99,6 +99,26 @@ fn is_expected(status: u16) -> bool {
 
 /// Figures for `run`, which used `keys` distinct keys; `orders_in_db` is how many orders
 /// those keys made, at `cost` per request.
+/// A reference measured without the service (the single-insert floor): its throughput and
+/// cost per unit, in a scenario's shape, with no requests of its own to check.
+pub(crate) fn reference(name: &str, concurrency: usize, measured: Measured) -> Scenario {
+    Scenario {
+        name: name.to_owned(),
+        concurrency,
+        requests: 0,
+        errors: 0,
+        duplicates: 0,
+        rps: measured.rps,
+        ceiling_rps: None,
+        ratio: None,
+        p50_ms: 0.0,
+        p99_ms: 0.0,
+        max_ms: 0.0,
+        cost: measured.cost,
+        ceiling_cost: None,
+    }
+}
+
 pub(crate) fn scenario(
     name: &str,
     concurrency: usize,

@@ -123,6 +123,18 @@ impl Bench {
         ));
     }
 
+    /// The single-insert floor at `concurrency`: a reference for the database's cost of a
+    /// create, not a scenario of the service (no HTTP), reported as a row of its own.
+    pub(crate) fn floor(&self, concurrency: usize) -> Scenario {
+        let floor = self.ceiling(
+            &format!("floor{concurrency}"),
+            Work::Floor,
+            concurrency,
+            Vec::new(),
+        );
+        report::reference("floor", concurrency, floor)
+    }
+
     /// Every request a new key.
     pub(crate) fn create(&self, concurrency: usize) -> Scenario {
         let prefix = format!("create{concurrency}-");

@@ -1,0 +1,310 @@
+//! Batched creates on every store (`docs/storage.md#batched-creates`): a batch of several
+//! members is built for certain (the first request holds the only slot inside its
+//! transaction until the others wait behind it), then runs as one transaction; a member
+//! whose key or `clientOrderRef` is taken reruns the batch member by member.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use adapters::mysql::{MysqlConfig, MysqlStore};
+use application::ports::{HookVerdict, RecordReader, UnitOfWork};
+use application::{
+    BatchObserver, BatchSettings, Batching, CreateOrder, CreateRefusal, Outcome, RerunCause, Steps,
+    UnknownCause,
+};
+use domain::StoredResponse;
+use tests::{
+    Backend, CommitFault, FaultProxy, LeaderGate, TestDb, TestServer, caller, coordinator_on, key,
+    new_order, url_via, wait_until,
+};
+
+/// What the batches did, as the process's metrics would count it.
+#[derive(Debug, Default)]
+struct Seen {
+    ran: Mutex<Vec<usize>>,
+    reruns: Mutex<Vec<(RerunCause, usize)>>,
+}
+
+impl BatchObserver for Seen {
+    fn batch_ran(&self, _: &'static str, members: usize) {
+        self.ran.lock().unwrap().push(members);
+    }
+
+    fn batch_rerun(&self, _: &'static str, cause: RerunCause, members: usize) {
+        self.reruns.lock().unwrap().push((cause, members));
+    }
+}
+
+/// Runs `first` held in its transaction with the only slot, queues `queued` behind it,
+/// lets it go, and answers every outcome (`first`'s first) with what the batches did.
+async fn held_then_batched<B: Backend>(
+    db: &B,
+    first: (&str, &str),
+    queued: &[(&str, &str)],
+) -> (Vec<Outcome<CreateRefusal>>, Arc<Seen>) {
+    held_then_batched_on(db.store(), first, queued, HookVerdict::Continue, || {}).await
+}
+
+/// [`held_then_batched`] on `store`: `before_release` runs once every member waits, and
+/// the held request ends as `verdict` says (rolled back, it sends no `COMMIT`).
+async fn held_then_batched_on<S>(
+    store: &S,
+    first: (&str, &str),
+    queued: &[(&str, &str)],
+    verdict: HookVerdict,
+    before_release: impl FnOnce(),
+) -> (Vec<Outcome<CreateRefusal>>, Arc<Seen>)
+where
+    S: UnitOfWork + RecordReader + Clone + 'static,
+    S::Tx: Steps<CreateOrder>,
+{
+    let seen = Arc::new(Seen::default());
+    let observer: Arc<dyn BatchObserver> = seen.clone();
+    let batching = Arc::new(
+        Batching::new(BatchSettings {
+            max_members: 16,
+            max_in_flight: 1,
+        })
+        .with_observer(observer),
+    );
+    let (gate, mut handle) = LeaderGate::new();
+    let coordinator = Arc::new(
+        coordinator_on(store)
+            .with_batching(batching.clone())
+            .with_hooks(gate),
+    );
+    let run = |(k, reference): (&str, &str)| {
+        let (coordinator, k, order) = (coordinator.clone(), key(k), new_order(reference, 1));
+        tokio::spawn(async move {
+            coordinator
+                .run(&CreateOrder, &caller(1, 1), &k, &order)
+                .await
+        })
+    };
+    let held = run(first);
+    handle.leader_inserted().await;
+    let waiting: Vec<_> = queued.iter().map(|member| run(*member)).collect();
+    wait_until(
+        Duration::from_secs(30),
+        "every member waiting behind the held request",
+        || async { batching.waiting::<CreateOrder>() },
+        |n| *n == queued.len(),
+    )
+    .await;
+    before_release();
+    handle.release(verdict);
+    let mut outcomes = vec![held.await.unwrap()];
+    for member in waiting {
+        outcomes.push(member.await.unwrap());
+    }
+    (outcomes, seen)
+}
+
+fn response(outcome: &Outcome<CreateRefusal>) -> &StoredResponse {
+    match outcome {
+        Outcome::Executed { response, .. } | Outcome::Replayed { response, .. } => response,
+        other => panic!("no stored response: {other:?}"),
+    }
+}
+
+pub(crate) async fn a_batch_commits_each_member_once_and_each_replays_its_own_answer<B: Backend>() {
+    let db = B::create().await;
+    let queued: Vec<(String, String)> = (1..=8)
+        .map(|n| (format!("b-{n}"), format!("B-{n}")))
+        .collect();
+    let members: Vec<(&str, &str)> = queued
+        .iter()
+        .map(|(k, r)| (k.as_str(), r.as_str()))
+        .collect();
+    let (outcomes, seen) = held_then_batched(&db, ("b-0", "B-0"), &members).await;
+
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| matches!(o, Outcome::Executed { .. })),
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        *seen.ran.lock().unwrap(),
+        [8],
+        "the eight waiting went as one batch"
+    );
+    assert!(seen.reruns.lock().unwrap().is_empty());
+    assert_eq!(db.count_rows("orders").await, 9);
+    assert_eq!(
+        db.count_rows("api_idempotency WHERE state = 'COMPLETED'")
+            .await,
+        9
+    );
+    // Each member's answer is its own order, and a retry gets exactly its bytes.
+    let locations: std::collections::HashSet<_> = outcomes
+        .iter()
+        .map(|o| response(o).location().map(str::to_owned))
+        .collect();
+    assert_eq!(locations.len(), 9, "nine orders, nine locations");
+    let replaying = coordinator_on(db.store());
+    for ((k, reference), outcome) in std::iter::once(&("b-0".to_owned(), "B-0".to_owned()))
+        .chain(&queued)
+        .zip(&outcomes)
+    {
+        let again = replaying
+            .run(
+                &CreateOrder,
+                &caller(1, 1),
+                &key(k),
+                &new_order(reference, 1),
+            )
+            .await;
+        assert!(matches!(again, Outcome::Replayed { .. }), "{again:?}");
+        assert_eq!(response(&again), response(outcome), "{k}");
+    }
+    db.finish().await;
+}
+
+pub(crate) async fn a_taken_key_or_reference_in_a_batch_reruns_its_members_alone<B: Backend>() {
+    let db = B::create().await;
+    let plain = coordinator_on(db.store());
+    let done = plain
+        .run(
+            &CreateOrder,
+            &caller(1, 1),
+            &key("done"),
+            &new_order("DONE", 1),
+        )
+        .await;
+    assert!(matches!(done, Outcome::Executed { .. }), "{done:?}");
+
+    // A retry of a completed key among new requests: the key's unique index refuses the
+    // batch's insert, and alone the retry replays while the others execute.
+    let (outcomes, seen) = held_then_batched(
+        &db,
+        ("k-0", "K-0"),
+        &[("k-1", "K-1"), ("done", "DONE"), ("k-2", "K-2")],
+    )
+    .await;
+    assert!(
+        matches!(outcomes[1], Outcome::Executed { .. }),
+        "{outcomes:?}"
+    );
+    assert_eq!(response(&outcomes[2]), response(&done), "the retry replays");
+    assert!(
+        matches!(outcomes[2], Outcome::Replayed { .. }),
+        "{outcomes:?}"
+    );
+    assert!(
+        matches!(outcomes[3], Outcome::Executed { .. }),
+        "{outcomes:?}"
+    );
+    assert_eq!(*seen.reruns.lock().unwrap(), [(RerunCause::KeyTaken, 3)]);
+
+    // A new key with a used `clientOrderRef`: the order's unique index refuses the batch's
+    // insert, and alone that member is refused while the others execute.
+    let (outcomes, seen) = held_then_batched(
+        &db,
+        ("r-0", "R-0"),
+        &[("r-1", "R-1"), ("r-2", "DONE"), ("r-3", "R-3")],
+    )
+    .await;
+    assert!(
+        matches!(outcomes[1], Outcome::Executed { .. }),
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        outcomes[2],
+        Outcome::Rejected(CreateRefusal::ClientOrderRefConflict)
+    );
+    assert!(
+        matches!(outcomes[3], Outcome::Executed { .. }),
+        "{outcomes:?}"
+    );
+    assert_eq!(*seen.reruns.lock().unwrap(), [(RerunCause::Refused, 3)]);
+    assert_eq!(db.count_rows("orders").await, 1 + 3 + 3);
+    db.finish().await;
+}
+
+/// A batch of four whose `COMMIT` meets `fault` (through a proxy in front of MySQL): every
+/// member is answered `503 outcome_unknown`, and each one's retry finds its one execution
+/// or none. Gives back whether the retries replayed.
+async fn a_batch_through_a_failing_commit(fault: CommitFault) -> Vec<bool> {
+    let db = TestDb::create().await;
+    let proxy = FaultProxy::start(TestServer::from_env().socket_addr());
+    let proxied = MysqlStore::connect(&MysqlConfig {
+        url: url_via(db.url(), proxy.address()),
+        lock_wait_timeout_secs: 5,
+        max_connections: 8,
+        database_timeout: Duration::from_secs(6),
+        migration_timeout: Duration::from_secs(600),
+        node_return: Duration::from_secs(60),
+    })
+    .await
+    .unwrap();
+    let members = [
+        ("c-1", "C-1"),
+        ("c-2", "C-2"),
+        ("c-3", "C-3"),
+        ("c-4", "C-4"),
+    ];
+    // The held request rolls back, so the next `COMMIT` the proxy sees is the batch's.
+    let (outcomes, seen) = held_then_batched_on(
+        &proxied,
+        ("c-0", "C-0"),
+        &members,
+        HookVerdict::Abort,
+        || proxy.fail_next_commit(fault),
+    )
+    .await;
+    assert_eq!(
+        proxy.commit_faults_fired(),
+        1,
+        "the fault hit the batch's COMMIT"
+    );
+    assert_eq!(*seen.ran.lock().unwrap(), [4]);
+    for outcome in &outcomes[1..] {
+        assert_eq!(
+            *outcome,
+            Outcome::OutcomeUnknown(UnknownCause::CommitOutcomeUnknown)
+        );
+    }
+    let direct = coordinator_on(db.store());
+    let mut replayed = Vec::new();
+    for (k, reference) in members {
+        let retry = direct
+            .run(
+                &CreateOrder,
+                &caller(1, 1),
+                &key(k),
+                &new_order(reference, 1),
+            )
+            .await;
+        replayed.push(matches!(retry, Outcome::Replayed { .. }));
+        assert!(
+            matches!(retry, Outcome::Replayed { .. } | Outcome::Executed { .. }),
+            "{retry:?}"
+        );
+        assert_eq!(
+            db.orders_with_ref_prefix(1, reference).await,
+            1,
+            "{k}: one order"
+        );
+    }
+    db.finish().await;
+    replayed
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_batch_whose_commit_answer_is_lost_answers_every_member_503_and_each_retry_replays() {
+    let replayed = a_batch_through_a_failing_commit(CommitFault::AnswerLost).await;
+    assert_eq!(
+        replayed, [true; 4],
+        "the batch had committed: every retry replays"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_batch_whose_commit_never_arrives_answers_every_member_503_and_each_retry_executes() {
+    let replayed = a_batch_through_a_failing_commit(CommitFault::NeverArrives).await;
+    assert_eq!(
+        replayed, [false; 4],
+        "nothing had committed: every retry executes"
+    );
+}
