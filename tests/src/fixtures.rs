@@ -73,8 +73,8 @@ pub fn executed_count<R>(outcomes: &[application::Outcome<R>]) -> usize {
         .count()
 }
 
-/// A coordinator over `store` (for writes and reads alike) with the system clock and
-/// default settings.
+/// A coordinator over `store` (for writes and reads alike) with the system clock, default
+/// settings and batching on, as the server runs it.
 #[must_use]
 pub fn coordinator_on<S>(store: &S) -> application::Coordinator<S, S>
 where
@@ -86,6 +86,9 @@ where
         std::sync::Arc::new(adapters::SystemClock),
         application::CoordinatorSettings::default(),
     )
+    .with_batching(std::sync::Arc::new(application::Batching::new(
+        application::BatchSettings::default(),
+    )))
 }
 
 /// `text` as SQL's hex literal digits (`X'...'`), which both dialects read as bytes.

@@ -24,7 +24,7 @@ impl Default for BatchSettings {
     fn default() -> Self {
         Self {
             max_members: 16,
-            max_in_flight: 4,
+            max_in_flight: 2,
         }
     }
 }

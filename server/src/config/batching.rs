@@ -4,7 +4,7 @@ use application::BatchSettings;
 
 use crate::config::{ConfigError, Lookup, integer};
 
-/// `BATCH_MAX_SIZE` (default 16; `1` turns batching off) and `BATCH_IN_FLIGHT` (4): the
+/// `BATCH_MAX_SIZE` (default 16; `1` turns batching off) and `BATCH_IN_FLIGHT` (2): the
 /// most requests one batch takes, and the most batches of one operation in the database at
 /// once, per process.
 pub(crate) fn batching(lookup: Lookup<'_>) -> Result<Option<BatchSettings>, ConfigError> {

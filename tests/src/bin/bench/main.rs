@@ -65,14 +65,21 @@ fn main() {
     let db = runtime.block_on(TestDb::create());
     let log_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/bench");
     std::fs::create_dir_all(log_dir).expect("target/bench");
+    // The batching bounds pass through, to measure others than the defaults.
+    let batching = ["BATCH_MAX_SIZE", "BATCH_IN_FLIGHT"]
+        .into_iter()
+        .filter_map(|name| Some((name.to_owned(), std::env::var(name).ok()?)));
     let options = ServiceOptions {
-        env: vec![
+        env: [
             ("DATABASE_MAX_CONNECTIONS".into(), "32".into()),
             (
                 "RUST_LOG".into(),
                 std::env::var("BENCH_SERVER_LOG").unwrap_or_else(|_| "info".into()),
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(batching)
+        .collect(),
         log_file: Some(format!("{log_dir}/server.log").into()),
         ..ServiceOptions::new(db.url())
     };
