@@ -1,7 +1,9 @@
 //! The optional Galera run (`GALERA_URLS` set; `BENCH_GALERA=1 scripts/bench` starts a
 //! private 3-node cluster): three server processes, one per node (each given every node,
 //! its own first), c=32 spread over them. Creates/s, replays/s, their p99, and the
-//! transactions rerun after a 1213 per 1 000 creates. No target: on a 2-core machine that
+//! transactions rerun after a 1213 per 1 000 creates, with the batches' size and those
+//! rolled back at their commit (a certification failure) and run again member by member.
+//! No target: on a 2-core machine that
 //! also hosts the three nodes these figures are for comparison with the single-node ones
 //! of the same run.
 
@@ -27,6 +29,12 @@ pub(crate) struct GaleraFigures {
     pub(crate) replay_errors: usize,
     pub(crate) replay_p99_ms: f64,
     pub(crate) retries_per_1000_creates: f64,
+    /// Requests per batch of two or more, over the three processes.
+    #[serde(default)]
+    pub(crate) mean_batch_size: f64,
+    /// Batches whose commit the cluster rolled back, run again member by member.
+    #[serde(default)]
+    pub(crate) batches_rerun_per_1000_creates: f64,
 }
 
 /// Runs creates then replays for `duration` each.
@@ -58,6 +66,18 @@ pub(crate) async fn run(duration: Duration) -> GaleraFigures {
         .iter()
         .map(|u| Api::new(u).metric("idempotent_transaction_retries_total"))
         .sum();
+    let summed = |name: &str, labels: &str| -> f64 {
+        urls.iter()
+            .filter_map(|u| Api::new(u).labelled_metric(name, labels))
+            .sum()
+    };
+    const CREATES: &str = r#"operation="orders.create.v1""#;
+    let batches = summed("batch_size_count", CREATES);
+    let batched_members = summed("batch_size_sum", CREATES);
+    let batches_rerun = summed(
+        "batch_reruns_total",
+        r#"operation="orders.create.v1",cause="rolled_back_at_commit""#,
+    );
 
     // Each worker replays the first eight keys it created, round and round.
     let replays = load::for_duration_over(
@@ -79,10 +99,20 @@ pub(crate) async fn run(duration: Duration) -> GaleraFigures {
         replays_per_s: replays.rps(),
         replay_errors: replays.samples.iter().filter(|s| s.status != 201).count(),
         replay_p99_ms: replays.latency_ms(0.99),
-        retries_per_1000_creates: if created > 0 {
-            retries * 1000.0 / created as f64
+        retries_per_1000_creates: per_1000(retries, created),
+        mean_batch_size: if batches > 0.0 {
+            batched_members / batches
         } else {
             0.0
         },
+        batches_rerun_per_1000_creates: per_1000(batches_rerun, created),
+    }
+}
+
+fn per_1000(count: f64, creates: usize) -> f64 {
+    if creates > 0 {
+        count * 1000.0 / creates as f64
+    } else {
+        0.0
     }
 }

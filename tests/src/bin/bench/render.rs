@@ -207,16 +207,18 @@ fn galera(out: &mut String, report: &Report) {
     let _ = write!(
         out,
         "\nGalera, 3 nodes, 3 server processes, c={}:\n\n\
-         | | creates/s | create p99 ms | replays/s | replay p99 ms | reruns after 1213 per 1000 creates | errors |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
-         | Galera | {:.0} | {:.1} | {:.0} | {:.1} | {:.1} | {} |\n\
-         | one node, one process (above) | {create_rps:.0} | {create_p99:.1} | {replay_rps:.0} | {replay_p99:.1} | | |\n",
+         | | creates/s | create p99 ms | replays/s | replay p99 ms | reruns after 1213 per 1000 creates | mean batch | batches rerun at commit per 1000 creates | errors |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+         | Galera | {:.0} | {:.1} | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} | {} |\n\
+         | one node, one process (above) | {create_rps:.0} | {create_p99:.1} | {replay_rps:.0} | {replay_p99:.1} | | | | |\n",
         galera.concurrency,
         galera.creates_per_s,
         galera.create_p99_ms,
         galera.replays_per_s,
         galera.replay_p99_ms,
         galera.retries_per_1000_creates,
+        galera.mean_batch_size,
+        galera.batches_rerun_per_1000_creates,
         galera.create_errors + galera.replay_errors,
     );
 }
