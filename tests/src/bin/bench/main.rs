@@ -142,8 +142,19 @@ fn main() {
     let galera = std::env::var_os("GALERA_URLS")
         .map(|_| bench.runtime.block_on(galera::run(bench.duration)));
 
+    // The main server's batches of creates, over every scenario it served.
+    let created = |name: &str| {
+        tests::Api::new(service.base_url())
+            .labelled_metric(name, r#"operation="orders.create.v1""#)
+            .unwrap_or(0.0)
+    };
+    let (batches, batched) = (created("batch_size_count"), created("batch_size_sum"));
     let report = Report {
         run: run_info::RunInfo::now(),
+        create_batches: (batches > 0.0).then(|| report::Batches {
+            batches,
+            mean_size: batched / batches,
+        }),
         scenarios,
         relay,
         embedded,

@@ -74,6 +74,7 @@ mod tests {
                 database_private: private,
             },
             scenarios: Vec::new(),
+            create_batches: None,
             relay: None,
             embedded: None,
             tracing: None,

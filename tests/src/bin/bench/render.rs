@@ -34,6 +34,14 @@ pub(crate) fn render(report: &Report) -> String {
     verification(&mut out, report);
     tracing(&mut out, report);
     galera(&mut out, report);
+    if let Some(batches) = &report.create_batches {
+        let _ = writeln!(
+            out,
+            "\nbatched creates (the main server, every scenario): {:.0} batches of two or \
+             more, {:.1} creates each on average",
+            batches.batches, batches.mean_size
+        );
+    }
     let _ = writeln!(
         out,
         "\nserver peak RSS: {:.1} MiB",

@@ -39,12 +39,22 @@ pub(crate) struct Measured {
     pub(crate) cost: Cost,
 }
 
+/// Batches seen by a server (`batch_size`), over the run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Batches {
+    pub(crate) batches: f64,
+    pub(crate) mean_size: f64,
+}
+
 /// The whole report.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Report {
     /// When, where and how the run was made.
     pub(crate) run: crate::run_info::RunInfo,
     pub(crate) scenarios: Vec<Scenario>,
+    /// The main server's batches of two or more creates, when it made any.
+    #[serde(default)]
+    pub(crate) create_batches: Option<Batches>,
     /// The relay scenario, when it ran.
     pub(crate) relay: Option<crate::relay::RelayFigures>,
     /// The embedded store's creates, when it ran.
