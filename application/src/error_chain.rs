@@ -36,4 +36,17 @@ mod tests {
         let error = Outer(std::io::Error::other("root"));
         assert_eq!(ErrorChain(&error).to_string(), "outer: root");
     }
+
+    #[test]
+    fn errors_are_the_same_when_their_whole_chains_read_alike() {
+        let (a, b) = (
+            Outer(std::io::Error::other("root")),
+            Outer(std::io::Error::other("root")),
+        );
+        assert!(same_error(&a, &b));
+        assert!(!same_error(
+            &a,
+            &Outer(std::io::Error::other("another root"))
+        ));
+    }
 }
