@@ -73,8 +73,9 @@ pub fn executed_count<R>(outcomes: &[application::Outcome<R>]) -> usize {
         .count()
 }
 
-/// A coordinator over `store` (for writes and reads alike) with the system clock, default
-/// settings and batching on, as the server runs it.
+/// A coordinator over `store` (for writes and reads alike) with the system clock and
+/// default settings: every request its own transaction, as the storage tests of the
+/// database's locks need.
 #[must_use]
 pub fn coordinator_on<S>(store: &S) -> application::Coordinator<S, S>
 where
@@ -86,7 +87,15 @@ where
         std::sync::Arc::new(adapters::SystemClock),
         application::CoordinatorSettings::default(),
     )
-    .with_batching(std::sync::Arc::new(application::Batching::new(
+}
+
+/// [`coordinator_on`] with batching on at its default bounds, as the server runs it.
+#[must_use]
+pub fn batched_coordinator_on<S>(store: &S) -> application::Coordinator<S, S>
+where
+    S: application::ports::UnitOfWork + application::ports::RecordReader + Clone,
+{
+    coordinator_on(store).with_batching(std::sync::Arc::new(application::Batching::new(
         application::BatchSettings::default(),
     )))
 }

@@ -17,8 +17,9 @@ use domain::{
     StoredResponse,
 };
 use tests::{
-    Api, Backend, BatchLog, GateHandle, LeaderGate, Service, ServiceOptions, caller,
-    coordinator_on, executed_count, join_all, key, new_order, order_id_in, order_json, token,
+    Api, Backend, BatchLog, GateHandle, LeaderGate, Service, ServiceOptions,
+    batched_coordinator_on, caller, executed_count, join_all, key, new_order, order_id_in,
+    order_json, token,
 };
 use tokio::task::JoinHandle;
 
@@ -26,8 +27,9 @@ const STORM_ROUNDS: usize = 5;
 const STORM_SIZE: usize = 32;
 const LEADER_ROUNDS: usize = 5;
 
+/// The coordinator the cases run through: batching on, as the server runs it.
 pub(crate) fn coordinator<B: Backend>(db: &B) -> Coordinator<B::Store, B::Store> {
-    coordinator_on(db.store())
+    batched_coordinator_on(db.store())
 }
 
 /// Creates an order of tenant 1 through the coordinator and answers its id.
