@@ -7,6 +7,7 @@
 
 mod admin;
 mod auth;
+mod batches;
 mod body;
 mod cancel;
 mod deadlines;
