@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
 mod act;
+mod json;
 mod keys;
 #[path = "../common/no_tx.rs"]
 mod no_tx;
