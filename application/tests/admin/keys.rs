@@ -146,3 +146,54 @@ async fn a_record_taken_again_since_the_read_is_refused_for_its_new_state() {
         "{refusal:?}"
     );
 }
+
+/// A completed key whose stored answer points to an operation now in `state`: what
+/// evicting it does (the operation is read once, and the key removed only when settled).
+async fn evicting_the_key_of_an_operation(
+    state: domain::OperationState,
+) -> Result<(), AdminRefusal> {
+    let mut store = MockStore::new();
+    store.expect_find_key().times(1).returning(|_| {
+        ready(Ok(Some(application::admin::KeyRecordView {
+            operation: Some(op_id()),
+            ..key_record(8, KeyState::Completed)
+        })))
+    });
+    store
+        .expect_find_operation()
+        .withf(|_, id| *id == op_id())
+        .times(1)
+        .returning(move |_, _| ready(Ok(Some(operation(state)))));
+    let settled = state.is_settled();
+    store
+        .expect_evict_key()
+        .times(usize::from(settled))
+        .returning(|_, _| ready(Ok(true)));
+    admin(&store)
+        .evict_key(&request(), &address(8))
+        .await
+        .map(|_| ())
+}
+
+#[tokio::test]
+async fn the_key_of_a_pending_or_reviewed_operation_is_kept_and_of_a_settled_one_evicted() {
+    for unsettled in [
+        domain::OperationState::Pending,
+        domain::OperationState::NeedsReview,
+    ] {
+        let refusal = evicting_the_key_of_an_operation(unsettled)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(refusal, AdminRefusal::OperationUnfinished { state, .. } if state == unsettled),
+            "{refusal:?}"
+        );
+    }
+    for settled in [
+        domain::OperationState::Succeeded,
+        domain::OperationState::Declined,
+        domain::OperationState::Cancelled,
+    ] {
+        evicting_the_key_of_an_operation(settled).await.unwrap();
+    }
+}
