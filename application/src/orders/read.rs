@@ -43,3 +43,28 @@ impl<S: OrderReader> ReadFrom<S> for ReadOrder {
         store.find_order(tenant, id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use domain::{ClientOrderRef, NewOrder, Quantity, Sku};
+
+    use super::*;
+
+    #[test]
+    fn an_order_is_never_polled_again() {
+        let order = Order::created(
+            OrderId::new(1),
+            TenantId::parse(1).unwrap(),
+            NewOrder {
+                client_order_ref: ClientOrderRef::parse("R").unwrap(),
+                sku: Sku::parse("S").unwrap(),
+                quantity: Quantity::parse(1).unwrap(),
+            },
+            chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+        );
+        assert!(
+            !ReadOrder::poll_again(&order),
+            "an order has no state to wait for"
+        );
+    }
+}
