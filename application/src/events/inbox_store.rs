@@ -90,3 +90,24 @@ pub trait ShipmentRepository {
         order: OrderId,
     ) -> impl Future<Output = Result<Option<ShipmentState>, StoreError>> + Send;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shipment_state_reads_back_as_stored_and_nothing_else_does() {
+        for state in [
+            ShipmentState::Requested,
+            ShipmentState::Cancelled,
+            ShipmentState::Shipped,
+        ] {
+            assert_eq!(ShipmentState::from_stored(state.as_stored()), Ok(state));
+        }
+        assert_eq!(ShipmentState::as_stored(ShipmentState::Shipped), "SHIPPED");
+        assert_eq!(
+            ShipmentState::from_stored("shipped"),
+            Err(UnknownShipmentState)
+        );
+    }
+}

@@ -138,3 +138,32 @@ impl Batching {
             .unwrap_or_else(|_| Arc::new(Queue::new(self.settings)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_has_the_label_the_metrics_document() {
+        let labels = [
+            RerunCause::KeyTaken,
+            RerunCause::Refused,
+            RerunCause::LockWaitTimeout,
+            RerunCause::Deadlock,
+            RerunCause::RolledBackAtCommit,
+            RerunCause::Failed,
+        ]
+        .map(RerunCause::label);
+        assert_eq!(
+            labels,
+            [
+                "key_taken",
+                "refused",
+                "lock_wait_timeout",
+                "deadlock",
+                "rolled_back_at_commit",
+                "failed"
+            ]
+        );
+    }
+}

@@ -108,3 +108,34 @@ impl Drop for Lead<'_> {
 pub(crate) async fn landing(follower: Landing) -> Option<ExistingRecord> {
     follower.await.ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use domain::{ActorId, Operation, TenantId};
+
+    use super::*;
+
+    #[test]
+    fn a_led_key_is_counted_with_its_followers_and_gone_once_its_leader_lands() {
+        let scope = Scope {
+            tenant: TenantId::parse(1).unwrap(),
+            actor: ActorId::parse(1).unwrap(),
+            operation: Operation::named("orders.create.v1"),
+        };
+        let key = IdempotencyKey::parse("k").unwrap();
+        let waits = Arc::new(AtomicU64::new(0));
+        let flights = InFlight::new().with_wait_counter(Arc::clone(&waits));
+        assert!(flights.is_empty());
+        let Role::Leader(lead) = flights.join(&scope, &key) else {
+            panic!("the first leads");
+        };
+        assert_eq!(flights.len(), 1);
+        assert!(!flights.is_empty());
+        let Role::Follower(_) = flights.join(&scope, &key) else {
+            panic!("the second follows");
+        };
+        assert_eq!(waits.load(Ordering::Relaxed), 1, "the follower is counted");
+        lead.land(None);
+        assert!(flights.is_empty());
+    }
+}

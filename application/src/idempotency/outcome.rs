@@ -65,3 +65,18 @@ impl PartialEq for FailureCause {
         std::mem::discriminant(self) == std::mem::discriminant(other) && same_error(self, other)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_are_equal_only_of_one_kind_and_one_chain() {
+        assert_eq!(FailureCause::Aborted, FailureCause::Aborted);
+        assert_ne!(FailureCause::Aborted, FailureCause::RecordNotCompleted);
+        assert_ne!(
+            FailureCause::Store(StoreError::Timeout),
+            FailureCause::Store(StoreError::Deadlock)
+        );
+    }
+}

@@ -26,6 +26,10 @@ async fn a_create_is_kept_only_once_it_is_replayed() {
     let reader = reader_finding(Some(existing(&new_order(2), completed_state("{}"))));
     let uow = ScriptedUnitOfWork::of([tx_committing(), tx_hitting_the_key()]);
     let coordinator = coordinator(uow, reader).with_replay_cache(cache());
+    assert!(
+        coordinator.replay_cache().is_some(),
+        "the admin's eviction reaches the copies through it"
+    );
 
     let first = coordinator
         .run(&CreateOrder, &caller(), &key(), &new_order(2))

@@ -102,3 +102,22 @@ fn a_driver_dropped_mid_batch_closes_its_members_channels_and_passes_the_slot_on
     };
     assert_eq!(members(&entries), [4]);
 }
+
+#[test]
+fn every_waiting_member_can_be_answered_at_once_and_the_slot_still_passes_on() {
+    let queue = queue(16, 1);
+    let (slot, _) = drives(queue.join(1));
+    let mut first = waits(queue.join(2));
+    let mut second = waits(queue.join(3));
+    slot.answer_waiting(|| "unreachable");
+    assert_eq!(queue.waiting(), 0);
+    for receiver in [&mut first, &mut second] {
+        let Ok(Some(Turn::Answer(answer))) = receiver.try_recv() else {
+            panic!("answered");
+        };
+        assert_eq!(answer, "unreachable");
+    }
+    drop(slot);
+    let (_free, batch) = drives(queue.join(4));
+    assert_eq!(batch, [4], "the slot was given back");
+}

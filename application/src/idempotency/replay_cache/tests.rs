@@ -114,7 +114,8 @@ fn entries_and_bytes_are_both_bounded() {
     for n in 0..500 {
         few.remember(&scope(), &key(n), &completed(60, 10), t0());
     }
-    assert!(few.len() <= 50, "{} entries", few.len());
+    // Full, near its bound (50 here), not empty: the bound, not an eviction of everything.
+    assert!((40..=50).contains(&few.len()), "{} entries", few.len());
 
     let small = cache(2, 10_000, 64 * 1024);
     for n in 0..500 {
@@ -125,7 +126,8 @@ fn entries_and_bytes_are_both_bounded() {
         "{} bodies of 4 KiB in 64 KiB",
         small.len()
     );
-    assert!(!small.is_empty());
+    // Each copy weighs its body and headers: about half the bytes stay filled (8 here).
+    assert!(small.len() >= 4, "{} bodies kept", small.len());
 }
 
 #[test]
