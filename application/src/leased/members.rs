@@ -127,6 +127,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn members_are_alike_when_written_alike_and_read_as_their_type() {
+        let job = Members::parse(br#"{"amount":1500,"currency":"JPY"}"#).unwrap();
+        assert_eq!(
+            job,
+            Members::parse(br#"{"amount":1500,"currency":"JPY"}"#).unwrap()
+        );
+        assert_ne!(job, Members::parse(br#"{"amount":1500}"#).unwrap());
+        assert_eq!(job.member::<u64>("amount"), Some(1500));
+        assert_eq!(job.member::<u64>("currency"), None, "not a number");
+    }
+
+    #[test]
     fn members_keep_their_order_and_text_inside_another_document() {
         #[derive(Serialize)]
         struct Document<'a> {

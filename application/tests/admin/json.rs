@@ -83,3 +83,14 @@ fn an_audit_page_and_a_key_read_back_with_their_members() {
     assert_eq!(key["key"], json!("key-1"));
     assert_eq!(key["operationId"], json!(op_id().hyphenated().to_string()));
 }
+
+#[test]
+fn the_served_kinds_are_named_with_their_provider_id_member() {
+    let kinds = &*crate::support::KINDS;
+    assert_eq!(kinds.names(), ["payments.capture.v1"]);
+    assert_eq!(
+        kinds.provider_id_member("payments.capture.v1"),
+        Some("providerChargeId")
+    );
+    assert_eq!(kinds.provider_id_member("payments.unknown.v1"), None);
+}

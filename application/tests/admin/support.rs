@@ -82,7 +82,7 @@ pub(crate) fn t0() -> DateTime<Utc> {
 pub(crate) const RETENTION_HOURS: i64 = 24;
 
 /// The kinds served: captures.
-static KINDS: std::sync::LazyLock<LeasedKinds<NoTx>> =
+pub(crate) static KINDS: std::sync::LazyLock<LeasedKinds<NoTx>> =
     std::sync::LazyLock::new(|| LeasedKinds::default().with::<CapturePayment>());
 
 pub(crate) fn admin(store: &MockStore) -> Admin<'_, MockStore> {
