@@ -147,3 +147,19 @@ pub trait RecordOutcome<Tx>: LeasedOperation {
         ended: &Ended<'_, Self::Job>,
     ) -> impl Future<Output = Result<Option<Self::Result>, StoreError>> + Send;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_answers_are_alike_only_of_one_class_and_one_cause() {
+        let timeout = || NoAnswer::new(AttemptError::Timeout, "read timed out");
+        assert_eq!(timeout(), timeout());
+        assert_ne!(
+            timeout(),
+            NoAnswer::new(AttemptError::Transport, "read timed out")
+        );
+        assert_ne!(timeout(), NoAnswer::new(AttemptError::Timeout, "reset"));
+    }
+}
