@@ -100,3 +100,36 @@ impl<S: OperationReader> ReadFrom<S> for ReadOperation {
         store.find_operation(tenant, id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(state: OperationState) -> OperationView {
+        OperationView {
+            id: Uuid::nil(),
+            operation_type: "payments.capture.v1".to_owned(),
+            order: OrderId::new(9),
+            state,
+            result: Members::parse(br#"{"payment":null}"#).unwrap(),
+            updated_at: DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+        }
+    }
+
+    #[test]
+    fn an_operation_reads_as_its_status_document_and_only_a_pending_one_is_polled_again() {
+        let body: serde_json::Value =
+            serde_json::from_slice(&ReadOperation::to_json(&view(OperationState::Pending)))
+                .unwrap();
+        assert_eq!(body["orderId"], serde_json::json!("9"));
+        assert_eq!(body["state"], serde_json::json!("pending"));
+        assert_eq!(body["payment"], serde_json::Value::Null);
+        for state in OperationState::ALL {
+            assert_eq!(
+                ReadOperation::poll_again(&view(state)),
+                state == OperationState::Pending,
+                "{state:?}"
+            );
+        }
+    }
+}
