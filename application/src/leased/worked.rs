@@ -57,3 +57,19 @@ impl Step {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_alike_only_of_one_kind_and_one_value() {
+        let at = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        assert_eq!(Worked::RetryAt(at), Worked::RetryAt(at));
+        assert_ne!(Worked::NotClaimed, Worked::LeaseLost);
+        assert_ne!(
+            Worked::RetryAt(at),
+            Worked::RetryAt(at + chrono::TimeDelta::seconds(1))
+        );
+    }
+}
