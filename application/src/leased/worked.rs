@@ -71,5 +71,18 @@ mod tests {
             Worked::RetryAt(at),
             Worked::RetryAt(at + chrono::TimeDelta::seconds(1))
         );
+        let abandoned = |step, error| Worked::Abandoned { step, error };
+        assert_eq!(
+            abandoned(Step::Extension, StoreError::Timeout),
+            abandoned(Step::Extension, StoreError::Timeout)
+        );
+        assert_ne!(
+            abandoned(Step::Extension, StoreError::Timeout),
+            abandoned(Step::Extension, StoreError::Deadlock)
+        );
+        assert_ne!(
+            abandoned(Step::Extension, StoreError::Timeout),
+            abandoned(Step::Completion, StoreError::Timeout)
+        );
     }
 }
