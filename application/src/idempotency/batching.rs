@@ -141,7 +141,53 @@ impl Batching {
 
 #[cfg(test)]
 mod tests {
+    use domain::{
+        ActorId, ClientOrderRef, Fingerprinted, IdempotencyKey, NewOrder, Quantity, Scope, Sku,
+        TenantId,
+    };
+
     use super::*;
+    use crate::CreateOrder;
+
+    fn member() -> Member<NewOrder> {
+        let (tenant, actor) = (TenantId::parse(1).unwrap(), ActorId::parse(1).unwrap());
+        let input = NewOrder {
+            client_order_ref: ClientOrderRef::parse("R").unwrap(),
+            sku: Sku::parse("S").unwrap(),
+            quantity: Quantity::parse(1).unwrap(),
+        };
+        let now = chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        Member {
+            record: NewRecord {
+                scope: Scope {
+                    tenant,
+                    actor,
+                    operation: CreateOrder::OPERATION,
+                },
+                key: IdempotencyKey::parse("k").unwrap(),
+                fingerprint: input.fingerprint(&CreateOrder::OPERATION),
+                created_at: now,
+            },
+            context: StepContext { tenant, actor, now },
+            input,
+        }
+    }
+
+    #[test]
+    fn an_operation_has_one_queue_whose_waiting_members_are_counted() {
+        let batching = Batching::new(BatchSettings {
+            max_members: 16,
+            max_in_flight: 1,
+        });
+        assert_eq!(batching.waiting::<CreateOrder>(), 0);
+        let _driving = batching.queue::<CreateOrder>().join(member());
+        let _waiting = batching.queue::<CreateOrder>().join(member());
+        assert_eq!(
+            batching.waiting::<CreateOrder>(),
+            1,
+            "the same queue, its slot taken"
+        );
+    }
 
     #[test]
     fn each_cause_has_the_label_the_metrics_document() {
