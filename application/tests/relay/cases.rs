@@ -52,16 +52,16 @@ async fn acknowledged_events_are_marked_published() {
 
 #[tokio::test]
 async fn a_duplicate_acknowledgement_is_published_and_counted_as_a_duplicate() {
-    let batch = events(2);
+    let batch = events(3);
     let (store, settled) = store_claiming(batch.clone(), Ok(()));
-    let publisher = publisher_answering(vec![Ok(Stored::Duplicate), new()]);
+    let publisher = publisher_answering(vec![Ok(Stored::Duplicate), new(), Ok(Stored::Duplicate)]);
 
     let pass = Relay::new(store, publisher, quiet_hooks(), 10)
         .run_once(&FixedClock)
         .await
         .unwrap();
 
-    assert_eq!((pass.published, pass.duplicates, pass.failed), (2, 1, 0));
+    assert_eq!((pass.published, pass.duplicates, pass.failed), (3, 2, 0));
     assert_eq!(settled.lock().unwrap()[0].published, ids(&batch));
 }
 
