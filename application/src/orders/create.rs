@@ -130,3 +130,16 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn its_refusal_has_its_documented_code() {
+        assert_eq!(
+            CreateRefusal::ClientOrderRefConflict.code(),
+            "client_order_ref_conflict"
+        );
+    }
+}

@@ -66,5 +66,8 @@ mod tests {
             !ReadOrder::poll_again(&order),
             "an order has no state to wait for"
         );
+        let body: serde_json::Value = serde_json::from_slice(&ReadOrder::to_json(&order)).unwrap();
+        assert_eq!(body["orderId"], serde_json::json!("1"));
+        assert_eq!(body["status"], serde_json::json!("active"));
     }
 }

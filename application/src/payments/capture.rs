@@ -215,6 +215,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_refusal_has_its_documented_code() {
+        let codes = CaptureRefusal::ALL
+            .iter()
+            .map(|r| r.code())
+            .collect::<Vec<_>>();
+        assert_eq!(codes, ["not_found", "payment_exists", "order_cancelled"]);
+    }
+
+    #[test]
     fn a_job_is_stored_as_its_amount_and_currency_and_read_back_checked() {
         let job = CaptureJob {
             amount: Amount::parse(1500).unwrap(),

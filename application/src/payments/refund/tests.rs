@@ -60,3 +60,19 @@ fn only_going_over_the_capture_is_stored() {
         .collect();
     assert_eq!(stored, [&RefundRefusal::ExceedsCaptured]);
 }
+
+#[test]
+fn each_refusal_has_its_documented_code() {
+    let codes = RefundRefusal::ALL
+        .iter()
+        .map(|r| r.code())
+        .collect::<Vec<_>>();
+    assert_eq!(
+        codes,
+        [
+            "not_found",
+            "order_not_refundable",
+            "refund_exceeds_captured"
+        ]
+    );
+}
