@@ -102,6 +102,23 @@ impl<DB: Backend, I: QueryFragment<DB>, ST> QueryFragment<DB> for Returning<I, S
     }
 }
 
+/// The returned rows' ids in the members' order: `RETURNING` promises no order, so each
+/// member finds its row by its unique key (`same`). `None` when a member has no row, or its
+/// row's id is not positive.
+pub(crate) fn ids_in_order<M, K>(
+    members: &[M],
+    returned: &[(i64, K)],
+    same: impl Fn(&M, &K) -> bool,
+) -> Option<Vec<u64>> {
+    members
+        .iter()
+        .map(|member| {
+            let (id, _) = returned.iter().find(|(_, key)| same(member, key))?;
+            u64::try_from(*id).ok()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use diesel::debug_query;
@@ -124,5 +141,14 @@ mod tests {
         assert_eq!(debug_query::<Mysql, _>(&insert()).to_string(), expected);
         assert_eq!(debug_query::<Sqlite, _>(&insert()).to_string(), expected);
         assert!(insert().is_safe_to_cache_prepared(&Mysql).unwrap());
+    }
+
+    #[test]
+    fn returned_ids_follow_the_members_whatever_order_the_rows_came_in() {
+        let returned = [(9, "b"), (7, "a")];
+        let same = |member: &&str, key: &&str| member == key;
+        assert_eq!(ids_in_order(&["a", "b"], &returned, same), Some(vec![7, 9]));
+        assert_eq!(ids_in_order(&["a", "c"], &returned, same), None, "no row");
+        assert_eq!(ids_in_order(&["a"], &[(-1, "a")], same), None, "not an id");
     }
 }

@@ -10,14 +10,14 @@ use diesel::sql_types::{BigInt, Binary};
 use diesel_async::RunQueryDsl;
 use domain::{Completion, RecordId};
 
+use super::bad_value::bad_row;
 use super::classify::{Classify, record_insert_error};
 use super::complete_record::CompleteRecord;
 use super::complete_records::CompleteRecords;
 use super::connection::SqlConnection;
-use super::multi_row::{MultiValues, Returning};
+use super::multi_row::{MultiValues, Returning, ids_in_order};
 use super::records::{InsertRecord, NewRecordRow, complete, insert_processing};
 use super::rendered_once::RenderedOnce;
-use super::returning_id::to_u64;
 use super::schema::api_idempotency;
 
 /// What names a returned record: its id, then its scope's tenant and actor, and its key
@@ -62,23 +62,17 @@ where
         .load(conn)
         .await
         .map_err(record_insert_error::<C::Backend>)?;
-    records
-        .iter()
-        .map(|record| {
-            let (tenant, actor) = (record.scope.tenant.get(), record.scope.actor.get());
-            returned
-                .iter()
-                .find(|(_, t, a, key)| {
-                    u64::try_from(*t) == Ok(tenant)
-                        && u64::try_from(*a) == Ok(actor)
-                        && key.as_slice() == record.key.as_str().as_bytes()
-                })
-                .map(|(id, ..)| to_u64(*id).map(RecordId))
-                .ok_or(diesel::result::Error::NotFound)
-                .flatten()
-                .map_err(|error| InsertRecordError::Store(C::Backend::store_error(error)))
-        })
-        .collect()
+    let returned: Vec<_> = returned
+        .into_iter()
+        .map(|(id, tenant, actor, key)| (id, (tenant, actor, key)))
+        .collect();
+    let ids = ids_in_order(records, &returned, |record, (tenant, actor, key)| {
+        u64::try_from(*tenant) == Ok(record.scope.tenant.get())
+            && u64::try_from(*actor) == Ok(record.scope.actor.get())
+            && key.as_slice() == record.key.as_str().as_bytes()
+    })
+    .ok_or_else(|| bad_row("api_idempotency", "id"))?;
+    Ok(ids.into_iter().map(RecordId).collect())
 }
 
 /// The count of records completed; one statement for them all.

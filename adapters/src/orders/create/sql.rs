@@ -18,7 +18,7 @@ use crate::sql::bad_value::bad_row;
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Unique, refused_on};
 use crate::sql::connection::SqlConnection;
-use crate::sql::multi_row::{MultiValues, Returning};
+use crate::sql::multi_row::{MultiValues, Returning, ids_in_order};
 use crate::sql::rows::to_i64;
 use crate::sql::schema::orders;
 
@@ -107,19 +107,20 @@ where
             CreateRefusal::ClientOrderRefConflict,
         )
     })?;
-    rows.iter()
-        .map(|(tenant, order)| {
-            returned
-                .iter()
-                .find(|(_, t, reference)| {
-                    u64::try_from(*t) == Ok(tenant.get())
-                        && reference.as_slice() == order.client_order_ref.as_str().as_bytes()
-                })
-                .and_then(|(id, ..)| u64::try_from(*id).ok())
-                .map(OrderId::new)
-                .ok_or_else(|| StepError::Store(bad_row("orders", "id")))
-        })
-        .collect()
+    let returned: Vec<_> = returned
+        .into_iter()
+        .map(|(id, tenant, reference)| (id, (tenant, reference)))
+        .collect();
+    let ids = ids_in_order(
+        rows,
+        &returned,
+        |(tenant, order), (row_tenant, reference)| {
+            u64::try_from(*row_tenant) == Ok(tenant.get())
+                && reference.as_slice() == order.client_order_ref.as_str().as_bytes()
+        },
+    )
+    .ok_or_else(|| bad_row("orders", "id"))?;
+    Ok(ids.into_iter().map(OrderId::new).collect())
 }
 
 /// A `clientOrderRef` the tenant already used is the create's refusal.
