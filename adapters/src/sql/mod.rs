@@ -15,6 +15,7 @@ pub(crate) mod locked;
 pub(crate) mod migrate_through;
 pub(crate) mod multi_row;
 pub(crate) mod outbox;
+mod outbox_writer;
 mod readiness;
 pub(crate) mod records;
 mod records_batch;
