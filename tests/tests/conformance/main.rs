@@ -7,6 +7,7 @@
 
 mod acceptance;
 mod admin;
+mod batch_faults;
 mod batches;
 mod cancel;
 mod cases;
