@@ -30,13 +30,58 @@ fn waits(joined: Joined<u32, &'static str>) -> oneshot::Receiver<Turn<u32, &'sta
 }
 
 #[test]
-fn with_a_slot_free_a_request_goes_at_once_alone() {
+fn with_nothing_in_flight_a_request_goes_at_once_alone() {
     let queue = queue(16, 2);
     let (_first, batch) = drives(queue.join(1));
     assert_eq!(batch, [1]);
-    let (_second, batch) = drives(queue.join(2));
-    assert_eq!(batch, [2]);
     assert_eq!(queue.waiting(), 0);
+}
+
+#[test]
+fn while_recent_batches_were_of_one_a_request_takes_a_free_slot_past_a_slow_batch() {
+    let queue = queue(16, 2);
+    let (_slow, _) = drives(queue.join(1));
+    let (_second, batch) = drives(queue.join(2));
+    assert_eq!(batch, [2], "it does not wait for the first");
+    let _third = waits(queue.join(3));
+}
+
+#[test]
+fn after_large_batches_a_further_one_starts_once_as_many_wait() {
+    let queue = queue(8, 2);
+    queue.lock().typical = 3.0;
+    let (_first, _) = drives(queue.join(1));
+    let _receivers = [waits(queue.join(2)), waits(queue.join(3))];
+    assert_eq!(queue.waiting(), 2, "a free slot is not taken by fewer");
+    let (_second, batch) = drives(queue.join(4));
+    assert_eq!(
+        batch,
+        [4, 2, 3],
+        "the request that makes enough drives them"
+    );
+    assert_eq!(queue.waiting(), 0);
+    // Every slot is taken now: even enough wait.
+    let _later: Vec<_> = (5..=7).map(|n| waits(queue.join(n))).collect();
+    assert_eq!(queue.waiting(), 3);
+}
+
+#[test]
+fn each_batch_that_ends_moves_the_bound_toward_its_size() {
+    let queue = queue(16, 1);
+    let (slot, _) = drives(queue.join(1));
+    let mut receivers: Vec<_> = (2..=9).map(|n| waits(queue.join(n))).collect();
+    drop(slot);
+    assert!((queue.lock().typical - 1.0).abs() < 1e-9, "a batch of one");
+    let Ok(Some(Turn::Drive(slot, entries))) = receivers[0].try_recv() else {
+        panic!("the first waiting member drives");
+    };
+    assert_eq!(entries.len(), 8);
+    drop(slot);
+    assert!(
+        (queue.lock().typical - 2.75).abs() < 1e-9,
+        "a quarter of the way to 8"
+    );
+    receivers.clear();
 }
 
 #[test]
