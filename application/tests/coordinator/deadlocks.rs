@@ -11,7 +11,7 @@ use application::ports::{CommitError, InsertRecordError, StoreError};
 use application::{
     Coordinator, CoordinatorSettings, CreateOrder, FailureCause, Outcome, StepError,
 };
-use domain::{OrderId, RecordId};
+use domain::OrderId;
 
 use crate::support::*;
 
@@ -45,16 +45,7 @@ async fn run(uow: ScriptedUnitOfWork) -> (CreateOutcome, u64) {
 }
 
 fn assert_executed_after_one_deadlock((outcome, deadlocks): &(CreateOutcome, u64)) {
-    assert!(
-        matches!(
-            outcome,
-            Outcome::Executed {
-                record: RecordId(5),
-                ..
-            }
-        ),
-        "{outcome:?}"
-    );
+    assert_executed_on_record_5(outcome);
     assert_eq!(*deadlocks, 1, "the deadlock is counted");
 }
 

@@ -167,6 +167,20 @@ pub(crate) fn tx_committing() -> MockTx {
     tx
 }
 
+/// The outcome of a transaction that ran to the end on record 5 (see [`tx_committing`]).
+pub(crate) fn assert_executed_on_record_5(outcome: &CreateOutcome) {
+    assert!(
+        matches!(
+            outcome,
+            Outcome::Executed {
+                record: RecordId(5),
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+}
+
 /// Runs one create whose order insert fails with `error`; the transaction must be rolled
 /// back, never completed or committed.
 pub(crate) async fn create_with_order_insert_failing(error: StoreError) -> CreateOutcome {
