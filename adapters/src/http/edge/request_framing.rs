@@ -234,6 +234,57 @@ mod tests {
     }
 
     #[test]
+    fn a_line_of_exactly_the_longest_length_is_allowed() {
+        let mut framing = followed(&[b"GET / HTTP/1.1\r\n", &vec![b'x'; MAX_LINE]]).unwrap();
+        assert_eq!(framing.follow(b"x"), Err(LineTooLong));
+    }
+
+    #[test]
+    fn every_chunk_of_a_chunked_body_is_skipped_not_only_the_first() {
+        // Each chunk is longer than a line may be and holds no newline.
+        let data = vec![b'a'; MAX_LINE + 10];
+        let size = format!("{:x}\r\n", data.len());
+        let framing = followed(&[
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+            size.as_bytes(),
+            &data,
+            b"\r\n",
+            size.as_bytes(),
+            &data,
+            b"\r\n0\r\n\r\n",
+        ])
+        .unwrap();
+        assert!(in_a_new_head(&framing));
+    }
+
+    #[test]
+    fn trailers_end_at_their_empty_line_and_frame_nothing() {
+        // A trailer named like a framing field does not make the next head a body.
+        let framing = followed(&[
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n",
+            b"X-Sum: 1\r\nContent-Length: 5\r\n\r\n",
+            b"GET / HTTP/1.1\r\n",
+        ])
+        .unwrap();
+        assert!(matches!(
+            framing.state,
+            State::Head {
+                started: true,
+                content_length: 0,
+                chunked: false
+            }
+        ));
+    }
+
+    #[test]
+    fn only_transfer_encoding_makes_a_body_chunked() {
+        let framing =
+            followed(&[b"POST / HTTP/1.1\r\nX-Mode: chunked\r\nContent-Length: 3\r\n\r\n"])
+                .unwrap();
+        assert!(matches!(framing.state, State::Body { remaining: 3 }));
+    }
+
+    #[test]
     fn empty_lines_before_a_request_line_start_no_body() {
         let framing = followed(&[b"\r\n\r\nGET / HTTP/1.1\r\nContent-Length: 0\r\n\r\n"]).unwrap();
         assert!(in_a_new_head(&framing));

@@ -180,6 +180,24 @@ impl<'de> Visitor<'de> for Unique<'_> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn distinct_members_are_an_object_whose_names_never_repeat_at_any_depth() {
+        let members: DistinctMembers =
+            serde_json::from_str(r#"{"tid": 1, "scp": {"a": 1, "b": 2}}"#).unwrap();
+        assert_eq!(members.0.len(), 2);
+        for refused in [
+            r#"{"tid": 2, "tid": 1}"#,
+            r#"{"scp": {"a": 1, "a": 2}}"#,
+            r#"[{"tid": 1}]"#,
+            "1",
+        ] {
+            assert!(
+                serde_json::from_str::<DistinctMembers>(refused).is_err(),
+                "{refused}"
+            );
+        }
+    }
+
     fn duplicates(body: &[u8]) -> Vec<Cow<'static, str>> {
         match parse(body) {
             Err(StrictJsonError::DuplicateMembers(pointers)) => pointers,

@@ -82,6 +82,14 @@ mod tests {
             ]
         );
         assert_eq!(
+            errors(r#"{"reason":"late","tenantId":2}"#),
+            [(
+                "/tenantId".to_owned(),
+                "unknown member: only reason is allowed"
+            )],
+            "an unknown member refuses an otherwise valid body"
+        );
+        assert_eq!(
             errors(r#"{"reason":"a","reason":"b"}"#),
             [(
                 "/reason".to_owned(),

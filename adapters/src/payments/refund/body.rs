@@ -63,6 +63,14 @@ mod tests {
             ]
         );
         assert_eq!(
+            errors(r#"{"amount":5,"reason":"damaged","currency":"JPY"}"#),
+            [(
+                "/currency".to_owned(),
+                "unknown member: only amount and reason are allowed"
+            )],
+            "an unknown member refuses an otherwise valid body"
+        );
+        assert_eq!(
             errors(r#"{"amount":"5"}"#),
             [
                 ("/amount".to_owned(), "must be a JSON integer"),

@@ -166,6 +166,27 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn with_a_longest_lifetime_a_token_may_live_that_long_and_no_longer() {
+        let keys = keys().with_max_lifetime(600);
+        let minted = |iat_before_exp: Option<i64>| {
+            let mut claims = claims("42", 7, 60);
+            claims.iat = iat_before_exp.map(|lifetime| claims.exp - lifetime);
+            keys.mint(&claims).unwrap()
+        };
+        assert!(
+            keys.verify(&minted(Some(600))).is_ok(),
+            "exactly the longest"
+        );
+        assert!(keys.verify(&minted(Some(60))).is_ok());
+        assert_eq!(keys.verify(&minted(Some(601))), Err(AuthError::Invalid));
+        assert_eq!(
+            keys.verify(&minted(None)),
+            Err(AuthError::Invalid),
+            "no iat: its lifetime is unknown"
+        );
+    }
+
+    #[test]
     fn a_token_signed_with_another_secret_is_invalid() {
         let other = TokenKeys::hs256(b"another-secret-of-thirty-two-bytes!").unwrap();
         let token = other.mint(&claims("42", 7, 60)).unwrap();

@@ -177,6 +177,7 @@ fn is_canonical_decimal(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::hs256::tests::{claims, keys};
+    use super::jwks::{ClaimNames, JwksSettings, JwksSource};
     use super::*;
 
     fn verifier() -> (TokenVerifier, TokenKeys) {
@@ -189,6 +190,48 @@ mod tests {
 
     fn bearer_of(token: &str) -> Vec<u8> {
         format!("Bearer {token}").into_bytes()
+    }
+
+    #[test]
+    fn shared_secret_keys_are_ready_at_once_and_a_key_set_once_fetched() {
+        assert!(verifier().0.is_ready());
+        let unfetched = Arc::new(JwksVerifier::new(
+            JwksSource::file("/nonexistent/jwks.json".into()),
+            JwksSettings {
+                issuer: "https://issuer.example".into(),
+                audience: "orders".into(),
+                leeway_secs: 0,
+                claims: ClaimNames::default(),
+                min_refresh: std::time::Duration::from_secs(1),
+                max_lifetime_secs: None,
+            },
+        ));
+        assert!(!TokenVerifier::from(unfetched).is_ready());
+    }
+
+    #[test]
+    fn each_denial_answers_its_status_and_the_challenge_of_rfc_6750() {
+        let challenge = |denied: Denied| {
+            let response = denied.response();
+            let header = response
+                .headers()
+                .get(WWW_AUTHENTICATE)
+                .map(|v| v.to_str().unwrap().to_owned());
+            (response.status().as_u16(), header)
+        };
+        assert_eq!(
+            challenge(Denied::Unauthorized(AuthError::Missing)),
+            (401, Some("Bearer".into()))
+        );
+        assert_eq!(
+            challenge(Denied::Unauthorized(AuthError::Invalid)),
+            (401, Some("Bearer error=\"invalid_token\"".into()))
+        );
+        assert_eq!(
+            challenge(Denied::Unauthorized(AuthError::Unavailable)),
+            (503, None)
+        );
+        assert_eq!(challenge(Denied::Forbidden), (403, None));
     }
 
     #[tokio::test]

@@ -171,6 +171,28 @@ mod tests {
     }
 
     #[test]
+    fn each_token_served_from_memory_is_counted() {
+        let tokens = VerifiedTokens::default();
+        tokens.remember("a.b.c", verified(None));
+        let before = verified_token_hits().get();
+        assert!(tokens.get("a.b.c", 1_500, None).is_some());
+        assert!(tokens.get("a.b.d", 1_500, None).is_none());
+        // Process-wide: other tests in this process may count meanwhile.
+        assert!(verified_token_hits().get() > before);
+    }
+
+    #[test]
+    fn long_tokens_are_bounded_by_their_bytes_before_their_count() {
+        // 8 MiB over 1 KiB tokens and their overhead: about 6 500 of them, not 10 000.
+        let tokens = VerifiedTokens::default();
+        for n in 0..MAX_TOKENS {
+            tokens.remember(&format!("{n:01024}"), verified(None));
+        }
+        let kept = tokens.len();
+        assert!((5_000..9_000).contains(&kept), "{kept} kept");
+    }
+
+    #[test]
     fn a_window_without_nbf_starts_at_once_and_times_before_1970_end_at_once() {
         assert_eq!(
             Usable::new(None, 100, 30),
