@@ -125,17 +125,11 @@ impl<M, A> BatchQueue<M, A> {
 
     /// A slot came free: the first waiting member still listening drives the next batch,
     /// with up to the bound of those behind it; with none waiting, the slot is given back.
-    /// Beside another batch in the database, it is given back too while fewer wait than
-    /// a further batch needs: they wait for that batch, or for enough to join them.
     fn release(self: &Arc<Self>, members: usize) {
         let mut state = self.lock();
         #[allow(clippy::cast_precision_loss)] // at most `max_members`
         let members = members as f64;
         state.typical = 0.75 * state.typical + 0.25 * members;
-        if state.in_flight > 1 && state.waiting.len() < self.further_batch(&state) {
-            state.in_flight -= 1;
-            return;
-        }
         while let Some((member, sender)) = state.waiting.pop_front() {
             if sender.is_canceled() {
                 // Its request is gone: nothing of it was written, and no one waits for it.

@@ -66,27 +66,6 @@ fn after_large_batches_a_further_one_starts_once_as_many_wait() {
 }
 
 #[test]
-fn beside_another_batch_a_slot_that_frees_waits_for_enough() {
-    let queue = queue(8, 2);
-    let (first, _) = drives(queue.join(1));
-    let (second, _) = drives(queue.join(2));
-    let mut early = waits(queue.join(3));
-    queue.lock().typical = 4.0;
-    drop(first);
-    assert_eq!(
-        queue.waiting(),
-        1,
-        "one is fewer than a further batch needs"
-    );
-    assert!(matches!(early.try_recv(), Ok(None)));
-    drop(second);
-    let Ok(Some(Turn::Drive(_slot, entries))) = early.try_recv() else {
-        panic!("with no batch left in the database, whatever waits goes");
-    };
-    assert_eq!(members(&entries), [3]);
-}
-
-#[test]
 fn each_batch_that_ends_moves_the_bound_toward_its_size() {
     let queue = queue(16, 1);
     let (slot, _) = drives(queue.join(1));
