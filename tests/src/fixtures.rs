@@ -100,6 +100,30 @@ where
     )))
 }
 
+/// Tenant 1's actor 1 creating one order of `reference` under key `k`: the create most
+/// tests send, through any coordinator.
+pub async fn create_as_tenant_1<U, R, H, F>(
+    coordinator: &application::Coordinator<U, R, H, F>,
+    k: &str,
+    reference: &str,
+) -> application::Outcome<application::CreateRefusal>
+where
+    U: application::ports::UnitOfWork,
+    U::Tx: application::Steps<application::CreateOrder>,
+    R: application::ports::RecordReader,
+    H: application::ports::FlowHooks,
+    F: application::RefusalForms<application::CreateRefusal>,
+{
+    coordinator
+        .run(
+            &application::CreateOrder,
+            &caller(1, 1),
+            &key(k),
+            &new_order(reference, 1),
+        )
+        .await
+}
+
 /// `text` as SQL's hex literal digits (`X'...'`), which both dialects read as bytes.
 #[must_use]
 pub fn hex(text: &str) -> String {

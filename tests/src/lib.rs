@@ -42,8 +42,8 @@ pub use batch_log::BatchLog;
 pub use binaries::{provider_stand_in_binary, server_binary, server_without_test_hooks_binary};
 pub use db::TestDb;
 pub use fixtures::{
-    batched_coordinator_on, caller, coordinator_on, executed_count, hex, join_all, key, new_order,
-    order_id_in,
+    batched_coordinator_on, caller, coordinator_on, create_as_tenant_1, executed_count, hex,
+    join_all, key, new_order, order_id_in,
 };
 pub use galera::GaleraCluster;
 pub use gate::{GateHandle, LeaderGate};

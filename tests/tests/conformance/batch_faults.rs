@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use adapters::mysql::{MysqlConfig, MysqlStore};
 use application::ports::HookVerdict;
-use application::{CreateOrder, Outcome, UnknownCause};
+use application::{Outcome, UnknownCause};
 use tests::{
-    Backend, CommitFault, FaultProxy, TestDb, TestServer, caller, coordinator_on, key, new_order,
+    Backend, CommitFault, FaultProxy, TestDb, TestServer, coordinator_on, create_as_tenant_1,
     url_via,
 };
 
@@ -60,14 +60,7 @@ async fn a_batch_through_a_failing_commit(fault: CommitFault) -> Vec<bool> {
     let direct = coordinator_on(db.store());
     let mut replayed = Vec::new();
     for (k, reference) in members {
-        let retry = direct
-            .run(
-                &CreateOrder,
-                &caller(1, 1),
-                &key(k),
-                &new_order(reference, 1),
-            )
-            .await;
+        let retry = create_as_tenant_1(&direct, k, reference).await;
         replayed.push(matches!(retry, Outcome::Replayed { .. }));
         assert!(
             matches!(retry, Outcome::Replayed { .. } | Outcome::Executed { .. }),

@@ -11,7 +11,9 @@ use application::{
     BatchObserver, BatchSettings, Batching, CreateOrder, CreateRefusal, Outcome, RerunCause, Steps,
 };
 use domain::StoredResponse;
-use tests::{Backend, LeaderGate, caller, coordinator_on, key, new_order, wait_until};
+use tests::{
+    Backend, LeaderGate, caller, coordinator_on, create_as_tenant_1, key, new_order, wait_until,
+};
 
 /// What the batches did, as the process's metrics would count it.
 #[derive(Debug, Default)]
@@ -142,14 +144,7 @@ pub(crate) async fn a_batch_commits_each_member_once_and_each_replays_its_own_an
         .chain(&queued)
         .zip(&outcomes)
     {
-        let again = replaying
-            .run(
-                &CreateOrder,
-                &caller(1, 1),
-                &key(k),
-                &new_order(reference, 1),
-            )
-            .await;
+        let again = create_as_tenant_1(&replaying, k, reference).await;
         assert!(matches!(again, Outcome::Replayed { .. }), "{again:?}");
         assert_eq!(response(&again), response(outcome), "{k}");
     }
@@ -159,14 +154,7 @@ pub(crate) async fn a_batch_commits_each_member_once_and_each_replays_its_own_an
 pub(crate) async fn a_taken_key_or_reference_in_a_batch_reruns_its_members_alone<B: Backend>() {
     let db = B::create().await;
     let plain = coordinator_on(db.store());
-    let done = plain
-        .run(
-            &CreateOrder,
-            &caller(1, 1),
-            &key("done"),
-            &new_order("DONE", 1),
-        )
-        .await;
+    let done = create_as_tenant_1(&plain, "done", "DONE").await;
     assert!(matches!(done, Outcome::Executed { .. }), "{done:?}");
 
     // A retry of a completed key among new requests: the key's unique index refuses the

@@ -18,8 +18,8 @@ use domain::{
 };
 use tests::{
     Api, Backend, BatchLog, GateHandle, LeaderGate, Service, ServiceOptions,
-    batched_coordinator_on, caller, executed_count, join_all, key, new_order, order_id_in,
-    order_json, token,
+    batched_coordinator_on, caller, create_as_tenant_1, executed_count, join_all, key, new_order,
+    order_id_in, order_json, token,
 };
 use tokio::task::JoinHandle;
 
@@ -34,14 +34,7 @@ pub(crate) fn coordinator<B: Backend>(db: &B) -> Coordinator<B::Store, B::Store>
 
 /// Creates an order of tenant 1 through the coordinator and answers its id.
 pub(crate) async fn create<B: Backend>(db: &B, reference: &str) -> OrderId {
-    let outcome = coordinator(db)
-        .run(
-            &CreateOrder,
-            &caller(1, 1),
-            &key(reference),
-            &new_order(reference, 1),
-        )
-        .await;
+    let outcome = create_as_tenant_1(&coordinator(db), reference, reference).await;
     let Outcome::Executed { response, .. } = outcome else {
         panic!("{outcome:?}")
     };

@@ -8,7 +8,7 @@ use application::ports::{
 };
 use chrono::{TimeDelta, Utc};
 use domain::{OrderId, TenantId};
-use tests::{Backend, caller, key, new_order};
+use tests::{Backend, caller, create_as_tenant_1, key, new_order};
 use uuid::Uuid;
 
 use crate::cases::{coordinator, create};
@@ -77,14 +77,7 @@ pub(crate) async fn relay_claims_marks_and_purges<B: Backend>() {
 
 pub(crate) async fn purge_never_takes_a_pending_event<B: Backend>() {
     let db = B::create().await;
-    coordinator(&db)
-        .run(
-            &CreateOrder,
-            &caller(1, 1),
-            &key("pending"),
-            &new_order("R-1", 1),
-        )
-        .await;
+    create_as_tenant_1(&coordinator(&db), "pending", "R-1").await;
     let later = Utc::now() + TimeDelta::days(365);
     assert_eq!(
         db.store().purge_published_batch(later, 10).await.unwrap(),

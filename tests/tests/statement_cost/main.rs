@@ -23,7 +23,10 @@ use application::{
 use diesel_async::{AsyncConnection, AsyncMysqlConnection};
 use domain::{ActorId, Amount, Currency, OrderId, PaymentCapture, Reason, TenantId};
 use std::time::Duration;
-use tests::{LeaderGate, TestDb, TestServer, caller, coordinator_on, key, new_order, wait_until};
+use tests::{
+    LeaderGate, TestDb, TestServer, caller, coordinator_on, create_as_tenant_1, key, new_order,
+    wait_until,
+};
 
 mod support;
 
@@ -116,14 +119,8 @@ where
     let coordinator = coordinator_on(&store);
     let mut orders = Vec::new();
     for n in 0..=CREATES {
-        let outcome = coordinator
-            .run::<CreateOrder>(
-                &CreateOrder,
-                &caller(1, 1),
-                &key(&format!("order-{n}")),
-                &new_order(&format!("CAP-{n}"), 1),
-            )
-            .await;
+        let outcome =
+            create_as_tenant_1(&coordinator, &format!("order-{n}"), &format!("CAP-{n}")).await;
         let Outcome::Executed { response, .. } = outcome else {
             panic!("{outcome:?}")
         };
@@ -168,14 +165,7 @@ async fn cost_per_storm_request() -> (HashMap<String, f64>, Vec<Outcome<CreateRe
     let db = TestDb::create().await;
     let store = store_of(&db, InsertIds::Returning, 8).await;
     let coordinator = coordinator_on(&store).with_in_flight(Arc::new(InFlight::new()));
-    let warm = coordinator
-        .run(
-            &CreateOrder,
-            &caller(1, 1),
-            &key("warm"),
-            &new_order("WARM", 1),
-        )
-        .await;
+    let warm = create_as_tenant_1(&coordinator, "warm", "WARM").await;
     assert!(matches!(warm, Outcome::Executed { .. }), "{warm:?}");
     let mut admin = AsyncMysqlConnection::establish(&TestServer::from_env().url_for(""))
         .await
@@ -220,16 +210,7 @@ async fn cost_of_a_batch() -> HashMap<String, f64> {
         );
         let run = |name: String| {
             let coordinator = coordinator.clone();
-            tokio::spawn(async move {
-                coordinator
-                    .run(
-                        &CreateOrder,
-                        &caller(1, 1),
-                        &key(&name),
-                        &new_order(&name, 1),
-                    )
-                    .await
-            })
+            tokio::spawn(async move { create_as_tenant_1(&coordinator, &name, &name).await })
         };
         let held = run(format!("held-{round}"));
         handle.leader_inserted().await;

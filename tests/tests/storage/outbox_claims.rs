@@ -5,19 +5,12 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use application::ports::{OutboxClaim, OutboxRelayStore};
-use application::{CreateOrder, CreateRefusal, Outcome};
+use application::{CreateRefusal, Outcome};
 use chrono::Utc;
-use tests::{TestDb, caller, key, new_order};
+use tests::{TestDb, create_as_tenant_1};
 
 async fn create(db: &TestDb, reference: &str) -> Outcome<CreateRefusal> {
-    db.coordinator()
-        .run(
-            &CreateOrder,
-            &caller(1, 1),
-            &key(reference),
-            &new_order(reference, 1),
-        )
-        .await
+    create_as_tenant_1(&db.coordinator(), reference, reference).await
 }
 
 #[tokio::test]
