@@ -2,6 +2,7 @@
 //! decisions; the database's own guarantees are proven against a real server in `tests/`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
+mod batch_harness;
 mod batches;
 mod cancel;
 mod deadlocks;

@@ -1,0 +1,166 @@
+//! Batches of a known size for the batched coordinator's tests: a held request takes the
+//! only slot while the members wait behind it; the ports' batch methods run by their
+//! defaults, one call per member.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use application::ports::{FlowHooks, HookVerdict};
+use application::{
+    BatchObserver, BatchSettings, Batching, Coordinator, CreateOrder, Outcome, RerunCause,
+};
+use domain::{IdempotencyKey, OrderId, RecordId, Scope};
+use tokio::sync::Semaphore;
+
+use crate::support::*;
+pub(crate) const MEMBERS: usize = 3;
+
+/// What a batch was counted as.
+#[derive(Default)]
+pub(crate) struct Counted {
+    pub(crate) ran: Mutex<Vec<usize>>,
+    pub(crate) reruns: Mutex<Vec<(RerunCause, usize)>>,
+}
+
+impl BatchObserver for Counted {
+    fn batch_ran(&self, operation: &'static str, members: usize) {
+        assert_eq!(operation, "orders.create.v1");
+        self.ran.lock().unwrap().push(members);
+    }
+
+    fn batch_rerun(&self, operation: &'static str, cause: RerunCause, members: usize) {
+        assert_eq!(operation, "orders.create.v1");
+        self.reruns.lock().unwrap().push((cause, members));
+    }
+}
+
+/// Holds every request after its record insert until the test lets it through, and
+/// counts the requests that got there.
+#[derive(Clone)]
+struct Held {
+    gate: Arc<Semaphore>,
+    arrived: Arc<AtomicUsize>,
+}
+
+impl FlowHooks for Held {
+    async fn after_record_insert(&self, _: &Scope, _: &IdempotencyKey) -> HookVerdict {
+        self.arrived.fetch_add(1, Ordering::SeqCst);
+        match self.gate.acquire().await {
+            Ok(permit) => permit.forget(),
+            Err(_closed) => return HookVerdict::Abort,
+        }
+        HookVerdict::Continue
+    }
+}
+
+/// Yields to the spawned requests until `done`, within a bound.
+async fn until(what: &str, done: impl Fn() -> bool) {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while !done() {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("never: {what}"));
+}
+
+/// The held request commits alone (record 5, order 9); then the batch of `MEMBERS` runs on
+/// `batch`, and each member run alone after it gets one of `alone`. The members' outcomes,
+/// in their order, and what was counted.
+pub(crate) async fn batch_of_members(
+    batch: MockTx,
+    alone: impl IntoIterator<Item = MockTx>,
+) -> (Vec<CreateOutcome>, Arc<Counted>) {
+    let counted = Arc::new(Counted::default());
+    let batching = Arc::new(
+        Batching::new(BatchSettings {
+            max_members: 16,
+            max_in_flight: 1,
+        })
+        .with_observer(counted.clone()),
+    );
+    let held = Held {
+        gate: Arc::new(Semaphore::new(0)),
+        arrived: Arc::new(AtomicUsize::new(0)),
+    };
+    let txs = [tx_committing(), batch].into_iter().chain(alone);
+    let coordinator: Arc<Coordinator<_, _, Held>> = Arc::new(
+        coordinator(ScriptedUnitOfWork::of(txs), no_reads())
+            .with_batching(batching.clone())
+            .with_hooks(held.clone()),
+    );
+    let run = |name: String| {
+        let coordinator = coordinator.clone();
+        tokio::spawn(async move {
+            let key = IdempotencyKey::parse(&name).unwrap();
+            coordinator
+                .run(&CreateOrder, &caller(), &key, &new_order(2))
+                .await
+        })
+    };
+    let first = run("held".into());
+    until("the held request at its gate", || {
+        held.arrived.load(Ordering::SeqCst) == 1
+    })
+    .await;
+    let members: Vec<_> = (0..MEMBERS).map(|n| run(format!("member-{n}"))).collect();
+    until("the members waiting behind it", || {
+        batching.waiting::<CreateOrder>() == MEMBERS
+    })
+    .await;
+    held.gate.add_permits(1_000);
+    assert!(matches!(
+        first.await.unwrap(),
+        Outcome::Executed {
+            record: RecordId(5),
+            ..
+        }
+    ));
+    let mut outcomes = Vec::new();
+    for member in members {
+        outcomes.push(member.await.unwrap());
+    }
+    drop(coordinator);
+    (outcomes, counted)
+}
+
+/// A batch transaction whose record inserts give ids 10, 11, 12 in the members' order.
+pub(crate) fn batch_inserting_records() -> MockTx {
+    let mut tx = MockTx::new();
+    let next = AtomicU64::new(10);
+    tx.expect_insert_processing()
+        .times(MEMBERS)
+        .returning(move |_| ready(Ok(RecordId(next.fetch_add(1, Ordering::SeqCst)))));
+    tx
+}
+
+/// ... and whose orders are 20, 21, 22 with their events.
+pub(crate) fn batch_inserting_orders() -> MockTx {
+    let mut tx = batch_inserting_records();
+    let next = AtomicU64::new(20);
+    tx.expect_insert_order()
+        .times(MEMBERS)
+        .returning(move |_, _, _| ready(Ok(OrderId::new(next.fetch_add(1, Ordering::SeqCst)))));
+    tx.expect_add_event()
+        .times(MEMBERS)
+        .returning(|_| ready(Ok(())));
+    tx
+}
+
+/// ... completing each member's record.
+pub(crate) fn batch_completing() -> MockTx {
+    let mut tx = batch_inserting_orders();
+    tx.expect_complete()
+        .times(MEMBERS)
+        .returning(|_, _| ready(Ok(1)));
+    tx
+}
+
+pub(crate) fn members_alone() -> Vec<MockTx> {
+    (0..MEMBERS).map(|_| tx_committing()).collect()
+}
+
+pub(crate) fn each_ran_alone(outcomes: &[CreateOutcome]) {
+    outcomes.iter().for_each(assert_executed_on_record_5);
+}
