@@ -1,0 +1,36 @@
+//! Deterministic simulation (`docs/simulation.md`): the production coordinator runs
+//! against a simulated database, clock and set of processes, and one seed decides every
+//! interleaving and every fault, so a failing seed replays its run exactly.
+
+mod choice;
+mod executor;
+mod history;
+mod orders;
+mod report;
+mod world;
+
+pub use orders::run;
+pub use report::{Report, Scale};
+
+/// The shortest history the seed's failure shows at any smaller size, or the run itself.
+#[must_use]
+pub fn shrink(failed: Report) -> Report {
+    let mut shortest = failed;
+    let largest = shortest.scale;
+    for processes in 1..=largest.processes {
+        for clients in 1..=largest.clients {
+            for intents in 1..=largest.intents {
+                let scale = Scale {
+                    processes,
+                    clients,
+                    intents,
+                };
+                let report = run(shortest.seed, Some(scale));
+                if !report.passed() && report.events() < shortest.events() {
+                    shortest = report;
+                }
+            }
+        }
+    }
+    shortest
+}

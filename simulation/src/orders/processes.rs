@@ -1,0 +1,103 @@
+//! The simulated server processes: each the production `Coordinator` over the shared
+//! world, with what a process keeps in memory (same-key waits, the replay cache, batches)
+//! on or off as the seed says. A crash replaces a process's coordinator, and with it all
+//! it kept in memory.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use application::{
+    BatchSettings, Batching, Coordinator, CoordinatorSettings, InFlight, ReplayCache,
+    ReplayCacheSettings,
+};
+
+use crate::choice::Choice;
+use crate::world::{SimClock, SimReader, SimStore, World};
+
+pub(crate) type SimCoordinator = Coordinator<SimStore, SimReader>;
+
+/// What every process of a run keeps in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Memory {
+    pub(crate) same_key_waits: bool,
+    pub(crate) replay_cache: bool,
+    /// The largest batch, when creates are batched.
+    pub(crate) batches: Option<usize>,
+}
+
+impl Memory {
+    pub(crate) fn drawn(choice: &Choice) -> Self {
+        Self {
+            same_key_waits: choice.chance(500),
+            replay_cache: choice.chance(500),
+            batches: choice.chance(600).then(|| 2 + choice.below(6)),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Processes {
+    world: Arc<World>,
+    memory: Memory,
+    running: Mutex<Vec<Arc<SimCoordinator>>>,
+}
+
+impl Processes {
+    pub(crate) fn start(world: &Arc<World>, memory: Memory, count: usize) -> Self {
+        let running = (0..count)
+            .map(|_| Arc::new(process(world, memory)))
+            .collect();
+        Self {
+            world: Arc::clone(world),
+            memory,
+            running: Mutex::new(running),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Arc<SimCoordinator>>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn count(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub(crate) fn get(&self, process: usize) -> Option<Arc<SimCoordinator>> {
+        self.lock().get(process).cloned()
+    }
+
+    /// The process starts again with nothing in memory.
+    pub(crate) fn restart(&self, process: usize) {
+        if let Some(slot) = self.lock().get_mut(process) {
+            *slot = Arc::new(self::process(&self.world, self.memory));
+        }
+    }
+}
+
+fn process(world: &Arc<World>, memory: Memory) -> SimCoordinator {
+    let settings = CoordinatorSettings {
+        same_key_wait: Duration::from_secs(5),
+        ..CoordinatorSettings::default()
+    };
+    let mut coordinator = Coordinator::new(
+        SimStore(Arc::clone(world)),
+        SimReader(Arc::clone(world)),
+        Arc::new(SimClock(Arc::clone(world))),
+        settings,
+    );
+    if memory.same_key_waits {
+        coordinator = coordinator.with_in_flight(Arc::new(InFlight::new()));
+    }
+    if memory.replay_cache
+        && let Some(cache) = ReplayCache::new(ReplayCacheSettings::default())
+    {
+        coordinator = coordinator.with_replay_cache(Arc::new(cache));
+    }
+    if let Some(max_members) = memory.batches {
+        coordinator = coordinator.with_batching(Arc::new(Batching::new(BatchSettings {
+            max_members,
+            max_in_flight: 2,
+        })));
+    }
+    coordinator
+}

@@ -1,0 +1,57 @@
+//! What a run reports: its seed and size, what the seed drew, and its history.
+
+use std::fmt;
+
+use crate::history::History;
+
+/// How many processes, clients and intents per client a run has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scale {
+    pub processes: usize,
+    pub clients: usize,
+    pub intents: usize,
+}
+
+#[derive(Debug)]
+pub struct Report {
+    pub seed: u64,
+    pub scale: Scale,
+    pub steps: u64,
+    /// The faults' rates and what the processes keep in memory, as drawn.
+    pub(crate) detail: String,
+    pub(crate) history: History,
+}
+
+impl Report {
+    /// Every invariant broken in the run; empty when it held.
+    #[must_use]
+    pub fn violations(&self) -> Vec<String> {
+        self.history.violations()
+    }
+
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.violations().is_empty()
+    }
+
+    /// The history's length: the measure of a shorter explanation.
+    #[must_use]
+    pub fn events(&self) -> usize {
+        self.history.len()
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "seed {} ({} processes, {} clients, {} intents each; {} steps)",
+            self.seed, self.scale.processes, self.scale.clients, self.scale.intents, self.steps
+        )?;
+        writeln!(f, "{}", self.detail)?;
+        for violation in self.violations() {
+            writeln!(f, "violated: {violation}")?;
+        }
+        write!(f, "{}", self.history)
+    }
+}

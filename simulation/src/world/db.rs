@@ -1,0 +1,185 @@
+//! The tables the design relies on, with the semantics it relies on: a unique index
+//! decides (an uncommitted insert of the same key makes the other writer wait, then fail
+//! or go on), a wait that would close a cycle is a deadlock, and a transaction's writes
+//! become visible all at once, at its commit.
+
+use std::collections::BTreeMap;
+
+use domain::{Completion, Fingerprint, RecordState};
+
+/// `uq_api_idempotency_scope_key`: tenant, actor, operation, key.
+pub(crate) type RecordKey = (u64, u64, String, String);
+
+/// What a unique index holds for an uncommitted insert.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum LockKey {
+    Record(RecordKey),
+    /// `(tenant_id, client_order_ref)` of `orders`.
+    OrderRef(u64, String),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RecordRow {
+    pub(crate) id: u64,
+    pub(crate) fingerprint: Fingerprint,
+    pub(crate) state: RecordState,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OrderRow {
+    pub(crate) id: u64,
+    pub(crate) tenant: u64,
+    pub(crate) client_order_ref: String,
+    pub(crate) sku: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EventRow {
+    pub(crate) event_type: &'static str,
+    /// What the event is about (`orders/42`) and its place among that thing's events.
+    pub(crate) about: Option<(String, u64)>,
+}
+
+/// One transaction's uncommitted writes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Writes {
+    pub(crate) records: BTreeMap<RecordKey, RecordRow>,
+    pub(crate) orders: Vec<OrderRow>,
+    pub(crate) events: Vec<EventRow>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct TxState {
+    pub(crate) writes: Writes,
+    pub(crate) savepoint: Option<Writes>,
+    pub(crate) waiting_for: Option<u64>,
+}
+
+/// Why a unique-index insert cannot go on now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Claim {
+    Taken,
+    /// Held by an uncommitted insert of this transaction.
+    WaitOn(u64),
+    Deadlock,
+    Free,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Db {
+    next_id: u64,
+    next_tx: u64,
+    pub(crate) records: BTreeMap<RecordKey, RecordRow>,
+    pub(crate) orders: Vec<OrderRow>,
+    pub(crate) events: Vec<EventRow>,
+    locks: BTreeMap<LockKey, u64>,
+    pub(crate) txs: BTreeMap<u64, TxState>,
+    pub(crate) commits: u64,
+}
+
+impl Db {
+    pub(crate) fn begin(&mut self) -> u64 {
+        self.next_tx += 1;
+        self.txs.insert(self.next_tx, TxState::default());
+        self.next_tx
+    }
+
+    /// Auto-increment: ids are never reused, rolled back or not.
+    pub(crate) fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn committed(&self, key: &LockKey) -> bool {
+        match key {
+            LockKey::Record(record) => self.records.contains_key(record),
+            LockKey::OrderRef(tenant, reference) => self
+                .orders
+                .iter()
+                .any(|o| o.tenant == *tenant && &o.client_order_ref == reference),
+        }
+    }
+
+    /// Whether `tx` may insert `key` now; on [`Claim::Free`] the key is held for it.
+    pub(crate) fn claim(&mut self, tx: u64, key: LockKey) -> Claim {
+        if self.committed(&key) {
+            return Claim::Taken;
+        }
+        match self.locks.get(&key) {
+            Some(holder) if *holder == tx => Claim::Taken,
+            Some(holder) => {
+                let holder = *holder;
+                if self.waits_on(holder, tx) {
+                    return Claim::Deadlock;
+                }
+                if let Some(state) = self.txs.get_mut(&tx) {
+                    state.waiting_for = Some(holder);
+                }
+                Claim::WaitOn(holder)
+            }
+            None => {
+                self.locks.insert(key, tx);
+                if let Some(state) = self.txs.get_mut(&tx) {
+                    state.waiting_for = None;
+                }
+                Claim::Free
+            }
+        }
+    }
+
+    /// Whether `from` waits, through any chain of waits, on `target`.
+    fn waits_on(&self, from: u64, target: u64) -> bool {
+        let mut at = from;
+        for _ in 0..=self.txs.len() {
+            if at == target {
+                return true;
+            }
+            match self.txs.get(&at).and_then(|state| state.waiting_for) {
+                Some(next) => at = next,
+                None => return false,
+            }
+        }
+        false
+    }
+
+    pub(crate) fn stop_waiting(&mut self, tx: u64) {
+        if let Some(state) = self.txs.get_mut(&tx) {
+            state.waiting_for = None;
+        }
+    }
+
+    /// Ends `tx`, applying its writes when `apply`; its locks go either way.
+    pub(crate) fn end(&mut self, tx: u64, apply: bool) {
+        self.locks.retain(|_, holder| *holder != tx);
+        let Some(state) = self.txs.remove(&tx) else {
+            return;
+        };
+        if apply {
+            self.records.extend(state.writes.records);
+            self.orders.extend(state.writes.orders);
+            self.events.extend(state.writes.events);
+            self.commits += 1;
+        }
+    }
+
+    pub(crate) fn writes(&mut self, tx: u64) -> Option<&mut Writes> {
+        self.txs.get_mut(&tx).map(|state| &mut state.writes)
+    }
+
+    pub(crate) fn complete(&mut self, tx: u64, id: u64, completion: &Completion) -> u64 {
+        let Some(writes) = self.writes(tx) else {
+            return 0;
+        };
+        let mine = writes
+            .records
+            .values_mut()
+            .find(|row| row.id == id && row.state == RecordState::Processing);
+        match mine {
+            Some(row) => {
+                row.state = RecordState::Completed(completion.clone());
+                1
+            }
+            None => 0,
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! One simulated transaction: every statement is a point the scheduler may interleave at
+//! and a fault may strike, as a statement on a real connection is.
+
+use std::sync::Arc;
+
+use application::events::{NewEvent, OutboxWriter};
+use application::orders::OrderRepository;
+use application::ports::{
+    CommitError, InsertRecordError, NewRecord, RecordTx, StoreError, UnitOfWork,
+};
+use application::{CreateRefusal, StepError};
+use chrono::{DateTime, Utc};
+use domain::{
+    Completion, IdempotencyKey, NewOrder, OrderId, RecordId, RecordState, Scope, TenantId,
+};
+
+use super::World;
+use super::db::{Claim, EventRow, LockKey, OrderRow, RecordKey, RecordRow};
+use super::parked::Woken;
+use crate::executor::interleave;
+
+#[derive(Debug)]
+pub(crate) struct SimTx {
+    world: Arc<World>,
+    id: u64,
+    /// Committed, rolled back, or killed by a fault: nothing more reaches the server.
+    ended: bool,
+}
+
+/// Why a connection is gone, as a driver would say.
+#[derive(Debug, thiserror::Error)]
+#[error("simulated connection lost")]
+struct SimulatedLoss;
+
+pub(crate) fn lost() -> StoreError {
+    StoreError::ConnectionLost(Box::new(SimulatedLoss))
+}
+
+pub(crate) fn record_key(scope: &Scope, key: &IdempotencyKey) -> RecordKey {
+    (
+        scope.tenant.get(),
+        scope.actor.get(),
+        scope.operation.as_str().to_owned(),
+        key.as_str().to_owned(),
+    )
+}
+
+/// The database as every process's unit of work sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct SimStore(pub(crate) Arc<World>);
+
+impl UnitOfWork for SimStore {
+    type Tx = SimTx;
+
+    async fn begin(&self) -> Result<SimTx, StoreError> {
+        interleave().await;
+        if self.0.fails(|f| f.begin_fails) {
+            return Err(lost());
+        }
+        let id = self.0.db().begin();
+        Ok(SimTx {
+            world: Arc::clone(&self.0),
+            id,
+            ended: false,
+        })
+    }
+}
+
+impl SimTx {
+    /// Ends the transaction without its writes and wakes whoever waits on its keys.
+    fn abort(&mut self) {
+        if !self.ended {
+            self.ended = true;
+            self.world.db().end(self.id, false);
+            self.world.parked().release(self.id);
+        }
+    }
+
+    /// Before every statement: the scheduler's turn, then the faults a statement meets.
+    async fn statement(&mut self) -> Result<(), StoreError> {
+        interleave().await;
+        if self.ended {
+            return Err(lost());
+        }
+        if self.world.fails(|f| f.connection_lost) {
+            self.abort();
+            return Err(lost());
+        }
+        if self.world.fails(|f| f.timeout) {
+            self.abort();
+            return Err(StoreError::Timeout);
+        }
+        if self.world.fails(|f| f.deadlock) {
+            self.abort();
+            return Err(StoreError::Deadlock);
+        }
+        Ok(())
+    }
+
+    /// Holds `key` for this transaction; false when it is taken. Waits while another
+    /// open transaction holds it, until that one ends or the wait times out.
+    async fn claim(&mut self, key: &LockKey) -> Result<bool, StoreError> {
+        loop {
+            let claim = self.world.db().claim(self.id, key.clone());
+            match claim {
+                Claim::Free => return Ok(true),
+                Claim::Taken => return Ok(false),
+                Claim::Deadlock => {
+                    self.abort();
+                    return Err(StoreError::Deadlock);
+                }
+                Claim::WaitOn(holder) => {
+                    if self.world.parked().wait(Some(holder)).await == Woken::Fired {
+                        // MySQL 1205: the statement fails, the transaction stays open.
+                        self.world.db().stop_waiting(self.id);
+                        return Err(StoreError::LockWaitTimeout);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for SimTx {
+    /// A connection dropped mid-transaction: the server rolls it back.
+    fn drop(&mut self) {
+        self.abort();
+    }
+}
+
+impl RecordTx for SimTx {
+    async fn insert_processing(
+        &mut self,
+        record: &NewRecord,
+    ) -> Result<RecordId, InsertRecordError> {
+        self.statement().await?;
+        let key = record_key(&record.scope, &record.key);
+        if !self.claim(&LockKey::Record(key.clone())).await? {
+            return Err(InsertRecordError::KeyAlreadyRegistered);
+        }
+        let mut db = self.world.db();
+        let id = db.next_id();
+        if let Some(writes) = db.writes(self.id) {
+            writes.records.insert(
+                key,
+                RecordRow {
+                    id,
+                    fingerprint: record.fingerprint,
+                    state: RecordState::Processing,
+                },
+            );
+        }
+        Ok(RecordId(id))
+    }
+
+    async fn savepoint(&mut self) -> Result<(), StoreError> {
+        self.statement().await?;
+        if let Some(state) = self.world.db().txs.get_mut(&self.id) {
+            state.savepoint = Some(state.writes.clone());
+        }
+        Ok(())
+    }
+
+    async fn rollback_to_savepoint(&mut self) -> Result<(), StoreError> {
+        self.statement().await?;
+        if let Some(state) = self.world.db().txs.get_mut(&self.id)
+            && let Some(saved) = state.savepoint.take()
+        {
+            state.writes = saved;
+        }
+        Ok(())
+    }
+
+    async fn complete(&mut self, id: RecordId, completion: &Completion) -> Result<u64, StoreError> {
+        self.statement().await?;
+        Ok(self.world.db().complete(self.id, id.0, completion))
+    }
+
+    async fn commit(mut self) -> Result<(), CommitError> {
+        interleave().await;
+        let unknown = || CommitError::CommitOutcomeUnknown(Box::new(SimulatedLoss));
+        if self.ended {
+            return Err(unknown());
+        }
+        if self.world.fails(|f| f.commit_rolled_back) {
+            self.abort();
+            return Err(CommitError::RolledBack);
+        }
+        if self.world.fails(|f| f.commit_lost_before) {
+            self.abort();
+            return Err(unknown());
+        }
+        self.ended = true;
+        self.world.db().end(self.id, true);
+        self.world.parked().release(self.id);
+        let answer_lost = self.world.fails(|f| f.commit_lost_after);
+        // Committed: a crash from here on loses only the answer.
+        interleave().await;
+        if answer_lost { Err(unknown()) } else { Ok(()) }
+    }
+
+    async fn rollback(mut self) -> Result<(), StoreError> {
+        interleave().await;
+        self.abort();
+        Ok(())
+    }
+}
+
+impl OrderRepository for SimTx {
+    async fn insert_order(
+        &mut self,
+        tenant: TenantId,
+        order: &NewOrder,
+        _created_at: DateTime<Utc>,
+    ) -> Result<OrderId, StepError<CreateRefusal>> {
+        self.statement().await?;
+        let reference = order.client_order_ref.as_str().to_owned();
+        if !self
+            .claim(&LockKey::OrderRef(tenant.get(), reference.clone()))
+            .await?
+        {
+            return Err(StepError::Rejected(CreateRefusal::ClientOrderRefConflict));
+        }
+        let mut db = self.world.db();
+        let id = db.next_id();
+        if let Some(writes) = db.writes(self.id) {
+            writes.orders.push(OrderRow {
+                id,
+                tenant: tenant.get(),
+                client_order_ref: reference,
+                sku: order.sku.as_str().to_owned(),
+            });
+        }
+        Ok(OrderId::new(id))
+    }
+}
+
+impl OutboxWriter for SimTx {
+    async fn add_event(&mut self, event: &NewEvent) -> Result<(), StoreError> {
+        self.statement().await?;
+        if let Some(writes) = self.world.db().writes(self.id) {
+            writes.events.push(EventRow {
+                event_type: event.event_type,
+                about: event
+                    .order
+                    .as_ref()
+                    .map(|order| (order.key.clone(), order.sequence)),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,35 @@
+//! The simulation's budget in every test run (`docs/simulation.md#the-budget`), and its
+//! promise that a seed replays its run exactly.
+
+#![allow(clippy::print_stdout)]
+
+/// The seeds every test run goes through; `scripts/simulate --seeds N` runs more.
+const BUDGET: u64 = 10_000;
+
+#[test]
+fn every_seed_of_the_budget_keeps_every_invariant() {
+    for seed in 0..BUDGET {
+        let report = simulation::run(seed, None);
+        if !report.passed() {
+            let shortest = simulation::shrink(report);
+            println!("{shortest}");
+            panic!("seed {seed} broke an invariant: replay with scripts/simulate --seed {seed}");
+        }
+    }
+}
+
+#[test]
+fn a_seed_replays_its_run_exactly() {
+    for seed in [3, 20, 260, 4_321] {
+        let first = simulation::run(seed, None).to_string();
+        let again = simulation::run(seed, None).to_string();
+        assert_eq!(first, again, "seed {seed}");
+    }
+}
+
+#[test]
+fn seeds_make_different_runs() {
+    let a = simulation::run(1, None).to_string();
+    let b = simulation::run(2, None).to_string();
+    assert_ne!(a, b);
+}
