@@ -23,6 +23,8 @@ pub(crate) enum Event {
     Crashed {
         process: usize,
     },
+    /// Anything else a scenario records.
+    Note(String),
     Violation(String),
 }
 
@@ -40,6 +42,7 @@ impl fmt::Display for Event {
             } => write!(f, "p{process} -> {key} {body}: {answer}"),
             Self::NoResponse { key } => write!(f, "client: no response for {key}"),
             Self::Crashed { process } => write!(f, "p{process} crashed"),
+            Self::Note(what) => f.write_str(what),
             Self::Violation(what) => write!(f, "VIOLATION: {what}"),
         }
     }

@@ -3,14 +3,26 @@
 //! interleaving and every fault, so a failing seed replays its run exactly.
 
 mod choice;
+mod driver;
+mod events;
 mod executor;
 mod history;
 mod orders;
 mod report;
 mod world;
 
-pub use orders::run;
 pub use report::{Report, Scale};
+
+/// One run of `seed`: even seeds run creates, odd seeds events; `scale` overrides the
+/// drawn size (to look for a shorter history).
+#[must_use]
+pub fn run(seed: u64, scale: Option<Scale>) -> Report {
+    if seed.is_multiple_of(2) {
+        orders::run(seed, scale)
+    } else {
+        events::run(seed, scale)
+    }
+}
 
 /// The shortest history the seed's failure shows at any smaller size, or the run itself.
 #[must_use]

@@ -15,6 +15,8 @@ pub struct Scale {
 #[derive(Debug)]
 pub struct Report {
     pub seed: u64,
+    /// Which scenario the seed ran.
+    pub scenario: &'static str,
     pub scale: Scale,
     pub steps: u64,
     /// The faults' rates and what the processes keep in memory, as drawn.
@@ -45,8 +47,13 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "seed {} ({} processes, {} clients, {} intents each; {} steps)",
-            self.seed, self.scale.processes, self.scale.clients, self.scale.intents, self.steps
+            "seed {}, {} ({} processes, {} clients, {} intents each; {} steps)",
+            self.seed,
+            self.scenario,
+            self.scale.processes,
+            self.scale.clients,
+            self.scale.intents,
+            self.steps
         )?;
         writeln!(f, "{}", self.detail)?;
         for violation in self.violations() {

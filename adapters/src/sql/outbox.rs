@@ -1,8 +1,9 @@
 //! SQL of the outbox's relay side: its reads and marks (`docs/events.md#the-outbox`). The
 //! events' writes are in `outbox_writer.rs`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
+use application::events::publishable_in_order;
 use application::ports::{PendingEvent, PendingSummary, StoreError};
 use chrono::NaiveDateTime;
 use diesel::deserialize::FromSqlRow;
@@ -76,11 +77,10 @@ fn pending_of(keys: Vec<Vec<u8>>) -> _ {
         .select((outbox::ordering_key, outbox::ordering_seq))
 }
 
-/// What a claim may publish of `rows`: an event with an ordering key only while no
-/// earlier event of its key is pending, whether another relay holds that one or its last
-/// publish failed (`docs/events.md#order-of-events`). So at most one event per key goes
-/// out per pass. The read is plain: an event another relay holds still reads as pending.
-/// Also how many of `rows` were left for a later pass.
+/// What a claim may publish of `rows`, by the relay's order rule
+/// ([`application::events::publishable_in_order`]): the pending events of their keys are
+/// read plainly, so an event another relay holds still reads as pending. Also how many of
+/// `rows` were left for a later pass.
 pub(crate) async fn in_order<C>(
     conn: &mut C,
     rows: Vec<PendingRow>,
@@ -102,23 +102,11 @@ where
         .load(conn)
         .await
         .map_err(C::Backend::store_error)?;
-    let mut earliest: HashMap<Vec<u8>, i64> = HashMap::new();
-    for (key, seq) in pending {
-        if let (Some(key), Some(seq)) = (key, seq) {
-            let lowest = earliest.entry(key).or_insert(seq);
-            *lowest = (*lowest).min(seq);
-        }
-    }
-    let read = rows.len();
-    let kept: Vec<PendingRow> = rows
-        .into_iter()
-        .filter(|row| match (&row.ordering_key, row.ordering_seq) {
-            (Some(key), Some(seq)) => earliest.get(key) == Some(&seq),
-            _ => true,
-        })
-        .collect();
-    let deferred = read - kept.len();
-    Ok((kept, deferred))
+    Ok(publishable_in_order(
+        rows,
+        |row| row.ordering_key.as_ref().zip(row.ordering_seq),
+        pending.into_iter().filter_map(|(key, seq)| key.zip(seq)),
+    ))
 }
 
 #[dsl::auto_type]

@@ -1,6 +1,7 @@
 //! Events through an outbox, relayed at least once, applied once per consumer (`docs/events.md`).
 
 mod event_type;
+mod in_order;
 mod inbox;
 mod inbox_store;
 mod order_events;
@@ -11,6 +12,7 @@ mod relay_store;
 mod request_shipments;
 
 pub use event_type::{EventType, OrderedBy};
+pub use in_order::publishable_in_order;
 pub use inbox::{Applied, HandleError, Handled, InboxConsumer, Poison, handle_delivery};
 pub use inbox_store::{
     Delivery, InboxTx, NewShipment, ShipmentRepository, ShipmentState, UnknownShipmentState,

@@ -5,6 +5,7 @@
 //! `clientOrderRef` under a new key.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use application::{Caller, CreateOrder, CreateRefusal, Outcome};
@@ -53,6 +54,8 @@ pub(crate) struct Shared {
     keys_in_use: Mutex<BTreeMap<String, Body>>,
     /// The intents a client saw succeed.
     pub(crate) succeeded: Mutex<BTreeSet<String>>,
+    /// Commits at the last look at the database.
+    pub(crate) commits_seen: AtomicU64,
 }
 
 fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -74,6 +77,7 @@ impl Shared {
             executed: Mutex::default(),
             keys_in_use: Mutex::default(),
             succeeded: Mutex::default(),
+            commits_seen: AtomicU64::new(0),
         }
     }
 

@@ -8,16 +8,13 @@ mod processes;
 use std::sync::Arc;
 
 use crate::choice::Choice;
-use crate::executor::{Executor, ProcessId};
+use crate::driver::{Scenario, drive};
+use crate::executor::Executor;
 use crate::history::{Event, History};
 use crate::report::{Report, Scale};
 use crate::world::{Faults, World};
 use client::Shared;
 use processes::{Memory, Processes};
-
-/// A run that has not ended by then is reported: nothing the code does should take this
-/// many steps for a few clients.
-const MAX_STEPS: u64 = 200_000;
 
 impl Scale {
     fn drawn(choice: &Choice) -> Self {
@@ -31,7 +28,7 @@ impl Scale {
 
 /// One run of `seed`; `scale` overrides the drawn one (to look for a shorter history).
 #[must_use]
-pub fn run(seed: u64, scale: Option<Scale>) -> Report {
+pub(crate) fn run(seed: u64, scale: Option<Scale>) -> Report {
     let choice = Choice::seeded(seed);
     let drawn = Scale::drawn(&choice);
     let scale = scale.unwrap_or(drawn);
@@ -53,7 +50,7 @@ pub fn run(seed: u64, scale: Option<Scale>) -> Report {
         );
     }
     let mut steps = 0;
-    let mut ended = drive(&mut executor, &shared, &mut steps);
+    let mut ended = drive(&mut executor, &world, &history, &shared, &mut steps);
     if ended.is_ok() && history.violations().is_empty() {
         world.calm();
         ended = last_look(&mut executor, &shared, &mut steps);
@@ -63,74 +60,12 @@ pub fn run(seed: u64, scale: Option<Scale>) -> Report {
     }
     Report {
         seed,
+        scenario: "orders",
         scale,
         steps,
         detail: format!("{faults:?}\n{memory:?}"),
         history,
     }
-}
-
-/// Runs until every task has ended, checking the database after each commit.
-fn drive(executor: &mut Executor, shared: &Shared, steps: &mut u64) -> Result<(), String> {
-    let world = &shared.world;
-    let mut commits = 0;
-    while !executor.is_empty() {
-        *steps += 1;
-        if *steps > MAX_STEPS {
-            return Err(format!(
-                "not finished after {MAX_STEPS} steps ({} tasks left)",
-                executor.tasks()
-            ));
-        }
-        world.tick(1);
-        step(executor, shared)?;
-        let db = world.db();
-        if db.commits != commits {
-            commits = db.commits;
-            checks::database(&db)?;
-        }
-        drop(db);
-        if !shared.history.violations().is_empty() {
-            return Ok(());
-        }
-    }
-    Ok(())
-}
-
-/// One step: a fault, or the next ready task; with none ready, a wait ends.
-fn step(executor: &mut Executor, shared: &Shared) -> Result<(), String> {
-    let world = &shared.world;
-    let choice = world.choice();
-    let faults = world.faults();
-    if !executor.has_ready() {
-        return if world.fire_one() {
-            Ok(())
-        } else {
-            Err(format!(
-                "stuck: {} tasks wait and nothing can wake them",
-                executor.tasks()
-            ))
-        };
-    }
-    if choice.chance(faults.wait_ends) && world.fire_one() {
-        return Ok(());
-    }
-    if choice.chance(faults.crash) {
-        let process = choice.below(shared.processes.count());
-        executor.crash(ProcessId(process));
-        shared.processes.restart(process);
-        shared
-            .history
-            .push(world.micros(), Event::Crashed { process });
-        return Ok(());
-    }
-    if choice.chance(faults.request_dropped) {
-        let process = choice.below(shared.processes.count());
-        executor.drop_one_of(ProcessId(process));
-        return Ok(());
-    }
-    executor.run_one();
-    Ok(())
 }
 
 /// In a calm world every intent's key still in use is asked once more: each must now get
@@ -150,7 +85,7 @@ fn last_look(executor: &mut Executor, shared: &Arc<Shared>, steps: &mut u64) -> 
             }
         });
     }
-    drive(executor, shared, steps)?;
+    drive(executor, &shared.world, &shared.history, shared, steps)?;
     let db = shared.world.db();
     for sku in shared.succeeded_intents() {
         if !db.orders.iter().any(|order| order.sku == sku) {
@@ -160,4 +95,32 @@ fn last_look(executor: &mut Executor, shared: &Arc<Shared>, steps: &mut u64) -> 
         }
     }
     Ok(())
+}
+
+impl Scenario for Shared {
+    /// Each task of a process is a request.
+    fn drops_requests(&self) -> bool {
+        true
+    }
+
+    fn processes(&self) -> usize {
+        self.processes.count()
+    }
+
+    fn restart(self: Arc<Self>, process: usize) {
+        self.processes.restart(process);
+    }
+
+    /// The database's invariants, when something committed since the last look.
+    fn check(&self) -> Result<(), String> {
+        let db = self.world.db();
+        if self
+            .commits_seen
+            .swap(db.commits, std::sync::atomic::Ordering::Relaxed)
+            == db.commits
+        {
+            return Ok(());
+        }
+        checks::database(&db)
+    }
 }

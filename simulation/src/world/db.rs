@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
+use application::events::ShipmentState;
 use domain::{Completion, Fingerprint, RecordState};
+use uuid::Uuid;
 
 /// `uq_api_idempotency_scope_key`: tenant, actor, operation, key.
 pub(crate) type RecordKey = (u64, u64, String, String);
@@ -16,6 +18,10 @@ pub(crate) enum LockKey {
     Record(RecordKey),
     /// `(tenant_id, client_order_ref)` of `orders`.
     OrderRef(u64, String),
+    /// The inbox's `(consumer, event_id)`.
+    Delivery(&'static str, Uuid),
+    /// A shipment's row, by its order: its unique key, and its row lock for an update.
+    Shipment(u64),
 }
 
 #[derive(Debug, Clone)]
@@ -40,12 +46,21 @@ pub(crate) struct EventRow {
     pub(crate) about: Option<(String, u64)>,
 }
 
+/// A shipment as the shipments consumer keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ShipmentRow {
+    pub(crate) state: ShipmentState,
+    pub(crate) sequence: u64,
+}
+
 /// One transaction's uncommitted writes.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Writes {
     pub(crate) records: BTreeMap<RecordKey, RecordRow>,
     pub(crate) orders: Vec<OrderRow>,
     pub(crate) events: Vec<EventRow>,
+    pub(crate) deliveries: Vec<(&'static str, Uuid)>,
+    pub(crate) shipments: BTreeMap<u64, ShipmentRow>,
 }
 
 #[derive(Debug, Default)]
@@ -72,6 +87,9 @@ pub(crate) struct Db {
     pub(crate) records: BTreeMap<RecordKey, RecordRow>,
     pub(crate) orders: Vec<OrderRow>,
     pub(crate) events: Vec<EventRow>,
+    /// The inbox: each delivery a consumer's committed transaction recorded.
+    pub(crate) deliveries: Vec<(&'static str, Uuid)>,
+    pub(crate) shipments: BTreeMap<u64, ShipmentRow>,
     locks: BTreeMap<LockKey, u64>,
     pub(crate) txs: BTreeMap<u64, TxState>,
     pub(crate) commits: u64,
@@ -97,6 +115,8 @@ impl Db {
                 .orders
                 .iter()
                 .any(|o| o.tenant == *tenant && &o.client_order_ref == reference),
+            LockKey::Delivery(consumer, event) => self.deliveries.contains(&(*consumer, *event)),
+            LockKey::Shipment(order) => self.shipments.contains_key(order),
         }
     }
 
@@ -105,6 +125,18 @@ impl Db {
         if self.committed(&key) {
             return Claim::Taken;
         }
+        self.lock(tx, key)
+    }
+
+    /// The row lock an update takes: [`Claim::Free`] once `tx` holds it (or held it).
+    pub(crate) fn lock_row(&mut self, tx: u64, key: LockKey) -> Claim {
+        if self.locks.get(&key) == Some(&tx) {
+            return Claim::Free;
+        }
+        self.lock(tx, key)
+    }
+
+    fn lock(&mut self, tx: u64, key: LockKey) -> Claim {
         match self.locks.get(&key) {
             Some(holder) if *holder == tx => Claim::Taken,
             Some(holder) => {
@@ -158,6 +190,8 @@ impl Db {
             self.records.extend(state.writes.records);
             self.orders.extend(state.writes.orders);
             self.events.extend(state.writes.events);
+            self.deliveries.extend(state.writes.deliveries);
+            self.shipments.extend(state.writes.shipments);
             self.commits += 1;
         }
     }

@@ -28,6 +28,12 @@ pub(crate) struct Faults {
     pub(crate) request_dropped: u32,
     /// Per scheduler step: a process crashes, every request it holds dropped with it.
     pub(crate) crash: u32,
+    /// The broker does not store a published event.
+    pub(crate) publish_fails: u32,
+    /// The broker stores it and its ack is lost.
+    pub(crate) publish_answer_lost: u32,
+    /// A consumer's ack is lost: the message is delivered again.
+    pub(crate) ack_lost: u32,
 }
 
 impl Faults {
@@ -44,6 +50,9 @@ impl Faults {
             wait_ends: 0,
             request_dropped: 0,
             crash: 0,
+            publish_fails: 0,
+            publish_answer_lost: 0,
+            ack_lost: 0,
         }
     }
 
@@ -65,6 +74,9 @@ impl Faults {
             wait_ends: up_to(40),
             request_dropped: up_to(8),
             crash: up_to(4),
+            publish_fails: up_to(150),
+            publish_answer_lost: up_to(150),
+            ack_lost: up_to(150),
         }
     }
 }

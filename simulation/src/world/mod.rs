@@ -4,6 +4,7 @@
 mod clock;
 mod db;
 mod faults;
+mod inbox_tx;
 mod parked;
 mod reader;
 mod tx;
@@ -15,7 +16,7 @@ pub(crate) use clock::SimClock;
 pub(crate) use db::{Db, RecordKey};
 pub(crate) use faults::Faults;
 pub(crate) use reader::SimReader;
-pub(crate) use tx::SimStore;
+pub(crate) use tx::{SimStore, lost};
 
 use crate::choice::Choice;
 use parked::Parked;

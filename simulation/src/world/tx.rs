@@ -15,7 +15,9 @@ use domain::{
 };
 
 use super::World;
-use super::db::{Claim, EventRow, LockKey, OrderRow, RecordKey, RecordRow};
+use super::db::{
+    Claim, Db, EventRow, LockKey, OrderRow, RecordKey, RecordRow, ShipmentRow, Writes,
+};
 use super::parked::Woken;
 use crate::executor::interleave;
 
@@ -76,8 +78,24 @@ impl SimTx {
         }
     }
 
+    /// Applies `change` to this transaction's uncommitted writes.
+    pub(super) fn write(&self, change: impl FnOnce(&mut Writes)) {
+        if let Some(writes) = self.world.db().writes(self.id) {
+            change(writes);
+        }
+    }
+
+    /// A shipment as this transaction sees it: its own write, else the committed row.
+    pub(super) fn shipment(&self, order: u64) -> Option<ShipmentRow> {
+        let mut db = self.world.db();
+        let own = db
+            .writes(self.id)
+            .and_then(|writes| writes.shipments.get(&order).copied());
+        own.or_else(|| db.shipments.get(&order).copied())
+    }
+
     /// Before every statement: the scheduler's turn, then the faults a statement meets.
-    async fn statement(&mut self) -> Result<(), StoreError> {
+    pub(super) async fn statement(&mut self) -> Result<(), StoreError> {
         interleave().await;
         if self.ended {
             return Err(lost());
@@ -99,9 +117,24 @@ impl SimTx {
 
     /// Holds `key` for this transaction; false when it is taken. Waits while another
     /// open transaction holds it, until that one ends or the wait times out.
-    async fn claim(&mut self, key: &LockKey) -> Result<bool, StoreError> {
+    pub(super) async fn claim(&mut self, key: &LockKey) -> Result<bool, StoreError> {
+        self.wait_for(key, |db, tx, key| db.claim(tx, key)).await
+    }
+
+    /// Takes `key`'s row lock for an update, waiting as [`SimTx::claim`] does.
+    pub(super) async fn lock_row(&mut self, key: &LockKey) -> Result<(), StoreError> {
+        self.wait_for(key, |db, tx, key| db.lock_row(tx, key))
+            .await?;
+        Ok(())
+    }
+
+    async fn wait_for(
+        &mut self,
+        key: &LockKey,
+        attempt: impl Fn(&mut Db, u64, LockKey) -> Claim,
+    ) -> Result<bool, StoreError> {
         loop {
-            let claim = self.world.db().claim(self.id, key.clone());
+            let claim = attempt(&mut self.world.db(), self.id, key.clone());
             match claim {
                 Claim::Free => return Ok(true),
                 Claim::Taken => return Ok(false),
