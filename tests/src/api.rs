@@ -6,6 +6,7 @@ use std::time::Duration;
 use adapters::http::{Claims, TokenKeys};
 use ureq::http::{HeaderMap, HeaderValue, Request};
 
+use crate::history::{History, exchange_of};
 use crate::service::TEST_SECRET;
 
 /// Every permission the service knows.
@@ -138,6 +139,8 @@ pub fn refund_json(amount: u32, reason: &str) -> String {
 pub struct Api {
     agent: ureq::Agent,
     base_url: String,
+    /// Where idempotent `POST`s are recorded, when anywhere.
+    history: Option<History>,
 }
 
 impl Api {
@@ -153,6 +156,17 @@ impl Api {
         Self {
             agent,
             base_url: base_url.to_owned(),
+            history: None,
+        }
+    }
+
+    /// This client, recording every idempotent `POST` it sends, and its answer, into
+    /// `history` (`docs/testing.md#histories`); otherwise the same client.
+    #[must_use]
+    pub fn recording(&self, history: &History) -> Self {
+        Self {
+            history: Some(history.clone()),
+            ..self.clone()
         }
     }
 
@@ -249,7 +263,8 @@ impl Api {
         body: &str,
     ) -> Result<Reply, ureq::Error> {
         let bearer = format!("Bearer {token}");
-        self.try_send(
+        let sent_us = self.history.as_ref().map(History::now_us);
+        let result = self.try_send(
             "POST",
             path,
             &[
@@ -258,7 +273,16 @@ impl Api {
                 ("content-type", b"application/json"),
             ],
             body.as_bytes(),
-        )
+        );
+        if let (Some(history), Some(sent_us)) = (&self.history, sent_us) {
+            history.push(exchange_of(
+                (path, token, key, body),
+                result.as_ref().map_err(|_| ()),
+                sent_us,
+                history.now_us(),
+            ));
+        }
+        result
     }
 
     /// An admin request: `method path` with a bearer token and, when given, a JSON body.

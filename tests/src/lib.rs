@@ -15,6 +15,7 @@ mod fixtures;
 mod galera;
 mod gate;
 mod global_status;
+pub mod history;
 mod identity_provider;
 mod invariants;
 pub mod leased;
@@ -48,6 +49,7 @@ pub use fixtures::{
 pub use galera::GaleraCluster;
 pub use gate::{GateHandle, LeaderGate};
 pub use global_status::global_status;
+pub use history::{FinalState, History, assert_legal};
 pub use identity_provider::{AUDIENCE, ISSUER, IdentityProvider, PUBLISHED, valid_claims};
 pub use nats::PrivateNats;
 pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
