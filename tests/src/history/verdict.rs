@@ -34,9 +34,14 @@ pub fn histories_dir() -> PathBuf {
 /// Asserts the run is legal.
 ///
 /// # Panics
-/// When it is not: after writing the history, the end state and the violations to
+/// When nothing was recorded (a test that forgot its recording client), and when the
+/// run is not legal: after writing the history, the end state and the violations to
 /// `histories/<name>.json`, with a summary of the violations.
 pub fn assert_legal(history: &History, state: &FinalState, name: &str) {
+    assert!(
+        !history.exchanges().is_empty(),
+        "{name}: the history recorded nothing"
+    );
     let violations = check(history, state);
     if violations.is_empty() {
         return;
