@@ -5,7 +5,9 @@
 
 use std::thread;
 
-use tests::{Api, Reply, Service, ServiceOptions, TestDb, order_json};
+use tests::{
+    Api, FinalState, History, Reply, Service, ServiceOptions, TestDb, assert_legal, order_json,
+};
 
 use crate::support::full_token;
 
@@ -20,7 +22,11 @@ async fn batches_meeting_keys_another_process_took_rerun_alone_and_each_key_make
     // One batch in flight per process: the others wait, so batches of several form.
     options.env.push(("BATCH_IN_FLIGHT".into(), "1".into()));
     let services = [Service::start(&options), Service::start(&options)];
-    let clients: Vec<Api> = services.iter().map(|s| Api::new(s.base_url())).collect();
+    let history = History::new();
+    let clients: Vec<Api> = services
+        .iter()
+        .map(|s| Api::new(s.base_url()).recording(&history))
+        .collect();
     let token = full_token();
 
     // Both processes' clients walk the same keys in the same order.
@@ -84,5 +90,10 @@ async fn batches_meeting_keys_another_process_took_rerun_alone_and_each_key_make
     assert!(batches > 0.0, "batches of several formed");
     assert!(reruns > 0.0, "some batch met a key the other process took");
     drop(services);
+    assert_legal(
+        &history,
+        &FinalState::read(&db).await,
+        "batches_meeting_keys_another_process_took_rerun_alone_and_each_key_makes_one_order",
+    );
     db.drop_database().await;
 }

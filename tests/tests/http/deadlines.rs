@@ -45,12 +45,13 @@ fn within_the_deadline(what: &str, send: impl FnOnce() -> Reply) -> Reply {
 #[tokio::test]
 async fn silence_at_the_commit_is_503_within_the_deadline_and_the_retry_finds_one_order() {
     let (proxy, app) = app_behind_a_proxy().await;
+    let (history, api) = app.recording();
     let token = full_token();
     let body = order_json("REF-1", "SKU-1", 2);
 
     proxy.fail_next_commit(CommitFault::Silence);
     let reply = within_the_deadline("a create silenced at COMMIT", || {
-        app.api.create(&token, "silent-commit", &body)
+        api.create(&token, "silent-commit", &body)
     });
     assert_eq!(
         proxy.commit_faults_fired(),
@@ -73,16 +74,22 @@ async fn silence_at_the_commit_is_503_within_the_deadline_and_the_retry_finds_on
     // transaction back on the closed connection first: the retry replays or executes,
     // and either way there is one order.
     proxy.speak_again();
-    let retry = retry_while_unavailable(|| app.api.create(&token, "silent-commit", &body));
+    let retry = retry_while_unavailable(|| api.create(&token, "silent-commit", &body));
     assert_eq!(retry.status, 201);
     assert_eq!(app.db.order_ids(1, "REF-1").await.len(), 1, "one order");
     assert_eq!(app.db.total_records().await, 1, "one record");
+    app.assert_legal(
+        &history,
+        "silence_at_the_commit_is_503_within_the_deadline_and_the_retry_finds_one_order",
+    )
+    .await;
     app.finish().await;
 }
 
 #[tokio::test]
 async fn silence_before_the_first_statement_is_503_within_the_deadline_and_probes_still_answer() {
     let (proxy, app) = app_behind_a_proxy().await;
+    let (history, api) = app.recording();
     let token = full_token();
     let body = order_json("REF-1", "SKU-1", 2);
     // Warm the pool, so the silent read meets an open connection, not a connect.
@@ -90,7 +97,7 @@ async fn silence_before_the_first_statement_is_503_within_the_deadline_and_probe
 
     proxy.silence();
     let reply = within_the_deadline("a create on a silent database", || {
-        app.api.create(&token, "silent-first", &body)
+        api.create(&token, "silent-first", &body)
     });
     assert_eq!(reply.status_code(), (503, Some("outcome_unknown".into())));
     let started = Instant::now();
@@ -102,10 +109,15 @@ async fn silence_before_the_first_statement_is_503_within_the_deadline_and_probe
     );
 
     proxy.speak_again();
-    let retry = retry_while_unavailable(|| app.api.create(&token, "silent-first", &body));
+    let retry = retry_while_unavailable(|| api.create(&token, "silent-first", &body));
     assert_eq!(retry.status, 201);
     assert_eq!(retry.header("idempotent-replayed"), None, "nothing had run");
     assert_eq!(app.db.order_ids(1, "REF-1").await.len(), 1);
+    app.assert_legal(
+        &history,
+        "silence_before_the_first_statement_is_503_within_the_deadline_and_probes_still_answer",
+    )
+    .await;
     app.finish().await;
 }
 
@@ -138,12 +150,13 @@ async fn a_read_and_the_readiness_probe_on_a_silent_database_answer_503_within_t
 async fn a_storm_on_a_silent_database_is_all_503_within_the_deadline_and_the_pool_recovers() {
     const STORM: usize = 32;
     let (proxy, app) = app_behind_a_proxy().await;
+    let (history, api) = app.recording();
     let token = full_token();
     let storm = |round: &str| -> Vec<Reply> {
         thread::scope(|s| {
             let requests: Vec<_> = (0..STORM)
                 .map(|i| {
-                    let (api, token) = (&app.api, &token);
+                    let (api, token) = (&api, &token);
                     s.spawn(move || {
                         let body = order_json(&format!("{round}-{i}"), "SKU-1", 1);
                         within_the_deadline("a create in the storm", || {
@@ -178,5 +191,10 @@ async fn a_storm_on_a_silent_database_is_all_503_within_the_deadline_and_the_poo
     // `speak_again`, before the storm above): none of them committed an order.
     assert_eq!(app.db.orders_with_ref_prefix(1, "silent-").await, 0);
     assert_eq!(app.db.orders_with_ref_prefix(1, "after-").await, 32);
+    app.assert_legal(
+        &history,
+        "a_storm_on_a_silent_database_is_all_503_within_the_deadline_and_the_pool_recovers",
+    )
+    .await;
     app.finish().await;
 }

@@ -5,8 +5,8 @@ use std::thread;
 use std::time::Duration;
 
 use tests::{
-    Api, PauseDir, Service, ServiceOptions, TEST_SECRET, TestDb, eventually, order_json,
-    run_command,
+    Api, FinalState, History, PauseDir, Service, ServiceOptions, TEST_SECRET, TestDb, assert_legal,
+    eventually, order_json, run_command,
 };
 
 use crate::support::{App, full_token};
@@ -19,7 +19,11 @@ async fn two_processes_given_the_same_key_at_once_create_one_order() {
     let db = TestDb::create().await;
     let options = ServiceOptions::new(db.url());
     let services = [Service::start(&options), Service::start(&options)];
-    let clients: Vec<Api> = services.iter().map(|s| Api::new(s.base_url())).collect();
+    let history = History::new();
+    let clients: Vec<Api> = services
+        .iter()
+        .map(|s| Api::new(s.base_url()).recording(&history))
+        .collect();
     let token = full_token();
 
     for round in 0..ROUNDS {
@@ -59,6 +63,11 @@ async fn two_processes_given_the_same_key_at_once_create_one_order() {
         );
     }
     drop(services);
+    assert_legal(
+        &history,
+        &FinalState::read(&db).await,
+        "two_processes_given_the_same_key_at_once_create_one_order",
+    );
     db.drop_database().await;
 }
 
@@ -69,7 +78,8 @@ async fn a_process_killed_inside_its_transaction_leaves_the_retry_to_execute_onc
         lock_wait_secs: 60,
         ..ServiceOptions::new(db.url())
     });
-    let survivor_api = Api::new(survivor.base_url());
+    let history = History::new();
+    let survivor_api = Api::new(survivor.base_url()).recording(&history);
     let token = full_token();
 
     for round in 0..3 {
@@ -86,7 +96,7 @@ async fn a_process_killed_inside_its_transaction_leaves_the_retry_to_execute_onc
             tokio::task::spawn_blocking(move || api.try_send_create(&token, &key, &body))
         };
 
-        let lost = send(Api::new(doomed.base_url()));
+        let lost = send(Api::new(doomed.base_url()).recording(&history));
         pause.wait_until_paused(&key);
         let retry = send(survivor_api.clone());
         // The survivor's insert now waits on the doomed process's uncommitted key.
@@ -106,6 +116,11 @@ async fn a_process_killed_inside_its_transaction_leaves_the_retry_to_execute_onc
         );
     }
     drop(survivor);
+    assert_legal(
+        &history,
+        &FinalState::read(&db).await,
+        "a_process_killed_inside_its_transaction_leaves_the_retry_to_execute_once",
+    );
     db.drop_database().await;
 }
 

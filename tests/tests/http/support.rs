@@ -1,6 +1,9 @@
 //! One server process on one fresh database, and the checks most tests end with.
 
-use tests::{ALL_PERMISSIONS, Api, Reply, Service, ServiceOptions, TestDb, order_json, token};
+use tests::{
+    ALL_PERMISSIONS, Api, FinalState, History, Reply, Service, ServiceOptions, TestDb,
+    assert_legal, order_json, token,
+};
 
 /// A database, a server process on it, and a client.
 pub(crate) struct App {
@@ -73,4 +76,19 @@ pub(crate) fn assert_problem(reply: &Reply, status: u16, code: &str, context: &s
         (status, Some(code.to_owned())),
         "{context}"
     );
+}
+
+impl App {
+    /// A client of this server recording every idempotent `POST` into a new history
+    /// (`docs/testing.md#histories`), and that history.
+    pub(crate) fn recording(&self) -> (History, Api) {
+        let history = History::new();
+        let api = self.api.recording(&history);
+        (history, api)
+    }
+
+    /// Asserts `history` has a legal explanation in this server's database.
+    pub(crate) async fn assert_legal(&self, history: &History, name: &str) {
+        assert_legal(history, &FinalState::read(&self.db).await, name);
+    }
 }
