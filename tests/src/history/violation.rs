@@ -35,7 +35,7 @@ pub enum Rule {
     RowWithoutKey,
     /// A success's `Location` names another row than the key's.
     RowDiffersFromAnswer,
-    /// An order's events are not its revisions 1, 2, ... in commit order.
+    /// An order's events, in commit order, do not start at 1 and rise.
     EventsOutOfOrder,
     /// An operation made more than one charge.
     SecondCharge,
