@@ -1,16 +1,18 @@
 //! Scenario 6: a claim storm, 8 workers in 2 processes on 200 due operations.
 
-use tests::{Api, Controls, Service, spread};
+use tests::{Api, Controls, FinalState, History, Service, assert_legal, spread};
 
 use crate::support::{Accepted, Counts, PATIENCE, Scenario, accept_on};
 
 /// Operations in the storm.
 const OPERATIONS: usize = 200;
 
-/// Accepts `n` captures through `base_url`, `threads` clients at a time.
-async fn accept_many(base_url: &str, n: usize, threads: usize) -> Vec<Accepted> {
-    spread(vec![base_url.to_owned()], n, threads, |api, i| {
-        vec![accept_on(api, &format!("REF-{i}"))]
+/// Accepts `n` captures through `base_url`, `threads` clients at a time, recording
+/// every create and capture into `history`.
+async fn accept_many(base_url: &str, n: usize, threads: usize, history: &History) -> Vec<Accepted> {
+    let history = history.clone();
+    spread(vec![base_url.to_owned()], n, threads, move |api, i| {
+        vec![accept_on(&api.recording(&history), &format!("REF-{i}"))]
     })
     .await
 }
@@ -23,7 +25,8 @@ async fn accept_many(base_url: &str, n: usize, threads: usize) -> Vec<Accepted> 
 #[tokio::test]
 async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_charge() {
     let scenario = Scenario::new().await;
-    let accepted = accept_many(scenario.accepting.base_url(), OPERATIONS, 4).await;
+    let history = History::new();
+    let accepted = accept_many(scenario.accepting.base_url(), OPERATIONS, 4, &history).await;
     assert_eq!(accepted.len(), OPERATIONS);
     // Every charge is held until both processes have all their workers in a call: each
     // has won claims before any operation ends, however the two start.
@@ -112,5 +115,10 @@ async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_ch
         })
         .await;
     drop(processes);
+    assert_legal(
+        &history,
+        &FinalState::read(&scenario.db).await,
+        "a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_charge",
+    );
     scenario.finish().await;
 }
