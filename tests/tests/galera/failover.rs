@@ -66,7 +66,7 @@ async fn clients_on(cluster: &GaleraCluster, n: usize, name: &str) -> i64 {
 async fn a_killed_node_costs_only_unknown_outcomes_and_its_process_moves_on_and_back() {
     let pause = Arc::new(PauseDir::new());
     let rig = Rig::with_node_lists(&pause).await;
-    let api = Api::new(&rig.url(3));
+    let api = rig.recording(3);
     let cluster = rig.cluster.clone();
     let sent = Arc::new(AtomicUsize::new(0));
     let (mut answers, held, sent_at_kill) = {
@@ -171,5 +171,7 @@ async fn a_killed_node_costs_only_unknown_outcomes_and_its_process_moves_on_and_
     for (key, _, _) in answers.iter().chain([&held]) {
         assert_eq!(rig.orders_for(key).await.len(), 1, "{key}: one order");
     }
+    rig.assert_legal("a_killed_node_costs_only_unknown_outcomes_and_its_process_moves_on_and_back")
+        .await;
     rig.finish().await;
 }

@@ -28,6 +28,8 @@ async fn nine_identical_requests_over_three_nodes_make_one_order_and_no_5xx() {
         let orders = rig.orders_for(&reference).await;
         assert_eq!(orders.len(), 1, "round {round}: {orders:?}");
     }
+    rig.assert_legal("nine_identical_requests_over_three_nodes_make_one_order_and_no_5xx")
+        .await;
     rig.finish().await;
 }
 
@@ -50,6 +52,8 @@ async fn nine_different_bodies_under_one_key_make_one_order_the_rest_key_reused(
         );
         assert_eq!(rig.orders_for(&reference).await.len(), 1, "round {round}");
     }
+    rig.assert_legal("nine_different_bodies_under_one_key_make_one_order_the_rest_key_reused")
+        .await;
     rig.finish().await;
 }
 
@@ -57,7 +61,7 @@ async fn nine_different_bodies_under_one_key_make_one_order_the_rest_key_reused(
 async fn a_transaction_that_loses_certification_runs_again_counted_and_replays_the_winner() {
     let pause = PauseDir::new();
     let rig = Rig::pausing_on_node_1(&pause).await;
-    let (first, second) = (Api::new(&rig.url(1)), Api::new(&rig.url(2)));
+    let (first, second) = (rig.recording(1), rig.recording(2));
     let (key, body) = ("pause-certify", order_json("CERT-1", "SKU-1", 1));
     let bearer = token(1, 1, "orders:create orders:read");
     // Node 1's transaction holds the key's record, uncommitted, while node 2 (which cannot
@@ -80,6 +84,10 @@ async fn a_transaction_that_loses_certification_runs_again_counted_and_replays_t
     assert_eq!(loser.header("idempotent-replayed").as_deref(), Some("true"));
     assert_eq!(loser.body, winner.body);
     assert_eq!(rig.orders_for("CERT-1").await.len(), 1);
+    rig.assert_legal(
+        "a_transaction_that_loses_certification_runs_again_counted_and_replays_the_winner",
+    )
+    .await;
     rig.finish().await;
 }
 

@@ -2,7 +2,10 @@
 
 use std::sync::{Arc, Barrier};
 
-use tests::{Api, GaleraCluster, PauseDir, Service, ServiceOptions, TestDb, token};
+use tests::{
+    Api, FinalState, GaleraCluster, History, PauseDir, Service, ServiceOptions, TestDb,
+    assert_legal, token,
+};
 use tokio::sync::{Mutex, MutexGuard};
 
 /// The tests take turns on the cluster: on two cores, seven tests with three server
@@ -20,6 +23,8 @@ pub(crate) struct Rig {
     pub(crate) cluster: GaleraCluster,
     pub(crate) db: TestDb,
     pub(crate) services: Vec<Service>,
+    /// What the clients of [`Rig::recording`] and [`at_once`] sent and were answered.
+    pub(crate) history: History,
     _alone: MutexGuard<'static, ()>,
 }
 
@@ -62,6 +67,7 @@ impl Rig {
             cluster,
             db,
             services,
+            history: History::new(),
             _alone: alone,
         }
     }
@@ -69,6 +75,17 @@ impl Rig {
     /// The base URL of the process on node `n` (1..=3).
     pub(crate) fn url(&self, n: usize) -> String {
         self.services[n - 1].base_url().to_owned()
+    }
+
+    /// A client of the process on node `n`, recording into [`Rig::history`].
+    pub(crate) fn recording(&self, n: usize) -> Api {
+        Api::new(&self.url(n)).recording(&self.history)
+    }
+
+    /// Asserts the recorded history has a legal explanation in the test's database
+    /// (`docs/testing.md#histories`).
+    pub(crate) async fn assert_legal(&self, name: &str) {
+        assert_legal(&self.history, &FinalState::read(&self.db).await, name);
     }
 
     /// Orders with this reference (the checks read causally).
@@ -99,11 +116,7 @@ pub(crate) async fn at_once(
         .into_iter()
         .enumerate()
         .map(|(i, body)| {
-            let (api, bearer, key) = (
-                Api::new(&rig.url(i % 3 + 1)),
-                bearer.clone(),
-                key.to_owned(),
-            );
+            let (api, bearer, key) = (rig.recording(i % 3 + 1), bearer.clone(), key.to_owned());
             move || api.create(&bearer, &key, &body).status_code()
         })
         .collect();
