@@ -21,7 +21,8 @@ async fn relay_killed_after_the_acks(
     rig.pause.arm("relay-acked");
     let mut first = rig.serve(env);
     let _consumer = rig.consumer();
-    let statuses = create_orders(&[first.base_url().to_owned()], "K", ORDERS, 4).await;
+    let statuses =
+        create_orders(&rig.history, &[first.base_url().to_owned()], "K", ORDERS, 4).await;
     assert!(statuses.iter().all(|s| *s == 201));
     rig.pause.wait_until_reached("relay-acked");
     let acked = rig.nats.stream_messages("ORDERS");
@@ -98,7 +99,7 @@ async fn a_consumer_killed_after_its_commit_gets_the_event_again_and_ships_once(
     rig.pause.arm("consumer-committed");
     let server = rig.serve(&[]);
     let mut first = rig.consumer();
-    let statuses = create_orders(&[server.base_url().to_owned()], "C", 1, 1).await;
+    let statuses = create_orders(&rig.history, &[server.base_url().to_owned()], "C", 1, 1).await;
     assert_eq!(statuses, [201]);
     rig.pause.wait_until_reached("consumer-committed");
     assert_eq!(
@@ -125,7 +126,14 @@ async fn a_database_failure_at_the_marking_loses_and_skips_nothing() {
     let server = tests::Service::start(&rig.options_on(&through_proxy, &[]));
     server.wait_for_log("relay started").unwrap();
     let _consumer = rig.consumer();
-    let statuses = create_orders(&[server.base_url().to_owned()], "F", ORDERS, 4).await;
+    let statuses = create_orders(
+        &rig.history,
+        &[server.base_url().to_owned()],
+        "F",
+        ORDERS,
+        4,
+    )
+    .await;
     assert!(statuses.iter().all(|s| *s == 201));
     rig.pause.wait_until_reached("relay-acked");
 

@@ -41,7 +41,7 @@ async fn the_consumer_acknowledges_and_counts_a_type_it_does_not_handle() {
         "consumer started",
     );
     let server = rig.serve(&[]);
-    let statuses = create_orders(&[server.base_url().to_owned()], "I", 3, 1).await;
+    let statuses = create_orders(&rig.history, &[server.base_url().to_owned()], "I", 3, 1).await;
     assert!(statuses.iter().all(|status| *status == 201), "{statuses:?}");
     rig.wait_for("3 shipments", |counts| counts.shipments == 3)
         .await;

@@ -25,7 +25,7 @@ async fn two_relaying_processes_publish_each_of_2000_events_once() {
     let _consumer = rig.consumer();
     let urls: Vec<String> = servers.iter().map(|s| s.base_url().to_owned()).collect();
 
-    let statuses = create_orders(&urls, "N", 2000, 8).await;
+    let statuses = create_orders(&rig.history, &urls, "N", 2000, 8).await;
 
     assert!(
         statuses.iter().all(|s| *s == 201),

@@ -68,7 +68,7 @@ async fn each_orders_creation_reaches_the_stream_before_its_cancel_through_relay
     let _consumer = rig.consumer();
     let urls = [b.base_url().to_owned(), c.base_url().to_owned()];
 
-    let first = create_and_cancel_orders(&urls, "O1", ORDERS / 2, 8);
+    let first = create_and_cancel_orders(&rig.history, &urls, "O1", ORDERS / 2, 8);
     let statuses = {
         let first = tokio::spawn(first);
         held.wait_until_reached("relay-acked");
@@ -76,6 +76,7 @@ async fn each_orders_creation_reaches_the_stream_before_its_cancel_through_relay
         let mut statuses = first.await.unwrap();
         // B dies and comes back while the second half comes in through C.
         let second = tokio::spawn(create_and_cancel_orders(
+            &rig.history,
             &[urls[1].clone()],
             "O2",
             ORDERS / 2,
@@ -138,7 +139,7 @@ async fn a_cancel_of_a_shipped_order_leaves_the_shipment_alone_and_says_so() {
     let rig = Rig::new().await;
     let server = rig.serve(&[]);
     let consumer = rig.consumer();
-    let statuses = create_orders(&[server.base_url().to_owned()], "S", 1, 1).await;
+    let statuses = create_orders(&rig.history, &[server.base_url().to_owned()], "S", 1, 1).await;
     assert_eq!(statuses, [201]);
     rig.wait_for("the shipment requested", |c| c.shipments == 1)
         .await;

@@ -21,7 +21,7 @@ async fn creates_go_on_while_the_broker_is_down_and_the_outbox_drains_after() {
     let urls = [server.base_url().to_owned()];
     let api = Api::new(server.base_url());
     assert!(
-        create_orders(&urls, "B", 10, 2)
+        create_orders(&rig.history, &urls, "B", 10, 2)
             .await
             .iter()
             .all(|s| *s == 201)
@@ -35,7 +35,7 @@ async fn creates_go_on_while_the_broker_is_down_and_the_outbox_drains_after() {
     let mut most_pending = 0.0_f64;
     let mut round = 0;
     while down.elapsed() < Duration::from_secs(20) {
-        let statuses = create_orders(&urls, &format!("D{round}"), 20, 2).await;
+        let statuses = create_orders(&rig.history, &urls, &format!("D{round}"), 20, 2).await;
         assert!(
             statuses.iter().all(|s| *s == 201),
             "creates never fail: {statuses:?}"

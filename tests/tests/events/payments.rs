@@ -9,8 +9,8 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use tests::{
-    Api, PauseDir, ProviderStandIn, Service, ServiceOptions, capture_json, order_json, refund_json,
-    reserve_port, spread, token, wait_until,
+    Api, History, PauseDir, ProviderStandIn, Service, ServiceOptions, capture_json, order_json,
+    refund_json, reserve_port, spread, token, wait_until,
 };
 
 use crate::ordering::stream_in_order;
@@ -35,11 +35,17 @@ fn ended(api: &Api, bearer: &str, location: &str) -> String {
 }
 
 /// Creates, captures and, once captured, refunds `n` orders, 8 clients at a time over
-/// `base_urls`: every status seen.
-async fn pay_and_refund(base_urls: Vec<String>, prefix: &str, n: usize) -> Vec<u16> {
-    let prefix = prefix.to_owned();
+/// `base_urls`, recorded in `history`: every status seen.
+async fn pay_and_refund(
+    history: &History,
+    base_urls: Vec<String>,
+    prefix: &str,
+    n: usize,
+) -> Vec<u16> {
+    let (prefix, history) = (prefix.to_owned(), history.clone());
     let bearer = token(1, 1, tests::ALL_PERMISSIONS);
     spread(base_urls, n, 8, move |api, i| {
+        let api = &api.recording(&history);
         let reference = format!("{prefix}-{i}");
         let created = api.create(&bearer, &reference, &order_json(&reference, "SKU-1", 1));
         let order = created.json()["orderId"].as_str().unwrap().to_owned();
@@ -98,6 +104,7 @@ async fn each_orders_payment_events_follow_its_creation_in_commit_order_through_
     };
     let (p, q) = (working("p"), working("q"));
     let statuses = pay_and_refund(
+        &rig.history,
         vec![p.base_url().to_owned(), q.base_url().to_owned()],
         "P",
         ORDERS,

@@ -4,8 +4,8 @@ use std::future::Future;
 use std::time::Duration;
 
 use tests::{
-    PauseDir, PrivateNats, Service, ServiceOptions, TestDb, cancel_json, order_json, spread, token,
-    wait_until,
+    FinalState, History, PauseDir, PrivateNats, Service, ServiceOptions, TestDb, assert_legal,
+    cancel_json, order_json, spread, token, wait_until,
 };
 
 /// A scenario's world.
@@ -13,6 +13,8 @@ pub(crate) struct Rig {
     pub(crate) db: TestDb,
     pub(crate) nats: PrivateNats,
     pub(crate) pause: PauseDir,
+    /// Every idempotent request the scenario's clients sent, and its answer.
+    pub(crate) history: History,
 }
 
 /// What the scenario's counts are.
@@ -32,6 +34,7 @@ impl Rig {
             db: TestDb::create().await,
             nats: PrivateNats::start(),
             pause: PauseDir::new(),
+            history: History::new(),
         }
     }
 
@@ -140,14 +143,26 @@ impl Rig {
         self.nats.stream_messages("ORDERS")
     }
 
-    /// Removes the database (checking the per-tenant invariant once more).
+    /// Checks what the scenario recorded, if anything, against the database
+    /// (`docs/testing.md#histories`), then removes the database (checking the per-tenant
+    /// invariant once more).
     pub(crate) async fn finish(self) {
+        if !self.history.exchanges().is_empty() {
+            // The test's thread is named after the test.
+            let name = std::thread::current()
+                .name()
+                .unwrap_or("events")
+                .replace("::", "-");
+            assert_legal(&self.history, &FinalState::read(&self.db).await, &name);
+        }
         self.db.drop_database().await;
     }
 }
 
-/// Sends `n` creates spread over `base_urls`, `threads` at a time; returns each status.
+/// Sends `n` creates spread over `base_urls`, `threads` at a time, recorded in
+/// `history`; returns each status.
 pub(crate) fn create_orders(
+    history: &History,
     base_urls: &[String],
     prefix: &str,
     n: usize,
@@ -155,7 +170,9 @@ pub(crate) fn create_orders(
 ) -> impl Future<Output = Vec<u16>> + Send + 'static {
     let prefix = prefix.to_owned();
     let bearer = token(1, 1, "orders:create orders:read");
+    let history = history.clone();
     spread(base_urls.to_vec(), n, threads, move |api, i| {
+        let api = &api.recording(&history);
         let reference = format!("{prefix}-{i}");
         vec![
             api.create(&bearer, &reference, &order_json(&reference, "SKU-1", 1))
@@ -164,9 +181,10 @@ pub(crate) fn create_orders(
     })
 }
 
-/// Creates `n` orders and cancels each as soon as its create answered; returns both
-/// statuses of every order.
+/// Creates `n` orders and cancels each as soon as its create answered, recorded in
+/// `history`; returns both statuses of every order.
 pub(crate) fn create_and_cancel_orders(
+    history: &History,
     base_urls: &[String],
     prefix: &str,
     n: usize,
@@ -174,7 +192,9 @@ pub(crate) fn create_and_cancel_orders(
 ) -> impl Future<Output = Vec<u16>> + Send + 'static {
     let prefix = prefix.to_owned();
     let bearer = token(1, 1, "orders:create orders:read orders:cancel");
+    let history = history.clone();
     spread(base_urls.to_vec(), n, threads, move |api, i| {
+        let api = &api.recording(&history);
         let reference = format!("{prefix}-{i}");
         let created = api.create(&bearer, &reference, &order_json(&reference, "SKU-1", 1));
         let Some(id) = created.json()["orderId"].as_str().map(str::to_owned) else {
