@@ -49,7 +49,7 @@ pub use fixtures::{
 pub use galera::GaleraCluster;
 pub use gate::{GateHandle, LeaderGate};
 pub use global_status::global_status;
-pub use history::{FinalState, History, assert_legal};
+pub use history::{FinalState, History, assert_legal, assert_recorded_run_legal};
 pub use identity_provider::{AUDIENCE, ISSUER, IdentityProvider, PUBLISHED, valid_claims};
 pub use nats::PrivateNats;
 pub use pause::{PAUSE_KEY_PREFIX, PauseDir};

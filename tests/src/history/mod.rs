@@ -4,6 +4,7 @@
 
 mod answers;
 mod digest;
+mod finish;
 mod read;
 mod record;
 mod recording;
@@ -15,6 +16,7 @@ mod violation;
 #[cfg(test)]
 mod tests;
 
+pub use finish::assert_recorded_run_legal;
 pub use record::{Exchange, History, ScopeKey};
 pub(crate) use recording::exchange_of;
 pub use state::{Charges, CreatedRow, FinalState, OrderEvent};
