@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use tests::{Controls, Reply, Service, ServiceOptions, refund_json, spread};
+use tests::{Controls, History, Reply, Service, ServiceOptions, refund_json, spread};
 
 use crate::support::{AMOUNT, Accepted, Scenario, full_token};
 
@@ -150,9 +150,15 @@ fn pick(i: usize, orders: usize) -> (usize, u32) {
 }
 
 /// Sends `REFUNDS` refunds of random amounts to random orders, `CLIENTS` clients at once,
-/// spread over `base_urls`: each `(order, amount, status)`.
-async fn refund_storm(base_urls: Vec<String>, orders: Vec<String>) -> Vec<(String, u32, u16)> {
+/// spread over `base_urls`, recorded in `history`: each `(order, amount, status)`.
+async fn refund_storm(
+    history: &History,
+    base_urls: Vec<String>,
+    orders: Vec<String>,
+) -> Vec<(String, u32, u16)> {
+    let history = history.clone();
     spread(base_urls, REFUNDS, CLIENTS, move |api, i| {
+        let api = api.recording(&history);
         let (order, amount) = pick(i, orders.len());
         let order = &orders[order];
         let reply = api.refund(
@@ -189,7 +195,7 @@ async fn concurrent_refunds_over_several_processes_never_accept_more_than_was_ca
         .map(str::to_owned)
         .collect();
 
-    let sent = refund_storm(base_urls, orders.clone()).await;
+    let sent = refund_storm(&scenario.history, base_urls, orders.clone()).await;
     let mut accepted: HashMap<&str, u32> = HashMap::new();
     for (order, amount, status) in &sent {
         assert!(matches!(status, 202 | 409), "{status}");

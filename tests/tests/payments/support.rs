@@ -7,8 +7,8 @@ use std::time::Duration;
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text};
 use tests::{
-    ALL_PERMISSIONS, Api, PauseDir, ProviderStandIn, Service, ServiceOptions, TestDb, capture_json,
-    order_json, token, wait_until,
+    ALL_PERMISSIONS, Api, History, PauseDir, ProviderStandIn, Service, ServiceOptions, TestDb,
+    assert_recorded_run_legal, capture_json, order_json, token, wait_until,
 };
 
 pub(crate) use crate::counts::Counts;
@@ -34,8 +34,10 @@ pub(crate) struct Scenario {
     /// `server serve` without `PAYMENT_PROVIDER_URL`: it accepts captures and answers
     /// their status, and never works one.
     pub(crate) accepting: Service,
-    /// A client of [`Scenario::accepting`].
+    /// A client of [`Scenario::accepting`], recording into [`Scenario::history`].
     pub(crate) api: Api,
+    /// Every idempotent request the scenario's recording clients sent, and its answer.
+    pub(crate) history: History,
 }
 
 /// One accepted capture.
@@ -110,12 +112,14 @@ impl Scenario {
         let db = TestDb::create().await;
         let provider = ProviderStandIn::start();
         let accepting = Service::start(&ServiceOptions::new(db.url()));
-        let api = Api::new(accepting.base_url());
+        let history = History::new();
+        let api = Api::new(accepting.base_url()).recording(&history);
         Self {
             db,
             provider,
             accepting,
             api,
+            history,
         }
     }
 
@@ -251,6 +255,7 @@ impl Scenario {
     pub(crate) async fn finish(self) {
         drop(self.accepting);
         drop(self.provider);
+        assert_recorded_run_legal(&self.history, &self.db).await;
         self.db.drop_database().await;
     }
 }
