@@ -5,7 +5,8 @@ use std::sync::Barrier;
 use std::thread;
 
 use tests::{
-    Api, Reply, Service, ServiceOptions, TestDb, cancel_json, capture_json, order_json, token,
+    Api, FinalState, History, Reply, Service, ServiceOptions, TestDb, assert_legal, cancel_json,
+    capture_json, order_json, token,
 };
 
 use crate::support::{App, assert_problem, full_token, order};
@@ -208,7 +209,11 @@ async fn cancels_and_captures_hammered_over_three_processes_never_both_win_an_or
         Service::start(&options),
         Service::start(&options),
     ];
-    let clients: Vec<Api> = services.iter().map(|s| Api::new(s.base_url())).collect();
+    let history = History::new();
+    let clients: Vec<Api> = services
+        .iter()
+        .map(|s| Api::new(s.base_url()).recording(&history))
+        .collect();
     let bearer = full_token();
     let (mut cancels, mut captures) = (0, 0);
     for round in 0..STORM_ROUNDS {
@@ -297,5 +302,10 @@ async fn cancels_and_captures_hammered_over_three_processes_never_both_win_an_or
         "every order went one way"
     );
     drop(services);
+    assert_legal(
+        &history,
+        &FinalState::read(&db).await,
+        "cancels_and_captures_hammered_over_three_processes_never_both_win_an_order",
+    );
     db.drop_database().await;
 }
