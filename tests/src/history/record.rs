@@ -91,7 +91,7 @@ pub struct ScopeKey {
     pub key: String,
 }
 
-/// Every exchange of a run, in the order they were answered; cheap to clone and shared
+/// Every exchange of a run, kept as each answer came; cheap to clone and shared
 /// by every client that records into it.
 #[derive(Debug, Clone)]
 pub struct History {
