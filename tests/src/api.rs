@@ -251,7 +251,8 @@ impl Api {
             .unwrap_or_else(|e| panic!("POST {path}: no response: {e}"))
     }
 
-    /// An idempotent `POST` to `path` with a bearer token, a key and a JSON body.
+    /// An idempotent `POST` to `path` with a bearer token, a key and a JSON body. Every
+    /// idempotent route goes through here, so a recording client records it here.
     ///
     /// # Errors
     /// When no HTTP response arrived.
