@@ -8,19 +8,20 @@ mod events;
 mod executor;
 mod history;
 mod orders;
+mod payments;
 mod report;
 mod world;
 
 pub use report::{Report, Scale};
 
-/// One run of `seed`: even seeds run creates, odd seeds events; `scale` overrides the
-/// drawn size (to look for a shorter history).
+/// One run of `seed`: by the seed's remainder by three, creates, events or captures;
+/// `scale` overrides the drawn size (to look for a shorter history).
 #[must_use]
 pub fn run(seed: u64, scale: Option<Scale>) -> Report {
-    if seed.is_multiple_of(2) {
-        orders::run(seed, scale)
-    } else {
-        events::run(seed, scale)
+    match seed % 3 {
+        0 => orders::run(seed, scale),
+        1 => events::run(seed, scale),
+        _ => payments::run(seed, scale),
     }
 }
 

@@ -4,7 +4,9 @@ use std::fmt;
 
 use crate::history::History;
 
-/// How many processes, clients and intents per client a run has.
+/// A run's size: its processes, and for creates its clients and the intents of each;
+/// for events the orders written (`clients`) and the relay's batch (`intents`); for
+/// captures the operations accepted (`clients`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scale {
     pub processes: usize,

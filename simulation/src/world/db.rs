@@ -6,7 +6,11 @@
 use std::collections::BTreeMap;
 
 use application::events::ShipmentState;
-use domain::{Completion, Fingerprint, RecordState};
+use chrono::{DateTime, Utc};
+use domain::{
+    AttemptError, Completion, Fingerprint, Generation, OperationState, OrderId, OwnerId,
+    RecordState, TenantId,
+};
 use uuid::Uuid;
 
 /// `uq_api_idempotency_scope_key`: tenant, actor, operation, key.
@@ -22,6 +26,27 @@ pub(crate) enum LockKey {
     Delivery(&'static str, Uuid),
     /// A shipment's row, by its order: its unique key, and its row lock for an update.
     Shipment(u64),
+    /// A leased operation's row lock.
+    Operation(Uuid),
+    /// An order's row lock, taken to raise its revision.
+    Order(u64),
+}
+
+/// A leased operation as its table keeps it.
+#[derive(Debug, Clone)]
+pub(crate) struct OperationRow {
+    pub(crate) kind: &'static str,
+    pub(crate) tenant: TenantId,
+    pub(crate) order: OrderId,
+    pub(crate) input: Vec<u8>,
+    pub(crate) downstream_key: String,
+    pub(crate) accepted_at: DateTime<Utc>,
+    pub(crate) state: OperationState,
+    pub(crate) attempts: u32,
+    pub(crate) next_attempt_at: DateTime<Utc>,
+    pub(crate) last_error: Option<AttemptError>,
+    pub(crate) generation: Generation,
+    pub(crate) holder: Option<(OwnerId, DateTime<Utc>)>,
 }
 
 #[derive(Debug, Clone)]
@@ -61,6 +86,10 @@ pub(crate) struct Writes {
     pub(crate) events: Vec<EventRow>,
     pub(crate) deliveries: Vec<(&'static str, Uuid)>,
     pub(crate) shipments: BTreeMap<u64, ShipmentRow>,
+    pub(crate) operations: BTreeMap<Uuid, OperationRow>,
+    /// Each payment row: its operation and the provider's charge id.
+    pub(crate) payments: Vec<(Uuid, String)>,
+    pub(crate) revisions: BTreeMap<u64, u64>,
 }
 
 #[derive(Debug, Default)]
@@ -90,6 +119,9 @@ pub(crate) struct Db {
     /// The inbox: each delivery a consumer's committed transaction recorded.
     pub(crate) deliveries: Vec<(&'static str, Uuid)>,
     pub(crate) shipments: BTreeMap<u64, ShipmentRow>,
+    pub(crate) operations: BTreeMap<Uuid, OperationRow>,
+    pub(crate) payments: Vec<(Uuid, String)>,
+    pub(crate) revisions: BTreeMap<u64, u64>,
     locks: BTreeMap<LockKey, u64>,
     pub(crate) txs: BTreeMap<u64, TxState>,
     pub(crate) commits: u64,
@@ -117,6 +149,8 @@ impl Db {
                 .any(|o| o.tenant == *tenant && &o.client_order_ref == reference),
             LockKey::Delivery(consumer, event) => self.deliveries.contains(&(*consumer, *event)),
             LockKey::Shipment(order) => self.shipments.contains_key(order),
+            LockKey::Operation(id) => self.operations.contains_key(id),
+            LockKey::Order(order) => self.revisions.contains_key(order),
         }
     }
 
@@ -174,6 +208,11 @@ impl Db {
         false
     }
 
+    /// The open transaction holding `key`, if one does.
+    pub(crate) fn holder(&self, key: &LockKey) -> Option<u64> {
+        self.locks.get(key).copied()
+    }
+
     pub(crate) fn stop_waiting(&mut self, tx: u64) {
         if let Some(state) = self.txs.get_mut(&tx) {
             state.waiting_for = None;
@@ -192,6 +231,9 @@ impl Db {
             self.events.extend(state.writes.events);
             self.deliveries.extend(state.writes.deliveries);
             self.shipments.extend(state.writes.shipments);
+            self.operations.extend(state.writes.operations);
+            self.payments.extend(state.writes.payments);
+            self.revisions.extend(state.writes.revisions);
             self.commits += 1;
         }
     }

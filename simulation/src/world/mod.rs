@@ -5,7 +5,9 @@ mod clock;
 mod db;
 mod faults;
 mod inbox_tx;
+mod operations;
 mod parked;
+mod payments_tx;
 mod reader;
 mod tx;
 
@@ -13,7 +15,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub(crate) use clock::SimClock;
-pub(crate) use db::{Db, RecordKey};
+pub(crate) use db::{Db, OperationRow, RecordKey};
 pub(crate) use faults::Faults;
 pub(crate) use reader::SimReader;
 pub(crate) use tx::{SimStore, lost};

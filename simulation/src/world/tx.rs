@@ -85,6 +85,33 @@ impl SimTx {
         }
     }
 
+    pub(super) fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// An order's revision as this transaction sees it (1 for an order never raised).
+    pub(super) fn revision(&self, order: u64) -> u64 {
+        let mut db = self.world.db();
+        let own = db
+            .writes(self.id)
+            .and_then(|writes| writes.revisions.get(&order).copied());
+        own.or_else(|| db.revisions.get(&order).copied())
+            .unwrap_or(1)
+    }
+
+    /// Takes operation `id`'s row lock, as the end's transaction does first.
+    pub(super) async fn lock_operation(&mut self, id: uuid::Uuid) -> Result<(), StoreError> {
+        self.statement().await?;
+        self.lock_row(&LockKey::Operation(id)).await
+    }
+
+    /// Stages `row` as the operation's end, committed with the transaction.
+    pub(super) fn stage_operation(&self, id: uuid::Uuid, row: super::db::OperationRow) {
+        self.write(|writes| {
+            writes.operations.insert(id, row);
+        });
+    }
+
     /// A shipment as this transaction sees it: its own write, else the committed row.
     pub(super) fn shipment(&self, order: u64) -> Option<ShipmentRow> {
         let mut db = self.world.db();

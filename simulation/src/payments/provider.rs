@@ -1,0 +1,148 @@
+//! The payment provider: one charge per idempotency key, whatever is sent again under it;
+//! a call may fail before it charges or charge and lose its answer, a lookup may fail,
+//! and a slow call waits until the scheduler lets it answer.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use application::leased::{Definite, NoAnswer, ProviderAnswer};
+use application::payments::{PaymentProvider, ProviderResource};
+use domain::AttemptError;
+
+use crate::executor::interleave;
+use crate::world::World;
+
+#[derive(Debug, thiserror::Error)]
+#[error("simulated provider failure")]
+struct SimulatedProviderFailure;
+
+/// What the provider told about a key, in order: the last says whether a definite
+/// answer was there to be had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Told {
+    /// A call, answered definitely or not.
+    Charged { definite: bool },
+    /// A lookup: failed, found nothing (the call may still land), or found the charge.
+    LookedUp { found: Option<bool> },
+}
+
+impl Told {
+    /// A definite answer the worker was given.
+    pub(crate) fn definite(self) -> bool {
+        matches!(
+            self,
+            Self::Charged { definite: true } | Self::LookedUp { found: Some(true) }
+        )
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Ledger {
+    pub(crate) charges: BTreeMap<String, Definite>,
+    /// Charges made per `reference` (the operation): more than one is a second charge.
+    pub(crate) per_reference: BTreeMap<String, u32>,
+    pub(crate) told: BTreeMap<String, Vec<Told>>,
+    next: u64,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct SimProvider {
+    world: Arc<World>,
+    ledger: Arc<Mutex<Ledger>>,
+}
+
+fn no_answer() -> NoAnswer {
+    NoAnswer::new(AttemptError::Timeout, SimulatedProviderFailure)
+}
+
+impl SimProvider {
+    pub(crate) fn new(world: &Arc<World>) -> Self {
+        Self {
+            world: Arc::clone(world),
+            ledger: Arc::default(),
+        }
+    }
+
+    pub(crate) fn ledger(&self) -> MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The network's turn, and sometimes a slow answer: held until a wait ends.
+    async fn on_the_wire(&self) {
+        interleave().await;
+        if self.world.choice().chance(100) {
+            self.world.parked().wait(None).await;
+        }
+    }
+}
+
+impl PaymentProvider for SimProvider {
+    async fn create(
+        &self,
+        _resource: ProviderResource,
+        key: &str,
+        body: &serde_json::Value,
+    ) -> ProviderAnswer {
+        self.on_the_wire().await;
+        if self.world.fails(|f| f.publish_fails) {
+            self.ledger()
+                .told
+                .entry(key.to_owned())
+                .or_default()
+                .push(Told::Charged { definite: false });
+            return ProviderAnswer::Unknown(no_answer());
+        }
+        let declines = self.world.choice().chance(200);
+        let answer_lost = self.world.fails(|f| f.publish_answer_lost);
+        let mut ledger = self.ledger();
+        let charge = match ledger.charges.get(key) {
+            Some(charge) => charge.clone(),
+            None => {
+                ledger.next += 1;
+                let charge = Definite {
+                    id: format!("ch_{}", ledger.next),
+                    succeeded: !declines,
+                };
+                ledger.charges.insert(key.to_owned(), charge.clone());
+                let reference = body
+                    .get("reference")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                *ledger.per_reference.entry(reference).or_default() += 1;
+                charge
+            }
+        };
+        ledger
+            .told
+            .entry(key.to_owned())
+            .or_default()
+            .push(Told::Charged {
+                definite: !answer_lost,
+            });
+        if answer_lost {
+            ProviderAnswer::Unknown(no_answer())
+        } else {
+            ProviderAnswer::Definite(charge)
+        }
+    }
+
+    async fn find(
+        &self,
+        _resource: ProviderResource,
+        key: &str,
+    ) -> Result<Option<Definite>, NoAnswer> {
+        self.on_the_wire().await;
+        let fails = self.world.fails(|f| f.read_fails);
+        let mut ledger = self.ledger();
+        let found = ledger.charges.get(key).cloned();
+        ledger
+            .told
+            .entry(key.to_owned())
+            .or_default()
+            .push(Told::LookedUp {
+                found: (!fails).then_some(found.is_some()),
+            });
+        if fails { Err(no_answer()) } else { Ok(found) }
+    }
+}

@@ -1,0 +1,195 @@
+//! The leased operations' table as the worker sees it: single conditional updates for
+//! the claim, the extension and the retry (each waiting on a transaction that holds the
+//! row), and the end in one transaction with the kind's record step. The fence is the
+//! one the SQL stores write (`adapters/src/leased/fenced.rs`): a write lands only for the
+//! generation the row is at, while it is pending.
+
+use application::leased::EndedAs;
+use application::leased::{
+    DueOperation, Ending, OperationEnd, OperationStore, RecordEnd, StoredEnd,
+};
+use application::ports::{RecordTx, StoreError, UnitOfWork};
+use chrono::{DateTime, Utc};
+use domain::{AttemptError, Generation, Lease, LeaseView, OperationState};
+use uuid::Uuid;
+
+use super::db::{LockKey, OperationRow};
+use super::parked::Woken;
+use super::tx::{SimStore, lost};
+use crate::executor::interleave;
+
+impl SimStore {
+    /// One autocommit `UPDATE` of operation `id`: a fault may strike, a transaction that
+    /// holds the row makes it wait, then `change` decides on the committed row.
+    async fn update(
+        &self,
+        id: Uuid,
+        change: impl Fn(&mut OperationRow) -> bool,
+    ) -> Result<bool, StoreError> {
+        interleave().await;
+        if self.0.fails(|f| f.connection_lost) {
+            return Err(lost());
+        }
+        loop {
+            let holder = self.0.db().holder(&LockKey::Operation(id));
+            match holder {
+                Some(tx) => {
+                    if self.0.parked().wait(Some(tx)).await == Woken::Fired {
+                        return Err(StoreError::LockWaitTimeout);
+                    }
+                }
+                None => {
+                    let mut db = self.0.db();
+                    return Ok(db.operations.get_mut(&id).is_some_and(change));
+                }
+            }
+        }
+    }
+}
+
+/// Pending at `generation`: what a holder of that generation may still write.
+fn fenced(row: &OperationRow, generation: Generation) -> bool {
+    row.state == OperationState::Pending && row.generation == generation
+}
+
+impl OperationStore for SimStore {
+    async fn due(
+        &self,
+        kinds: &[&'static str],
+        limit: usize,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<DueOperation>, StoreError> {
+        interleave().await;
+        if self.0.fails(|f| f.connection_lost) {
+            return Err(lost());
+        }
+        let db = self.0.db();
+        Ok(db
+            .operations
+            .iter()
+            .filter(|(_, row)| {
+                row.state == OperationState::Pending
+                    && kinds.contains(&row.kind)
+                    && row.next_attempt_at <= now
+                    && row.holder.as_ref().is_none_or(|(_, until)| *until <= now)
+            })
+            .take(limit)
+            .map(|(id, row)| DueOperation {
+                id: *id,
+                kind: row.kind.to_owned(),
+                tenant: row.tenant,
+                order: row.order,
+                input: row.input.clone(),
+                downstream_key: row.downstream_key.clone(),
+                attempts: row.attempts,
+                accepted_at: row.accepted_at,
+                lease: LeaseView {
+                    generation: row.generation,
+                    holder: row.holder.clone(),
+                },
+                trace_context: None,
+            })
+            .collect())
+    }
+
+    async fn claim(
+        &self,
+        id: Uuid,
+        seen: Generation,
+        lease: &Lease,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.update(id, |row| {
+            let free = row.holder.as_ref().is_none_or(|(_, until)| *until <= now);
+            if fenced(row, seen) && free {
+                row.generation = lease.generation;
+                row.holder = Some((lease.owner.clone(), lease.expires_at));
+                true
+            } else {
+                false
+            }
+        })
+        .await
+    }
+
+    async fn extend(&self, id: Uuid, lease: &Lease) -> Result<bool, StoreError> {
+        self.update(id, |row| {
+            if fenced(row, lease.generation) {
+                row.holder = Some((lease.owner.clone(), lease.expires_at));
+                true
+            } else {
+                false
+            }
+        })
+        .await
+    }
+
+    async fn complete(
+        &self,
+        end: &OperationEnd<'_>,
+        record: &dyn RecordEnd<Self::Tx>,
+    ) -> Result<bool, StoreError> {
+        let id = end.operation.id;
+        let mut tx = self.begin().await?;
+        tx.lock_operation(id).await?;
+        let Some(row) = self.0.db().operations.get(&id).cloned() else {
+            return Ok(false);
+        };
+        if !fenced(&row, end.lease.generation) {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        let ended = OperationRow {
+            state: end.ending.state(),
+            attempts: end.attempts,
+            holder: None,
+            last_error: match end.ending {
+                Ending::NeedsReview(error) => Some(*error),
+                _ => row.last_error,
+            },
+            ..row.clone()
+        };
+        tx.stage_operation(id, ended);
+        let outcome = match end.ending {
+            Ending::Succeeded { provider_id } => Some(EndedAs::Succeeded { provider_id }),
+            Ending::Declined => Some(EndedAs::Declined),
+            Ending::NeedsReview(_) => None,
+        };
+        if let Some(outcome) = outcome {
+            let stored = StoredEnd {
+                id,
+                tenant: row.tenant,
+                order: row.order,
+                input: &row.input,
+                outcome,
+                at: end.now,
+            };
+            record.record(&mut tx, stored).await?;
+        }
+        tx.commit().await.map_err(StoreError::from)?;
+        Ok(true)
+    }
+
+    async fn retry_later(
+        &self,
+        id: Uuid,
+        lease: &Lease,
+        attempts: u32,
+        error: AttemptError,
+        next_attempt_at: DateTime<Utc>,
+        _now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.update(id, |row| {
+            if fenced(row, lease.generation) {
+                row.attempts = attempts;
+                row.last_error = Some(error);
+                row.next_attempt_at = next_attempt_at;
+                row.holder = None;
+                true
+            } else {
+                false
+            }
+        })
+        .await
+    }
+}
