@@ -14,8 +14,11 @@ const MAX_STEPS: u64 = 200_000;
 /// What a scenario brings to the loop.
 pub(crate) trait Scenario {
     fn processes(&self) -> usize;
-    /// Whether a process's tasks are requests a client may abandon one by one.
-    fn drops_requests(&self) -> bool;
+    /// Whether a process's tasks are requests a client may abandon one by one; by default
+    /// they are its background tasks, which end only with the process.
+    fn drops_requests(&self) -> bool {
+        false
+    }
     /// The process crashed: its tasks are gone; it starts again with nothing in memory.
     fn restart(self: Arc<Self>, process: usize);
     /// After every step: the invariants that must hold at every moment.

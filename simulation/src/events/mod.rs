@@ -132,11 +132,6 @@ pub(crate) fn run(seed: u64, scale: Option<Scale>) -> Report {
 }
 
 impl Scenario for Shared {
-    /// A process's tasks are its relay and consumer: they end with the process.
-    fn drops_requests(&self) -> bool {
-        false
-    }
-
     fn processes(&self) -> usize {
         self.processes
     }

@@ -141,11 +141,6 @@ fn accept(world: &Arc<World>, count: usize) {
 }
 
 impl Scenario for Shared {
-    /// A process's task is its worker: it ends with the process.
-    fn drops_requests(&self) -> bool {
-        false
-    }
-
     fn processes(&self) -> usize {
         self.processes
     }
