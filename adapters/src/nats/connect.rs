@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use async_nats::ConnectOptions;
 use async_nats::jetstream::{Context, ContextBuilder};
+use async_nats::{ConnectOptions, ServerAddr};
 
 use super::NatsError;
 
@@ -17,21 +17,36 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(1);
 
 /// A broker that is down is not an error, at start or later: the client reconnects in the
-/// background for ever, and calls fail at their own timeouts meanwhile.
+/// background for ever, and calls fail at their own timeouts meanwhile. `url` may name
+/// several servers, comma-separated (a cluster's nodes): the client connects to any of them
+/// and, when its server goes away, to another (`docs/events.md#a-jetstream-cluster`).
 ///
 /// # Errors
-/// [`NatsError::Connect`] when `url` is not a NATS URL.
+/// [`NatsError::Connect`] when `url` holds something that is not a NATS URL.
 pub async fn connect(url: &str) -> Result<Context, NatsError> {
+    let servers = server_addrs(url)?;
     let client = ConnectOptions::new()
         .connection_timeout(CONNECTION_TIMEOUT)
         .request_timeout(Some(REQUEST_TIMEOUT))
         .retry_on_initial_connect()
         .max_reconnects(None)
         .reconnect_delay_callback(reconnect_delay)
-        .connect(url)
+        .connect(servers)
         .await
         .map_err(|e| NatsError::Connect(e.into()))?;
     Ok(ContextBuilder::new().timeout(REQUEST_TIMEOUT).build(client))
+}
+
+/// Each of the comma-separated URLs, blanks around them ignored.
+fn server_addrs(urls: &str) -> Result<Vec<ServerAddr>, NatsError> {
+    urls.split(',')
+        .map(str::trim)
+        .filter(|url| !url.is_empty())
+        .map(|url| {
+            url.parse::<ServerAddr>()
+                .map_err(|e| NatsError::Connect(e.into()))
+        })
+        .collect()
 }
 
 /// None before the first attempt, then 100 ms more per attempt up to the cap.
@@ -53,5 +68,13 @@ mod tests {
         assert_eq!(reconnect_delay(2), Duration::from_millis(100));
         assert_eq!(reconnect_delay(5), Duration::from_millis(400));
         assert_eq!(reconnect_delay(usize::MAX), MAX_RECONNECT_DELAY);
+    }
+
+    #[test]
+    fn a_list_of_urls_names_every_server_in_it() {
+        let servers = server_addrs("nats://a:4222, nats://b:4223,nats://c:4224").unwrap();
+        let hosts: Vec<(&str, u16)> = servers.iter().map(|s| (s.host(), s.port())).collect();
+        assert_eq!(hosts, [("a", 4222), ("b", 4223), ("c", 4224)]);
+        assert!(server_addrs("nats://a:4222,http://b").is_err());
     }
 }

@@ -22,6 +22,9 @@ pub struct StreamSpec {
     /// How long a `Nats-Msg-Id` is remembered to drop a second publish; past it, the
     /// consumers' inbox deduplicates.
     pub duplicate_window: Duration,
+    /// How many servers of a JetStream cluster keep a copy: 1 on a single server, 3 (or 5)
+    /// on a cluster, so a stored event outlives the loss of a server.
+    pub replicas: usize,
 }
 
 impl StreamSpec {
@@ -33,7 +36,14 @@ impl StreamSpec {
             name: ORDERS_STREAM.to_owned(),
             subjects,
             duplicate_window,
+            replicas: 1,
         }
+    }
+
+    /// The same stream kept on `replicas` servers of a cluster.
+    #[must_use]
+    pub fn with_replicas(self, replicas: usize) -> Self {
+        Self { replicas, ..self }
     }
 }
 
@@ -54,6 +64,7 @@ pub async fn ensure_stream(js: &Context, spec: &StreamSpec) -> Result<Stream, Na
             subjects: spec.subjects.clone(),
             storage: StorageType::File,
             duplicate_window: spec.duplicate_window,
+            num_replicas: spec.replicas,
             ..Config::default()
         })
         .await

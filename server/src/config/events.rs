@@ -10,7 +10,8 @@ use crate::hooks::{Hooks, PAUSE_POINTS, hooks};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct EventsConfig {
-    /// `NATS_URL`: unset, `serve` runs no relay and events wait in the outbox.
+    /// `NATS_URL`: unset, `serve` runs no relay and events wait in the outbox. Several
+    /// comma-separated URLs name a cluster's servers.
     pub(crate) nats_url: Option<String>,
     pub(crate) batch: usize,
     pub(crate) poll: Duration,
@@ -18,6 +19,8 @@ pub(crate) struct EventsConfig {
     pub(crate) ack_timeout: Duration,
     /// Used only when this process creates the `ORDERS` stream.
     pub(crate) duplicate_window: Duration,
+    /// `NATS_STREAM_REPLICAS`: used only when this process creates the `ORDERS` stream.
+    pub(crate) stream_replicas: usize,
     /// Redelivery after this long unacknowledged; set only when the consumer is created.
     pub(crate) consumer_ack_wait: Duration,
     /// `IDEMPOTENCY_TEST_PAUSE_DIR`: test-only pause points (see `adapters::pause_file`).
@@ -29,10 +32,16 @@ pub(crate) struct EventsConfig {
 impl EventsConfig {
     pub(crate) fn from_lookup(lookup: Lookup<'_>) -> Result<Self, ConfigError> {
         let nats_url = text(lookup, "NATS_URL")?;
-        if let Some(url) = &nats_url
-            && !(url.starts_with("nats://") || url.starts_with("tls://"))
+        if let Some(urls) = &nats_url
+            && !urls
+                .split(',')
+                .map(str::trim)
+                .all(|url| url.starts_with("nats://") || url.starts_with("tls://"))
         {
-            return Err(invalid("NATS_URL", "must be a nats:// or tls:// URL"));
+            return Err(invalid(
+                "NATS_URL",
+                "must be a nats:// or tls:// URL, or several separated by commas",
+            ));
         }
         let batch = integer(lookup, "OUTBOX_BATCH", 1..=4096, 256)?;
         let poll = integer(lookup, "OUTBOX_POLL_MS", 1..=60_000, 50)?;
@@ -43,6 +52,7 @@ impl EventsConfig {
             100..=86_400_000,
             120_000,
         )?;
+        let replicas = integer(lookup, "NATS_STREAM_REPLICAS", 1..=5, 1)?;
         let ack_wait = integer(lookup, "CONSUMER_ACK_WAIT_MS", 100..=3_600_000, 30_000)?;
         let metrics_addr = text(lookup, "METRICS_ADDR")?
             .map(|raw| raw.parse())
@@ -60,6 +70,7 @@ impl EventsConfig {
             poll: Duration::from_millis(poll),
             ack_timeout: Duration::from_millis(ack_timeout),
             duplicate_window: Duration::from_millis(window),
+            stream_replicas: usize::try_from(replicas).unwrap_or(1),
             test_pause_dir: pause_dir(lookup)?,
             metrics_addr,
         })
@@ -110,7 +121,30 @@ mod tests {
         assert_eq!(config.nats_url, None);
         assert_eq!(config.batch, 256);
         assert_eq!(config.poll, Duration::from_millis(50));
+        assert_eq!(config.stream_replicas, 1);
         assert!(config.required_url().is_err());
+    }
+
+    #[test]
+    fn a_cluster_is_several_urls_and_a_replica_count() {
+        let config = parse(&[
+            ("NATS_URL", "nats://a:4222,nats://b:4222, tls://c:4222"),
+            ("NATS_STREAM_REPLICAS", "3"),
+        ])
+        .unwrap();
+        assert_eq!(config.stream_replicas, 3);
+        assert_eq!(
+            parse(&[("NATS_URL", "nats://a:4222,http://b")])
+                .unwrap_err()
+                .variable,
+            "NATS_URL"
+        );
+        assert_eq!(
+            parse(&[("NATS_STREAM_REPLICAS", "0")])
+                .unwrap_err()
+                .variable,
+            "NATS_STREAM_REPLICAS"
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@ where
     S: UnitOfWork<Tx: InboxTx + ShipmentRepository>,
 {
     let js = connect(events.required_url()?).await?;
-    let spec = event_stream(events.duplicate_window);
+    let spec = event_stream(events.duplicate_window).with_replicas(events.stream_replicas);
     ensure_stream(&js, &spec).await?;
     let consumer = pull_consumer(
         &js,

@@ -27,7 +27,7 @@ pub(crate) async fn relay_until<S: OutboxRelayStore>(
     mut stop: watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
     let js = connect(url).await?;
-    let spec = event_stream(events.duplicate_window);
+    let spec = event_stream(events.duplicate_window).with_replicas(events.stream_replicas);
     // The broker may be down at start: creates go on meanwhile, events wait.
     let mut wait = events.poll;
     while let Err(error) = ensure_stream(&js, &spec).await {
