@@ -2,28 +2,27 @@
 //! directory of its own, stopped, killed and restarted on the same ports and store (a
 //! broker outage, after which the stored messages are still there).
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-
 use crate::TempDir;
-use crate::binaries::installed_binary;
+use crate::nats_process::{NatsProcess, stream_detail};
 use crate::ports::{ReservedPort, reserve_port};
-use crate::process::{EXIT_BOUND, exit_within, send_sigterm, until_up};
 
-/// How long the server may take to become healthy.
-const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// What the service's processes are pointed at: a single server or a cluster.
+pub trait Broker {
+    /// The variables a process needs to use it (`NATS_URL`, and what the stream needs).
+    fn env(&self) -> Vec<(String, String)>;
+
+    /// How many messages stream `name` holds now.
+    fn stream_messages(&self, name: &str) -> u64;
+}
 
 /// A running `nats-server -js`; killed, and its store removed, on drop.
 #[derive(Debug)]
 pub struct PrivateNats {
-    child: Option<Child>,
-    binary: PathBuf,
+    // First: killed before its directory goes.
+    process: NatsProcess,
     port: ReservedPort,
-    monitor_port: ReservedPort,
-    monitor: ureq::Agent,
-    // Last: removed after the process is gone.
-    dir: TempDir,
+    _monitor_port: ReservedPort,
+    _dir: TempDir,
 }
 
 impl PrivateNats {
@@ -34,17 +33,29 @@ impl PrivateNats {
     /// message holds its log).
     #[must_use]
     pub fn start() -> Self {
-        let monitor = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_secs(2)))
-            .build()
-            .into();
+        let dir = TempDir::new("it-nats");
+        let port = reserve_port();
+        let monitor_port = reserve_port();
+        let args = [
+            "-js",
+            "-a",
+            "127.0.0.1",
+            "-p",
+            &port.get().to_string(),
+            "-m",
+            &monitor_port.get().to_string(),
+            "-sd",
+        ]
+        .map(Into::into)
+        .into_iter()
+        .chain([dir.path().join("store").into_os_string()])
+        .collect();
+        let process = NatsProcess::new(args, dir.path().join("server.log"), monitor_port.get());
         let mut nats = Self {
-            child: None,
-            binary: nats_server_binary(),
-            port: reserve_port(),
-            monitor_port: reserve_port(),
-            monitor,
-            dir: TempDir::new("it-nats"),
+            process,
+            port,
+            _monitor_port: monitor_port,
+            _dir: dir,
         };
         nats.spawn();
         nats
@@ -62,9 +73,7 @@ impl PrivateNats {
     /// # Panics
     /// When the server is not running.
     pub fn stop(&mut self) {
-        let mut child = self.child.take().expect("the NATS server is not running");
-        send_sigterm(child.id());
-        exit_within(&mut child, EXIT_BOUND);
+        self.process.stop();
     }
 
     /// Sends SIGKILL: the server dies at once, as in a crash.
@@ -72,9 +81,7 @@ impl PrivateNats {
     /// # Panics
     /// When the server is not running.
     pub fn kill(&mut self) {
-        let mut child = self.child.take().expect("the NATS server is not running");
-        child.kill().unwrap();
-        child.wait().unwrap();
+        self.process.kill();
     }
 
     /// Starts the server again on the same ports and store (stopping it first if it
@@ -83,7 +90,7 @@ impl PrivateNats {
     /// # Panics
     /// As [`PrivateNats::start`].
     pub fn restart(&mut self) {
-        if self.child.is_some() {
+        if self.process.is_running() {
             self.stop();
         }
         self.spawn();
@@ -95,100 +102,27 @@ impl PrivateNats {
     /// When the server does not answer or has no such stream.
     #[must_use]
     pub fn stream_messages(&self, name: &str) -> u64 {
-        let url = format!(
-            "http://127.0.0.1:{}/jsz?accounts=true&streams=true",
-            self.monitor_port.get()
-        );
-        let body = self
-            .monitor
-            .get(&url)
-            .call()
-            .unwrap()
-            .body_mut()
-            .read_to_string()
-            .unwrap();
-        let jsz: serde_json::Value = serde_json::from_str(&body).unwrap();
-        jsz["account_details"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|account| account["stream_detail"].as_array())
-            .flatten()
-            .find(|stream| stream["name"] == name)
+        let jsz = self
+            .process
+            .monitoring("/jsz?accounts=true&streams=true")
+            .expect("the NATS server's monitoring endpoint does not answer");
+        stream_detail(&jsz, name)
             .and_then(|stream| stream["state"]["messages"].as_u64())
-            .unwrap_or_else(|| panic!("the NATS server has no stream {name}: {body}"))
+            .unwrap_or_else(|| panic!("the NATS server has no stream {name}: {jsz}"))
     }
 
-    fn log_path(&self) -> PathBuf {
-        self.dir.path().join("server.log")
-    }
-
-    /// Starts the process (its log appended to `server.log`) and waits for `/healthz`.
     fn spawn(&mut self) {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.log_path())
-            .unwrap();
-        let child = Command::new(&self.binary)
-            .args(["-js", "-a", "127.0.0.1", "-p", &self.port.get().to_string()])
-            .arg("-sd")
-            .arg(self.dir.path().join("store"))
-            .args(["-m", &self.monitor_port.get().to_string()])
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "cannot run {}: {e} (install nats-server, e.g. apt-get install nats-server, \
-                     or set NATS_SERVER_BIN to one)",
-                    self.binary.display()
-                )
-            });
-        self.child = Some(child);
-        self.wait_until_healthy();
-    }
-
-    /// Polls `/healthz`, which answers 200 only once JetStream is up; panics with the
-    /// log when the process exits or the time is up.
-    fn wait_until_healthy(&mut self) {
-        let url = format!("http://127.0.0.1:{}/healthz", self.monitor_port.get());
-        let monitor = &self.monitor;
-        let child = self
-            .child
-            .as_mut()
-            .expect("the NATS server was just started");
-        let healthy = until_up(child, START_TIMEOUT, || monitor.get(&url).call().ok());
-        if healthy.is_none() {
-            let log = std::fs::read_to_string(self.log_path()).unwrap_or_default();
-            panic!(
-                "the private NATS server ({}) did not become healthy on port {}:\n{log}",
-                self.binary.display(),
-                self.port.get()
-            );
-        }
+        self.process.spawn();
+        self.process.wait_until_healthy();
     }
 }
 
-impl Drop for PrivateNats {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+impl Broker for PrivateNats {
+    fn env(&self) -> Vec<(String, String)> {
+        vec![("NATS_URL".to_owned(), self.url())]
     }
-}
 
-/// `NATS_SERVER_BIN`, else `nats-server` on the `PATH`, else Debian's
-/// `/usr/sbin/nats-server`.
-///
-/// # Panics
-/// When none exists: the NATS tests need a real server and are never skipped.
-fn nats_server_binary() -> PathBuf {
-    installed_binary("NATS_SERVER_BIN", "nats-server", "/usr/sbin/nats-server").expect(
-        "the NATS tests need nats-server (JetStream, 2.9 or later) and none was found: \
-         run them through scripts/test (it installs Debian's nats-server where it can), \
-         install it (Debian: apt-get install nats-server), or set NATS_SERVER_BIN to its path",
-    )
+    fn stream_messages(&self, name: &str) -> u64 {
+        Self::stream_messages(self, name)
+    }
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use tests::{PauseDir, Service, cancel_json, token, wait_until};
+use tests::{Broker, PauseDir, Service, cancel_json, token, wait_until};
 
 use crate::support::{Rig, create_and_cancel_orders, create_orders};
 
@@ -25,8 +25,24 @@ pub(crate) async fn stream_in_order(url: &str) -> Vec<serde_json::Value> {
     documents
 }
 
+/// Each order's events in `documents` (the stream's order), as `(type, sequence)`.
+pub(crate) fn events_per_order(
+    documents: &[serde_json::Value],
+) -> HashMap<String, Vec<(String, u64)>> {
+    let mut seen: HashMap<String, Vec<(String, u64)>> = HashMap::new();
+    for document in documents {
+        seen.entry(document["order"]["orderId"].as_str().unwrap().to_owned())
+            .or_default()
+            .push((
+                document["type"].as_str().unwrap().to_owned(),
+                document["sequence"].as_u64().unwrap(),
+            ));
+    }
+    seen
+}
+
 /// Counts of one event type in the outbox, in all and published.
-async fn events(rig: &Rig, event_type: &str) -> (i64, i64) {
+async fn events<B: Broker>(rig: &Rig<B>, event_type: &str) -> (i64, i64) {
     let hex = tests::hex(event_type);
     let of_type = format!("FROM outbox WHERE event_type = X'{hex}'");
     (
@@ -43,7 +59,7 @@ async fn events(rig: &Rig, event_type: &str) -> (i64, i64) {
 
 /// The created and the cancelled events, each `(in the outbox, published)`, and the
 /// shipments the consumer cancelled.
-async fn settlement(rig: &Rig) -> ((i64, i64), (i64, i64), i64) {
+pub(crate) async fn settlement<B: Broker>(rig: &Rig<B>) -> ((i64, i64), (i64, i64), i64) {
     (
         events(rig, "orders.created.v1").await,
         events(rig, "orders.cancelled.v1").await,
@@ -110,15 +126,7 @@ async fn each_orders_creation_reaches_the_stream_before_its_cancel_through_relay
     );
 
     let documents = stream_in_order(&rig.nats.url()).await;
-    let mut seen: HashMap<String, Vec<(String, u64)>> = HashMap::new();
-    for document in &documents {
-        seen.entry(document["order"]["orderId"].as_str().unwrap().to_owned())
-            .or_default()
-            .push((
-                document["type"].as_str().unwrap().to_owned(),
-                document["sequence"].as_u64().unwrap(),
-            ));
-    }
+    let seen = events_per_order(&documents);
     assert_eq!(seen.len(), ORDERS, "every order in the stream");
     for (order, events) in &seen {
         assert_eq!(

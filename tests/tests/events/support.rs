@@ -4,14 +4,14 @@ use std::future::Future;
 use std::time::Duration;
 
 use tests::{
-    History, PauseDir, PrivateNats, Service, ServiceOptions, TestDb, assert_recorded_run_legal,
-    cancel_json, order_json, spread, token, wait_until,
+    Broker, History, NatsCluster, PauseDir, PrivateNats, Service, ServiceOptions, TestDb,
+    assert_recorded_run_legal, cancel_json, order_json, spread, token, wait_until,
 };
 
-/// A scenario's world.
-pub(crate) struct Rig {
+/// A scenario's world: on a single NATS server unless it says otherwise.
+pub(crate) struct Rig<B = PrivateNats> {
     pub(crate) db: TestDb,
-    pub(crate) nats: PrivateNats,
+    pub(crate) nats: B,
     pub(crate) pause: PauseDir,
     /// Every idempotent request the scenario's clients sent, and its answer.
     pub(crate) history: History,
@@ -37,7 +37,21 @@ impl Rig {
             history: History::new(),
         }
     }
+}
 
+impl Rig<NatsCluster> {
+    /// On a private 3-node JetStream cluster, the stream kept on every node.
+    pub(crate) async fn clustered() -> Self {
+        Self {
+            db: TestDb::create().await,
+            nats: NatsCluster::start(),
+            pause: PauseDir::new(),
+            history: History::new(),
+        }
+    }
+}
+
+impl<B: Broker> Rig<B> {
     /// Options for any of the processes, with `env` on top of the rig's.
     pub(crate) fn options(&self, env: &[(&str, &str)]) -> ServiceOptions {
         self.options_on(self.db.url(), env)
@@ -47,15 +61,17 @@ impl Rig {
     pub(crate) fn options_on(&self, database_url: &str, env: &[(&str, &str)]) -> ServiceOptions {
         let mut options = ServiceOptions::new(database_url);
         options.pause_dir = Some(self.pause.path().to_owned());
-        options.env = [
-            ("NATS_URL", self.nats.url().as_str()),
-            ("OUTBOX_POLL_MS", "20"),
-            ("CONSUMER_ACK_WAIT_MS", "1000"),
-        ]
-        .iter()
-        .chain(env)
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
+        options.env = self
+            .nats
+            .env()
+            .into_iter()
+            .chain(
+                [("OUTBOX_POLL_MS", "20"), ("CONSUMER_ACK_WAIT_MS", "1000")]
+                    .iter()
+                    .chain(env)
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+            )
+            .collect();
         options
     }
 
