@@ -129,13 +129,21 @@ impl NatsCluster {
             .map(|(i, _)| i)
     }
 
-    /// How many clients are connected to node `node` now (`/connz`); 0 when it is down.
+    /// How many clients without a name (the service's processes; a test's own client
+    /// names itself) are connected to node `node` now (`/connz`); 0 when it is down.
     #[must_use]
-    pub fn clients(&self, node: usize) -> u64 {
+    pub fn unnamed_clients(&self, node: usize) -> usize {
         self.nodes[node]
             .process
             .monitoring("/connz")
-            .and_then(|connz| connz["num_connections"].as_u64())
+            .and_then(|connz| {
+                let connections = connz["connections"].as_array()?.iter();
+                Some(
+                    connections
+                        .filter(|c| c["name"].as_str().unwrap_or_default().is_empty())
+                        .count(),
+                )
+            })
             .unwrap_or(0)
     }
 
