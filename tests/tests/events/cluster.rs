@@ -62,9 +62,11 @@ async fn a_cluster_node_killed_and_restarted_under_load_loses_nothing_and_applie
         "the stream is kept on every node"
     );
     let urls = [server.base_url().to_owned()];
+    let history = rig.history.clone();
     let phase = |name: &str| {
-        let creates = tokio::spawn(create_orders(&urls, name, CREATES, 4));
+        let creates = tokio::spawn(create_orders(&history, &urls, name, CREATES, 4));
         let cancels = tokio::spawn(create_and_cancel_orders(
+            &history,
             &urls,
             &format!("{name}C"),
             CANCELS,
