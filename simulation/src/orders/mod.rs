@@ -4,6 +4,8 @@
 mod checks;
 mod client;
 mod processes;
+mod requests;
+mod shared;
 
 use std::sync::Arc;
 
@@ -13,8 +15,8 @@ use crate::executor::Executor;
 use crate::history::{Event, History};
 use crate::report::{Report, Scale};
 use crate::world::{Faults, World};
-use client::Shared;
 use processes::{Memory, Processes};
+use shared::Shared;
 
 impl Scale {
     fn drawn(choice: &Choice) -> Self {
@@ -74,8 +76,8 @@ fn last_look(executor: &mut Executor, shared: &Arc<Shared>, steps: &mut u64) -> 
     for (key, body) in shared.keys_in_use() {
         let asking = Arc::clone(shared);
         executor.spawner().spawn(None, async move {
-            let answer = client::send(&asking, 0, &key, &body).await;
-            if !client::is_definite(answer.as_ref()) {
+            let answer = requests::send(&asking, 0, &key, &body).await;
+            if !requests::is_definite(answer.as_ref()) {
                 asking.history.push(
                     asking.world.micros(),
                     Event::Violation(format!(

@@ -6,6 +6,7 @@ mod db;
 mod faults;
 mod inbox_tx;
 mod operations;
+mod orders_tx;
 mod parked;
 mod payments_tx;
 mod reader;

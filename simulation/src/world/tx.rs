@@ -3,21 +3,13 @@
 
 use std::sync::Arc;
 
-use application::events::{NewEvent, OutboxWriter};
-use application::orders::OrderRepository;
 use application::ports::{
     CommitError, InsertRecordError, NewRecord, RecordTx, StoreError, UnitOfWork,
 };
-use application::{CreateRefusal, StepError};
-use chrono::{DateTime, Utc};
-use domain::{
-    Completion, IdempotencyKey, NewOrder, OrderId, RecordId, RecordState, Scope, TenantId,
-};
+use domain::{Completion, IdempotencyKey, RecordId, RecordState, Scope};
 
 use super::World;
-use super::db::{
-    Claim, Db, EventRow, LockKey, OrderRow, RecordKey, RecordRow, ShipmentRow, Writes,
-};
+use super::db::{Claim, Db, LockKey, RecordKey, RecordRow, ShipmentRow, Writes};
 use super::parked::Woken;
 use crate::executor::interleave;
 
@@ -262,51 +254,6 @@ impl RecordTx for SimTx {
     async fn rollback(mut self) -> Result<(), StoreError> {
         interleave().await;
         self.abort();
-        Ok(())
-    }
-}
-
-impl OrderRepository for SimTx {
-    async fn insert_order(
-        &mut self,
-        tenant: TenantId,
-        order: &NewOrder,
-        _created_at: DateTime<Utc>,
-    ) -> Result<OrderId, StepError<CreateRefusal>> {
-        self.statement().await?;
-        let reference = order.client_order_ref.as_str().to_owned();
-        if !self
-            .claim(&LockKey::OrderRef(tenant.get(), reference.clone()))
-            .await?
-        {
-            return Err(StepError::Rejected(CreateRefusal::ClientOrderRefConflict));
-        }
-        let mut db = self.world.db();
-        let id = db.next_id();
-        if let Some(writes) = db.writes(self.id) {
-            writes.orders.push(OrderRow {
-                id,
-                tenant: tenant.get(),
-                client_order_ref: reference,
-                sku: order.sku.as_str().to_owned(),
-            });
-        }
-        Ok(OrderId::new(id))
-    }
-}
-
-impl OutboxWriter for SimTx {
-    async fn add_event(&mut self, event: &NewEvent) -> Result<(), StoreError> {
-        self.statement().await?;
-        if let Some(writes) = self.world.db().writes(self.id) {
-            writes.events.push(EventRow {
-                event_type: event.event_type,
-                about: event
-                    .order
-                    .as_ref()
-                    .map(|order| (order.key.clone(), order.sequence)),
-            });
-        }
         Ok(())
     }
 }
