@@ -14,6 +14,17 @@ pub(super) fn every_step(shared: &Shared) -> Result<(), String> {
         return Err(format!("operation {reference} charged {charges} times"));
     }
     let db = shared.world.db();
+    for row in db.operations.values() {
+        if let Some((lease, current)) = row.landed.iter().find(|(lease, current)| lease != current)
+        {
+            return Err(format!(
+                "capture {}: a write of generation {} landed on generation {}",
+                row.order,
+                lease.get(),
+                current.get()
+            ));
+        }
+    }
     let mut looked_at = shared
         .looked_at
         .lock()

@@ -135,6 +135,7 @@ fn accept(world: &Arc<World>, count: usize) {
                 last_error: None,
                 generation: Generation::new(0),
                 holder: None,
+                landed: Vec::new(),
             },
         );
     }

@@ -47,6 +47,8 @@ pub(crate) struct OperationRow {
     pub(crate) last_error: Option<AttemptError>,
     pub(crate) generation: Generation,
     pub(crate) holder: Option<(OwnerId, DateTime<Utc>)>,
+    /// Each fenced write that landed: the generation it was made under, and the row's.
+    pub(crate) landed: Vec<(Generation, Generation)>,
 }
 
 #[derive(Debug, Clone)]

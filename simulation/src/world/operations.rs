@@ -2,7 +2,9 @@
 //! the claim, the extension and the retry (each waiting on a transaction that holds the
 //! row), and the end in one transaction with the kind's record step. The fence is the
 //! one the SQL stores write (`adapters/src/leased/fenced.rs`): a write lands only for the
-//! generation the row is at, while it is pending.
+//! generation the row is at, while it is pending; here it is the domain's statement of
+//! it, `Lease::fences`. Every write that lands is logged with the generation it was made
+//! under and the row's, for the invariant that no stale write lands.
 
 use application::leased::EndedAs;
 use application::leased::{
@@ -47,9 +49,15 @@ impl SimStore {
     }
 }
 
-/// Pending at `generation`: what a holder of that generation may still write.
-fn fenced(row: &OperationRow, generation: Generation) -> bool {
+/// Pending at `generation`: what a claim that saw that generation may take.
+fn claimable(row: &OperationRow, generation: Generation) -> bool {
     row.state == OperationState::Pending && row.generation == generation
+}
+
+/// What `lease`'s holder may still write: the row pending, and the lease fencing its
+/// generation.
+fn fenced(row: &OperationRow, lease: &Lease) -> bool {
+    row.state == OperationState::Pending && lease.fences(row.generation)
 }
 
 impl OperationStore for SimStore {
@@ -101,7 +109,7 @@ impl OperationStore for SimStore {
     ) -> Result<bool, StoreError> {
         self.update(id, |row| {
             let free = row.holder.as_ref().is_none_or(|(_, until)| *until <= now);
-            if fenced(row, seen) && free {
+            if claimable(row, seen) && free {
                 row.generation = lease.generation;
                 row.holder = Some((lease.owner.clone(), lease.expires_at));
                 true
@@ -114,7 +122,8 @@ impl OperationStore for SimStore {
 
     async fn extend(&self, id: Uuid, lease: &Lease) -> Result<bool, StoreError> {
         self.update(id, |row| {
-            if fenced(row, lease.generation) {
+            if fenced(row, lease) {
+                row.landed.push((lease.generation, row.generation));
                 row.holder = Some((lease.owner.clone(), lease.expires_at));
                 true
             } else {
@@ -135,11 +144,14 @@ impl OperationStore for SimStore {
         let Some(row) = self.0.db().operations.get(&id).cloned() else {
             return Ok(false);
         };
-        if !fenced(&row, end.lease.generation) {
+        if !fenced(&row, end.lease) {
             tx.rollback().await?;
             return Ok(false);
         }
+        let mut landed = row.landed.clone();
+        landed.push((end.lease.generation, row.generation));
         let ended = OperationRow {
+            landed,
             state: end.ending.state(),
             attempts: end.attempts,
             holder: None,
@@ -180,7 +192,8 @@ impl OperationStore for SimStore {
         _now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         self.update(id, |row| {
-            if fenced(row, lease.generation) {
+            if fenced(row, lease) {
+                row.landed.push((lease.generation, row.generation));
                 row.attempts = attempts;
                 row.last_error = Some(error);
                 row.next_attempt_at = next_attempt_at;
