@@ -1,8 +1,9 @@
 //! Every decision of a run, from one seeded generator shared by the scheduler and the
 //! simulated world: the same seed makes the same choices in the same order.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::locked::locked;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -21,7 +22,7 @@ impl Choice {
     }
 
     fn rng(&self) -> MutexGuard<'_, ChaCha8Rng> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.0)
     }
 
     /// One of `items`, or none when there are none.

@@ -5,10 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake, Waker};
 
 use crate::choice::Choice;
+use crate::locked::locked;
 
 pub(crate) type TaskId = u64;
 type BoxedTask = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -30,7 +31,7 @@ struct Ready(Mutex<BTreeSet<TaskId>>);
 
 impl Ready {
     fn lock(&self) -> MutexGuard<'_, BTreeSet<TaskId>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.0)
     }
 }
 
@@ -61,14 +62,11 @@ impl Spawner {
         process: Option<ProcessId>,
         future: impl Future<Output = ()> + Send + 'static,
     ) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push((process, Box::pin(future)));
+        locked(&self.0).push((process, Box::pin(future)));
     }
 
     fn take(&self) -> Vec<Spawned> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+        std::mem::take(&mut *locked(&self.0))
     }
 }
 

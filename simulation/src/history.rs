@@ -1,8 +1,9 @@
 //! What a run did, in order: each request sent and how it was answered, each crash. A
 //! failing seed prints it, so the run can be read without running it again.
 
+use crate::locked::locked;
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Event {
@@ -54,7 +55,7 @@ pub(crate) struct History(Arc<Mutex<Vec<(i64, Event)>>>);
 
 impl History {
     fn lock(&self) -> MutexGuard<'_, Vec<(i64, Event)>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.0)
     }
 
     pub(crate) fn push(&self, at: i64, event: Event) {

@@ -7,6 +7,7 @@ mod driver;
 mod events;
 mod executor;
 mod history;
+mod locked;
 mod orders;
 mod payments;
 mod report;

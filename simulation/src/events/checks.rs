@@ -8,7 +8,8 @@ use std::sync::atomic::Ordering;
 
 use application::events::{SHIPMENTS_CONSUMER, ShipmentState};
 
-use super::{Shared, locked};
+use super::Shared;
+use crate::locked::locked;
 
 /// The messages the stream gained since the last look: an event's first copy may not come
 /// before the first copy of its order's previous event.

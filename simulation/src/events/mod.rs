@@ -10,7 +10,7 @@ mod tasks;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use crate::choice::Choice;
 use crate::driver::{Scenario, drive};
@@ -41,10 +41,6 @@ pub(crate) struct Shared {
     /// first copy it has seen.
     looked_at: AtomicUsize,
     appeared: Mutex<BTreeSet<(u64, u64)>>,
-}
-
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Shared {

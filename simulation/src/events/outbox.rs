@@ -3,7 +3,7 @@
 //! settle that marks what the broker acknowledged.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use application::events::{
     OutboxClaim, OutboxRelayStore, PendingEvent, PendingSummary, publishable_in_order,
@@ -13,6 +13,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::executor::interleave;
+use crate::locked::locked;
 use crate::world::{World, lost};
 
 #[derive(Debug, Clone)]
@@ -47,7 +48,7 @@ impl SimOutbox {
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Rows> {
-        self.rows.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.rows)
     }
 
     /// An event committed by an operation's transaction, under the id its insert took.

@@ -4,12 +4,13 @@
 //! a message not acknowledged may come again at any time, to any consumer.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use application::events::{EventPublisher, PendingEvent, PublishError, Stored};
 use uuid::Uuid;
 
 use crate::executor::interleave;
+use crate::locked::locked;
 use crate::world::World;
 
 /// Simulated microseconds a message id is remembered for (JetStream's duplicate window).
@@ -51,7 +52,7 @@ impl SimStream {
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Messages> {
-        self.messages.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.messages)
     }
 
     /// A delivery, picked by the seed: the next new message, or one delivered before and

@@ -17,6 +17,7 @@ use uuid::Uuid;
 use super::Shared;
 use crate::executor::interleave;
 use crate::history::Event;
+use crate::locked::locked;
 use crate::world::SimClock;
 
 /// Order `order`'s create and, for some, its cancel: each event inserted (taking its
@@ -63,11 +64,7 @@ pub(super) async fn writer(shared: Arc<Shared>, order: u64) {
         interleave().await;
         let id = shared.world.db().next_id();
         interleave().await;
-        shared
-            .written
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(event.id, (order, sequence));
+        locked(&shared.written).insert(event.id, (order, sequence));
         shared.outbox.commit(
             id,
             PendingEvent {

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use application::{CreateRefusal, Outcome};
 
 use super::requests::{dispatch, receive, send};
-use super::shared::{Body, Shared, locked};
+use super::shared::{Body, Shared};
+use crate::locked::locked;
 
 /// What a client does after a round of answers for one key.
 enum Next {

@@ -3,7 +3,7 @@
 //! on or off as the seed says. A crash replaces a process's coordinator, and with it all
 //! it kept in memory.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use application::{
@@ -12,6 +12,7 @@ use application::{
 };
 
 use crate::choice::Choice;
+use crate::locked::locked;
 use crate::world::{SimClock, SimReader, SimStore, World};
 
 pub(crate) type SimCoordinator = Coordinator<SimStore, SimReader>;
@@ -55,7 +56,7 @@ impl Processes {
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<Arc<SimCoordinator>>> {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.running)
     }
 
     pub(crate) fn count(&self) -> usize {

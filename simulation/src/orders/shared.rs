@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use application::{CreateRefusal, Outcome};
 use domain::{ClientOrderRef, NewOrder, Quantity, Sku};
@@ -12,6 +12,7 @@ use super::checks::{self, Answered};
 use super::processes::Processes;
 use crate::executor::Spawner;
 use crate::history::{Event, History};
+use crate::locked::locked;
 use crate::world::{RecordKey, World};
 
 pub(super) const TENANT: u64 = 1;
@@ -52,10 +53,6 @@ pub(crate) struct Shared {
     pub(crate) succeeded: Mutex<BTreeSet<String>>,
     /// Commits at the last look at the database.
     pub(crate) commits_seen: AtomicU64,
-}
-
-pub(super) fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Shared {

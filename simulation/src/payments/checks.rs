@@ -7,6 +7,7 @@ use domain::{AttemptError, OperationState};
 
 use super::provider::Told;
 use super::{MAX_ATTEMPTS, Shared};
+use crate::locked::locked;
 
 pub(super) fn every_step(shared: &Shared) -> Result<(), String> {
     let ledger = shared.provider.ledger();
@@ -25,10 +26,7 @@ pub(super) fn every_step(shared: &Shared) -> Result<(), String> {
             ));
         }
     }
-    let mut looked_at = shared
-        .looked_at
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut looked_at = locked(&shared.looked_at);
     for (id, row) in &db.operations {
         if row.state == OperationState::Pending || looked_at.contains(id) {
             continue;

@@ -3,13 +3,14 @@
 //! and a slow call waits until the scheduler lets it answer.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use application::leased::{Definite, NoAnswer, ProviderAnswer};
 use application::payments::{PaymentProvider, ProviderResource};
 use domain::AttemptError;
 
 use crate::executor::interleave;
+use crate::locked::locked;
 use crate::world::World;
 
 #[derive(Debug, thiserror::Error)]
@@ -64,7 +65,7 @@ impl SimProvider {
     }
 
     pub(crate) fn ledger(&self) -> MutexGuard<'_, Ledger> {
-        self.ledger.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.ledger)
     }
 
     /// The network's turn, and sometimes a slow answer: held until a wait ends.

@@ -13,7 +13,7 @@ mod reader;
 mod tx;
 
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 pub(crate) use clock::SimClock;
 pub(crate) use db::{Db, OperationRow, RecordKey};
@@ -22,6 +22,7 @@ pub(crate) use reader::SimReader;
 pub(crate) use tx::{SimStore, lost};
 
 use crate::choice::Choice;
+use crate::locked::locked;
 use parked::Parked;
 
 /// Shared by every simulated process, as one database server is.
@@ -47,16 +48,16 @@ impl World {
     }
 
     pub(crate) fn db(&self) -> MutexGuard<'_, Db> {
-        self.db.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.db)
     }
 
     pub(crate) fn faults(&self) -> Faults {
-        *self.faults.lock().unwrap_or_else(PoisonError::into_inner)
+        *locked(&self.faults)
     }
 
     /// From here on nothing fails: the run drains and every key is asked once more.
     pub(crate) fn calm(&self) {
-        *self.faults.lock().unwrap_or_else(PoisonError::into_inner) = Faults::none();
+        *locked(&self.faults) = Faults::none();
     }
 
     pub(crate) fn choice(&self) -> &Choice {

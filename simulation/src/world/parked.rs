@@ -3,10 +3,11 @@
 //! any step, as on a loaded machine, and only the seed says when.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Poll, Waker};
 
 use crate::choice::Choice;
+use crate::locked::locked;
 
 type ParkId = u64;
 
@@ -37,7 +38,7 @@ pub(crate) struct Parked(Arc<Mutex<Waits>>);
 
 impl Parked {
     fn lock(&self) -> MutexGuard<'_, Waits> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        locked(&self.0)
     }
 
     /// Waits until fired or, for a lock wait (`on` its holder), released.
