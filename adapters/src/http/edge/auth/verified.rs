@@ -35,17 +35,25 @@ pub(crate) fn verified_token_hits() -> Counter {
 pub(crate) struct Usable {
     pub(crate) from: u64,
     pub(crate) until: u64,
+    /// `exp` itself, without the leeway: what a session may last to (the on-call page's
+    /// cookie, `docs/admin.md#the-on-call-page`).
+    pub(crate) expires: u64,
 }
 
 impl Usable {
     /// A window no time is in.
-    pub(crate) const NEVER: Self = Self { from: 1, until: 0 };
+    pub(crate) const NEVER: Self = Self {
+        from: 1,
+        until: 0,
+        expires: 0,
+    };
 
     pub(crate) fn new(nbf: Option<i64>, exp: i64, leeway: u64) -> Self {
         let seconds = |t: i64| u64::try_from(t).unwrap_or(0);
         Self {
             from: nbf.map_or(0, |nbf| seconds(nbf).saturating_sub(leeway)),
             until: seconds(exp).saturating_add(leeway),
+            expires: seconds(exp),
         }
     }
 
@@ -98,7 +106,18 @@ impl Default for VerifiedTokens {
 impl VerifiedTokens {
     /// The caller of `token` if it was verified with `keys` (the set in use, `None` for the
     /// shared secret) and `now` is inside its window.
+    #[cfg(test)]
     pub(crate) fn get(&self, token: &str, now: u64, keys: Option<&Arc<KeySet>>) -> Option<Caller> {
+        self.get_usable(token, now, keys).map(|(caller, _)| caller)
+    }
+
+    /// As [`Self::get`], with the window the token was verified for.
+    pub(crate) fn get_usable(
+        &self,
+        token: &str,
+        now: u64,
+        keys: Option<&Arc<KeySet>>,
+    ) -> Option<(Caller, Usable)> {
         let found = self.entries.get(token)?;
         let same_keys = match (&found.keys, keys) {
             (None, None) => true,
@@ -107,7 +126,8 @@ impl VerifiedTokens {
             }
             _ => false,
         };
-        let served = (same_keys && found.usable.contains(now)).then(|| found.caller.clone());
+        let served =
+            (same_keys && found.usable.contains(now)).then(|| (found.caller.clone(), found.usable));
         if served.is_some() {
             HITS.inc();
         }
@@ -198,10 +218,18 @@ mod tests {
             Usable::new(None, 100, 30),
             Usable {
                 from: 0,
-                until: 130
+                until: 130,
+                expires: 100
             }
         );
-        assert_eq!(Usable::new(Some(-5), -5, 30), Usable { from: 0, until: 30 });
+        assert_eq!(
+            Usable::new(Some(-5), -5, 30),
+            Usable {
+                from: 0,
+                until: 30,
+                expires: 0
+            }
+        );
         assert!(!Usable::NEVER.contains(0) && !Usable::NEVER.contains(u64::MAX));
     }
 }
