@@ -6,6 +6,7 @@ pub(crate) mod http;
 mod operation_rows;
 mod reads;
 mod store;
+pub mod ui;
 mod writes;
 
 pub use crate::leased::parse_operation_id;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use actix_web::App;
 use actix_web::middleware::from_fn;
 use adapters::SystemClock;
-use adapters::api::{leased_kinds, routes};
+use adapters::api::{CsrfKey, admin_ui_routes, leased_kinds, routes};
 use adapters::http::listener::{Limits, bind, http_server};
 use adapters::http::{AppState, JwksVerifier, ProblemForms, TokenVerifier, request_context};
 use adapters::metrics::Metrics;
@@ -91,6 +91,12 @@ async fn serve_with<S: WorkerStore>(
         None => None,
     };
 
+    // One key for every worker: a form drawn by one is checked by another.
+    let admin_ui = config.admin_ui.then(CsrfKey::random);
+    if admin_ui.is_some() {
+        tracing::info!("ADMIN_UI=1: the on-call page is served under /admin/");
+    }
+
     let listener = bind(config.bind_addr)
         .with_context(|| format!("BIND_ADDR: cannot listen on {}", config.bind_addr))?;
     let address = listener.local_addr()?;
@@ -103,6 +109,7 @@ async fn serve_with<S: WorkerStore>(
         let (replay_cache, in_flight) = (replay_cache.clone(), Arc::clone(&in_flight));
         let batching = batching.clone();
         let shared_metrics = Arc::clone(&metrics);
+        let admin_ui = admin_ui.clone();
         App::new()
             .wrap(from_fn(request_context))
             .data_factory(move || {
@@ -141,6 +148,11 @@ async fn serve_with<S: WorkerStore>(
                 }
             })
             .configure(routes::<S, Hooks>(Arc::clone(&metrics)))
+            .configure(move |config| {
+                if let Some(key) = admin_ui {
+                    admin_ui_routes::<S, Hooks>(key)(config);
+                }
+            })
     };
     let server = http_server(app, listener, limits).context("HTTP server cannot start")?;
     tracing::info!(%address, "listening");

@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+mod admin_ui;
 pub(crate) mod auth;
 pub(crate) mod batching;
 mod connection_errors;
@@ -16,6 +17,7 @@ pub(crate) mod payments;
 pub(crate) mod replay_cache;
 pub(crate) mod secret;
 
+use self::admin_ui::admin_ui;
 use self::auth::{AuthConfig, auth_config};
 use self::batching::batching;
 pub(crate) use self::database::DatabaseConfig;
@@ -128,6 +130,8 @@ pub(crate) struct ServeConfig {
     pub(crate) replay_cache: ReplayCacheSettings,
     /// `None` when batching is off.
     pub(crate) batching: Option<application::BatchSettings>,
+    /// Whether the on-call page is served under `/admin/` (`ADMIN_UI=1`).
+    pub(crate) admin_ui: bool,
 }
 
 impl ServeConfig {
@@ -161,6 +165,7 @@ impl ServeConfig {
             payments: PaymentsConfig::from_lookup(lookup)?,
             replay_cache: replay_cache(lookup)?,
             batching: batching(lookup)?,
+            admin_ui: admin_ui(lookup)?,
         })
     }
 }
@@ -206,6 +211,7 @@ mod tests {
         assert_eq!(config.retention, RetentionPolicy::default());
         assert!(config.events.test_pause_dir.is_none());
         assert!(config.payments.provider_url.is_none());
+        assert!(!config.admin_ui);
     }
 
     #[test]

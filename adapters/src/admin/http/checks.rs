@@ -17,7 +17,8 @@ use crate::http::route::PathIds;
 use crate::http::routes::state::AppState;
 use crate::leased::parse_operation_id;
 
-pub(super) fn admin<S: UnitOfWork, H>(state: &AppState<S, H>) -> Admin<'_, S> {
+/// The use cases over the app's store: the API's routes' and the on-call page's.
+pub(crate) fn admin<S: UnitOfWork, H>(state: &AppState<S, H>) -> Admin<'_, S> {
     Admin {
         store: &state.store,
         kinds: &state.kinds,

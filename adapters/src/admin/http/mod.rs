@@ -2,7 +2,7 @@
 
 mod answer;
 mod body;
-mod checks;
+pub(crate) mod checks;
 pub(crate) mod operation_routes;
 mod params;
 mod problems;

@@ -82,8 +82,9 @@ pub(crate) async fn optional_json_body(
     }
 }
 
-/// No content coding, the declared size, then the body within the deadline and the limit.
-async fn bounded_body(
+/// No content coding, the declared size, then the body within the deadline and the limit
+/// (also the on-call page's forms).
+pub(crate) async fn bounded_body(
     request: &HttpRequest,
     payload: Payload,
     body_timeout: Duration,

@@ -1,0 +1,19 @@
+//! The on-call page (`docs/admin.md#the-on-call-page`): server-rendered HTML under
+//! `/admin/` over the very use cases, scoping and token checks of the admin API, served
+//! only when the server is started with `ADMIN_UI=1`. No JavaScript: every page is a plain
+//! document, every change a form checked for its CSRF token and its origin.
+
+mod audit;
+mod csrf;
+mod headers;
+mod home;
+mod layout;
+mod operation;
+mod operations;
+mod origin;
+mod routes;
+mod session;
+mod sign_in;
+
+pub use csrf::CsrfKey;
+pub use routes::routes;

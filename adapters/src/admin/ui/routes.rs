@@ -1,0 +1,69 @@
+//! The on-call page's routes under `/admin` and what wraps them all: the security headers
+//! on every response, a `404` page for anything unknown, the CSRF key.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::CONTENT_TYPE;
+use actix_web::middleware::from_fn;
+use actix_web::web::{self, Data, ServiceConfig};
+use actix_web::{HttpRequest, HttpResponse};
+use application::admin::AdminStore;
+use application::ports::FlowHooks;
+
+use super::csrf::CsrfKey;
+use super::layout::{frame, html, not_found};
+use super::session::see_other;
+use super::{audit, headers, home, operation, operations, sign_in};
+
+/// The stylesheet, in the binary: the page needs no file beside it.
+const STYLESHEET: &str = include_str!("admin.css");
+
+/// Every route of the on-call page; the server adds them only with `ADMIN_UI=1`.
+pub fn routes<S: AdminStore + 'static, H: FlowHooks + 'static>(
+    key: CsrfKey,
+) -> impl FnOnce(&mut ServiceConfig) {
+    move |config| {
+        config.service(
+            web::scope("/admin")
+                .app_data(Data::new(key))
+                .wrap(from_fn(headers::secure))
+                .route("", web::get().to(|| async { see_other("/admin/") }))
+                .route("/", web::get().to(home::page::<S, H>))
+                .route("/static/admin.css", web::get().to(stylesheet))
+                .route("/sign-in", web::get().to(sign_in::form))
+                .route("/sign-in", web::post().to(sign_in::submit::<S, H>))
+                .route("/sign-out", web::post().to(sign_in::sign_out::<S, H>))
+                .route("/operations", web::get().to(operations::page::<S, H>))
+                .route(
+                    "/operations/{operation_id}",
+                    web::get().to(operation::page::<S, H>),
+                )
+                .route("/audit", web::get().to(audit::page::<S, H>))
+                .default_service(web::to(unknown)),
+        );
+    }
+}
+
+async fn stylesheet() -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((CONTENT_TYPE, "text/css; charset=utf-8"))
+        .body(STYLESHEET)
+}
+
+async fn unknown(_request: HttpRequest) -> HttpResponse {
+    not_found(None)
+}
+
+/// A page for a signed-in operator that shows a parameter problem.
+pub(super) fn bad_parameters(
+    errors: &[crate::http::FieldError],
+    session: (&super::session::Session, &CsrfKey),
+) -> HttpResponse {
+    let content = maud::html! {
+        p { "This address asks for something the list cannot show:" }
+        ul { @for error in errors { li { (error.pointer.trim_start_matches('/')) ": " (error.reason) } } }
+    };
+    html(
+        StatusCode::BAD_REQUEST,
+        frame("Bad parameters", Some(session), &content),
+    )
+}
