@@ -10,6 +10,7 @@ mod api;
 mod backend;
 mod batch_log;
 mod binaries;
+mod chromedriver;
 mod db;
 mod fixtures;
 mod galera;
@@ -43,6 +44,7 @@ pub use api::{
 pub use backend::Backend;
 pub use batch_log::BatchLog;
 pub use binaries::{provider_stand_in_binary, server_binary, server_without_test_hooks_binary};
+pub use chromedriver::{Chromedriver, chromium_binary};
 pub use db::TestDb;
 pub use fixtures::{
     batched_coordinator_on, caller, coordinator_on, create_as_tenant_1, executed_count, hex,

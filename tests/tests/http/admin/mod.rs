@@ -10,3 +10,4 @@ mod order_rules;
 mod refunds;
 mod refusals;
 mod support;
+mod ui;

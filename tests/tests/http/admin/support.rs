@@ -1,8 +1,8 @@
 //! What the admin tests share: tokens, a pending capture, and the rows an action leaves.
 
-use tests::{Reply, capture_json, token};
+use tests::{ALL_PERMISSIONS, Reply, capture_json, order_json, token};
 
-use crate::support::{App, full_token, order};
+use crate::support::App;
 
 /// Tenant 1's on-call person, actor 9, who may read and write but only in tenant 1.
 pub(crate) fn operator_token() -> String {
@@ -11,9 +11,19 @@ pub(crate) fn operator_token() -> String {
 
 /// A capture of a new order of tenant 1, left pending (no worker runs): its operation id.
 pub(crate) fn pending_capture(app: &App, reference: &str) -> String {
-    let order = order(app, reference);
+    pending_capture_of(app, 1, reference)
+}
+
+/// [`pending_capture`] in `tenant`.
+pub(crate) fn pending_capture_of(app: &App, tenant: u64, reference: &str) -> String {
+    let all = token(tenant, 1, ALL_PERMISSIONS);
+    let created = app
+        .api
+        .create(&all, reference, &order_json(reference, "SKU-1", 1));
+    assert_eq!(created.status, 201, "{reference}");
+    let order = created.json()["orderId"].as_str().unwrap().to_owned();
     let accepted = app.api.capture(
-        &full_token(),
+        &all,
         &order,
         &format!("pay-{reference}"),
         &capture_json(1500, "JPY"),

@@ -1,0 +1,140 @@
+//! Over plain HTTP: a change without its CSRF token or from another origin changes
+//! nothing; every `/admin/` response carries the security headers; without `ADMIN_UI=1`
+//! there is no `/admin/` at all.
+
+use tests::Reply;
+
+use super::browser::app_with_ui;
+use crate::admin::support::{audit_rows, needs_review, operator_token, pending_capture};
+use crate::support::App;
+
+const HEADERS: [(&str, &str); 5] = [
+    (
+        "content-security-policy",
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; \
+         frame-ancestors 'none'; base-uri 'none'",
+    ),
+    ("x-frame-options", "DENY"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "same-origin"),
+    ("cache-control", "no-store"),
+];
+
+fn session_cookie() -> String {
+    format!("admin_session={}", operator_token())
+}
+
+fn get(app: &App, path: &str) -> Reply {
+    let cookie = session_cookie();
+    app.api
+        .send("GET", path, &[("cookie", cookie.as_bytes())], b"")
+}
+
+/// The CSRF token of the sign-out form of `/admin/`.
+fn csrf_token(app: &App) -> String {
+    let page = String::from_utf8(get(app, "/admin/").body).unwrap();
+    let (_, after) = page.split_once("name=\"csrf\" value=\"").unwrap();
+    after.split('"').next().unwrap().to_owned()
+}
+
+fn sign_out(app: &App, origin: &str, csrf: Option<&str>) -> Reply {
+    let cookie = session_cookie();
+    let body = csrf.map(|csrf| format!("csrf={csrf}")).unwrap_or_default();
+    app.api.send(
+        "POST",
+        "/admin/sign-out",
+        &[
+            ("cookie", cookie.as_bytes()),
+            ("origin", origin.as_bytes()),
+            ("content-type", b"application/x-www-form-urlencoded"),
+        ],
+        body.as_bytes(),
+    )
+}
+
+#[tokio::test]
+async fn a_change_without_its_csrf_token_or_from_another_origin_changes_nothing() {
+    let app = app_with_ui().await;
+    let own = app.service.base_url().to_owned();
+    let csrf = csrf_token(&app);
+    let refused = [
+        sign_out(&app, &own, None),
+        sign_out(&app, &own, Some("bm90LXRoZS10b2tlbg")),
+        sign_out(&app, "http://evil.example", Some(&csrf)),
+        sign_out(&app, "null", Some(&csrf)),
+    ];
+    for reply in refused {
+        assert_eq!(reply.status, 403);
+        assert_eq!(reply.header("set-cookie"), None, "the session stays");
+    }
+    assert_eq!(audit_rows(&app).await, 0);
+    let accepted = sign_out(&app, &own, Some(&csrf));
+    assert_eq!(
+        accepted.status, 303,
+        "the same form with both checks passing"
+    );
+    assert!(accepted.header("set-cookie").unwrap().contains("Max-Age=0"));
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn every_admin_response_carries_the_security_headers() {
+    let app = app_with_ui().await;
+    let id = pending_capture(&app, "UI-HEADERS");
+    needs_review(&app, &id).await;
+    let operation = format!("/admin/operations/{id}");
+    let signed_out = app.api.send("GET", "/admin/operations", &[], b"");
+    assert_eq!(signed_out.status, 303);
+    let mut replies = vec![("signed out", signed_out)];
+    for path in [
+        "/admin/sign-in",
+        "/admin/static/admin.css",
+        "/admin/",
+        "/admin/operations",
+        "/admin/operations?state=needs_review&type=&tenant=",
+        "/admin/operations?state=bogus",
+        &operation,
+        "/admin/operations/00000000-0000-4000-8000-000000000000",
+        "/admin/audit",
+        "/admin/no-such-page",
+    ] {
+        replies.push((path, get(&app, path)));
+    }
+    replies.push((
+        "refused sign-out",
+        sign_out(&app, "http://evil.example", None),
+    ));
+    for (what, reply) in &replies {
+        for (name, value) in HEADERS {
+            assert_eq!(reply.header(name).as_deref(), Some(value), "{what}: {name}");
+        }
+        let body = String::from_utf8_lossy(&reply.body);
+        assert!(
+            !body.contains("<script") && !body.contains(" style="),
+            "{what}"
+        );
+    }
+    let statuses: Vec<u16> = replies.iter().map(|(_, reply)| reply.status).collect();
+    assert_eq!(
+        statuses,
+        [303, 200, 200, 200, 200, 200, 400, 200, 404, 200, 404, 403]
+    );
+    app.finish().await;
+}
+
+#[tokio::test]
+async fn without_admin_ui_there_is_no_admin_page() {
+    let app = App::start().await;
+    for path in ["/admin/", "/admin/sign-in", "/admin/static/admin.css"] {
+        assert_eq!(get(&app, path).status, 404, "{path}");
+    }
+    let cookie = session_cookie();
+    let post = app.api.send(
+        "POST",
+        "/admin/sign-in",
+        &[("cookie", cookie.as_bytes())],
+        b"",
+    );
+    assert_eq!(post.status, 404);
+    app.finish().await;
+}

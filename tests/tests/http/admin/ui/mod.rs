@@ -1,0 +1,7 @@
+//! The on-call page (`docs/admin.md#the-on-call-page`): in headless Chromium, what an
+//! operator sees and what a tenant admin does not (`pages`); over plain HTTP, the CSRF and
+//! origin checks, the security headers and the switch (`guards`).
+
+mod browser;
+mod guards;
+mod pages;
