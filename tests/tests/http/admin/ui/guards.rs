@@ -2,6 +2,8 @@
 //! nothing; every `/admin/` response carries the security headers; without `ADMIN_UI=1`
 //! there is no `/admin/` at all.
 
+use std::sync::LazyLock;
+
 use tests::Reply;
 
 use super::browser::app_with_ui;
@@ -20,8 +22,11 @@ const HEADERS: [(&str, &str); 5] = [
     ("cache-control", "no-store"),
 ];
 
+/// Minted once: the CSRF token read from a page is bound to this token's exact text.
+static OPERATOR: LazyLock<String> = LazyLock::new(operator_token);
+
 fn session_cookie() -> String {
-    format!("admin_session={}", operator_token())
+    format!("admin_session={}", *OPERATOR)
 }
 
 fn get(app: &App, path: &str) -> Reply {
