@@ -1,7 +1,8 @@
 //! The on-call page (`docs/admin.md#the-on-call-page`): server-rendered HTML under
 //! `/admin/` over the very use cases, scoping and token checks of the admin API, served
 //! only when the server is started with `ADMIN_UI=1`. No JavaScript: every page is a plain
-//! document, every change a form checked for its CSRF token and its origin.
+//! document, every change a form checked for its CSRF token and its origin, behind a page
+//! that says what it will do.
 
 mod audit;
 mod csrf;
@@ -11,6 +12,8 @@ mod layout;
 mod operation;
 mod operations;
 mod origin;
+mod resolve;
+mod resolve_form;
 mod routes;
 mod session;
 mod sign_in;

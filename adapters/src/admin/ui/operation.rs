@@ -5,14 +5,16 @@
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
-use application::admin::{AdminRefusal, AdminStore, PageLimit};
+use application::admin::{ADMIN_WRITE, AdminRefusal, AdminStore, PageLimit};
 use application::ports::FlowHooks;
 use application::rfc3339_micros;
+use domain::OperationState;
 use maud::{Markup, html};
 
 use super::audit::rows as audit_rows;
 use super::csrf::CsrfKey;
 use super::layout::{frame, html as respond, not_found, unavailable};
+use super::resolve_form;
 use super::session::session;
 use crate::admin::http::checks::admin;
 use crate::http::route::PathIds;
@@ -75,6 +77,10 @@ pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
             (fact("Downstream key", html! { code { (operation.downstream_key) } }))
             (fact("Accepted", html! { time { (rfc3339_micros(operation.accepted_at)) } }))
             (fact("Updated", html! { time { (rfc3339_micros(operation.updated_at)) } }))
+        }
+        @if operation.state == OperationState::NeedsReview && session.caller.has_permission(ADMIN_WRITE) {
+            (resolve_form::form(&target, operation.state, operation.generation,
+                state.kinds.provider_id_member(&operation.operation_type).unwrap_or("id")))
         }
         h2 { "Timeline" }
         p.note { "Operator changes to this operation among the latest " (recent.get()) " audit rows." }

@@ -12,7 +12,7 @@ use application::ports::FlowHooks;
 use super::csrf::CsrfKey;
 use super::layout::{frame, html, not_found};
 use super::session::see_other;
-use super::{audit, headers, home, operation, operations, sign_in};
+use super::{audit, headers, home, operation, operations, resolve, sign_in};
 
 /// The stylesheet, in the binary: the page needs no file beside it.
 const STYLESHEET: &str = include_str!("admin.css");
@@ -36,6 +36,14 @@ pub fn routes<S: AdminStore + 'static, H: FlowHooks + 'static>(
                 .route(
                     "/operations/{operation_id}",
                     web::get().to(operation::page::<S, H>),
+                )
+                .route(
+                    "/operations/{operation_id}/resolve",
+                    web::get().to(resolve::confirm::<S, H>),
+                )
+                .route(
+                    "/operations/{operation_id}/resolve",
+                    web::post().to(resolve::submit::<S, H>),
                 )
                 .route("/audit", web::get().to(audit::page::<S, H>))
                 .default_service(web::to(unknown)),

@@ -30,24 +30,29 @@ fn session_cookie() -> String {
 }
 
 fn get(app: &App, path: &str) -> Reply {
-    let cookie = session_cookie();
+    get_as(app, path, &OPERATOR)
+}
+
+/// `GET path` signed in with `token`.
+pub(super) fn get_as(app: &App, path: &str, token: &str) -> Reply {
+    let cookie = format!("admin_session={token}");
     app.api
         .send("GET", path, &[("cookie", cookie.as_bytes())], b"")
 }
 
-/// The CSRF token of the sign-out form of `/admin/`.
-fn csrf_token(app: &App) -> String {
-    let page = String::from_utf8(get(app, "/admin/").body).unwrap();
+/// The CSRF token of the sign-out form of `/admin/`, signed in with `token`.
+pub(super) fn csrf_token(app: &App, token: &str) -> String {
+    let page = String::from_utf8(get_as(app, "/admin/", token).body).unwrap();
     let (_, after) = page.split_once("name=\"csrf\" value=\"").unwrap();
     after.split('"').next().unwrap().to_owned()
 }
 
-fn sign_out(app: &App, origin: &str, csrf: Option<&str>) -> Reply {
-    let cookie = session_cookie();
-    let body = csrf.map(|csrf| format!("csrf={csrf}")).unwrap_or_default();
+/// A form `POST` to `path` signed in with `token`, from `origin`.
+pub(super) fn post_form(app: &App, path: &str, token: &str, origin: &str, body: &str) -> Reply {
+    let cookie = format!("admin_session={token}");
     app.api.send(
         "POST",
-        "/admin/sign-out",
+        path,
         &[
             ("cookie", cookie.as_bytes()),
             ("origin", origin.as_bytes()),
@@ -57,11 +62,16 @@ fn sign_out(app: &App, origin: &str, csrf: Option<&str>) -> Reply {
     )
 }
 
+fn sign_out(app: &App, origin: &str, csrf: Option<&str>) -> Reply {
+    let body = csrf.map(|csrf| format!("csrf={csrf}")).unwrap_or_default();
+    post_form(app, "/admin/sign-out", &OPERATOR, origin, &body)
+}
+
 #[tokio::test]
 async fn a_change_without_its_csrf_token_or_from_another_origin_changes_nothing() {
     let app = app_with_ui().await;
     let own = app.service.base_url().to_owned();
-    let csrf = csrf_token(&app);
+    let csrf = csrf_token(&app, &OPERATOR);
     let refused = [
         sign_out(&app, &own, None),
         sign_out(&app, &own, Some("bm90LXRoZS10b2tlbg")),
