@@ -28,6 +28,26 @@ pub(crate) trait Scenario {
     fn check(&self) -> Result<(), String>;
 }
 
+/// Runs the scenario through, then `at_the_end` (which may drive more) if nothing broke;
+/// a broken invariant goes into the history. Gives back the steps taken.
+pub(crate) fn run_through<S: Scenario>(
+    executor: &mut Executor,
+    world: &World,
+    history: &History,
+    scenario: &Arc<S>,
+    at_the_end: impl FnOnce(&mut Executor, &mut u64) -> Result<(), String>,
+) -> u64 {
+    let mut steps = 0;
+    let mut ended = drive(executor, world, history, scenario, &mut steps);
+    if ended.is_ok() && history.violations().is_empty() {
+        ended = at_the_end(executor, &mut steps);
+    }
+    if let Err(violation) = ended {
+        history.push(world.micros(), Event::Violation(violation));
+    }
+    steps
+}
+
 /// Runs until every task has ended or an invariant broke (then in the history).
 pub(crate) fn drive<S: Scenario>(
     executor: &mut Executor,

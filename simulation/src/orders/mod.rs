@@ -10,7 +10,7 @@ mod shared;
 use std::sync::Arc;
 
 use crate::choice::Choice;
-use crate::driver::{Scenario, drive};
+use crate::driver::{Scenario, drive, run_through};
 use crate::executor::Executor;
 use crate::history::{Event, History};
 use crate::report::{Report, Scale};
@@ -51,15 +51,16 @@ pub(crate) fn run(seed: u64, scale: Option<Scale>) -> Report {
             client::client(Arc::clone(&shared), client, scale.intents),
         );
     }
-    let mut steps = 0;
-    let mut ended = drive(&mut executor, &world, &history, &shared, &mut steps);
-    if ended.is_ok() && history.violations().is_empty() {
-        world.calm();
-        ended = last_look(&mut executor, &shared, &mut steps);
-    }
-    if let Err(violation) = ended {
-        history.push(world.micros(), Event::Violation(violation));
-    }
+    let steps = run_through(
+        &mut executor,
+        &world,
+        &history,
+        &shared,
+        |executor, steps| {
+            world.calm();
+            last_look(executor, &shared, steps)
+        },
+    );
     Report {
         seed,
         scenario: "orders",

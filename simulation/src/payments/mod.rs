@@ -16,7 +16,7 @@ use domain::{Generation, OperationState, OrderId, TenantId};
 use uuid::Uuid;
 
 use crate::choice::Choice;
-use crate::driver::{Scenario, drive};
+use crate::driver::{Scenario, run_through};
 use crate::executor::{Executor, ProcessId, Spawner};
 use crate::history::{Event, History};
 use crate::report::{Report, Scale};
@@ -93,14 +93,9 @@ pub(crate) fn run(seed: u64, scale: Option<Scale>) -> Report {
     for process in 0..scale.processes {
         shared.start(process);
     }
-    let mut steps = 0;
-    let mut ended = drive(&mut executor, &world, &history, &shared, &mut steps);
-    if ended.is_ok() && history.violations().is_empty() {
-        ended = checks::at_the_end(&shared);
-    }
-    if let Err(violation) = ended {
-        history.push(world.micros(), Event::Violation(violation));
-    }
+    let steps = run_through(&mut executor, &world, &history, &shared, |_, _| {
+        checks::at_the_end(&shared)
+    });
     Report {
         seed,
         scenario: "captures",
