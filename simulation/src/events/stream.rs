@@ -88,7 +88,7 @@ impl EventPublisher for SimStream {
         let now = self.world.micros();
         let mut results = Vec::with_capacity(events.len());
         for event in events {
-            if self.world.fails(|f| f.publish_fails) {
+            if self.world.fails(|f| f.remote_fails) {
                 results.push(failure());
                 continue;
             }
@@ -109,7 +109,7 @@ impl EventPublisher for SimStream {
                     Stored::New
                 }
             };
-            results.push(if self.world.fails(|f| f.publish_answer_lost) {
+            results.push(if self.world.fails(|f| f.remote_answer_lost) {
                 failure()
             } else {
                 Ok(stored)

@@ -85,7 +85,7 @@ impl PaymentProvider for SimProvider {
         body: &serde_json::Value,
     ) -> ProviderAnswer {
         self.on_the_wire().await;
-        if self.world.fails(|f| f.publish_fails) {
+        if self.world.fails(|f| f.remote_fails) {
             self.ledger()
                 .told
                 .entry(key.to_owned())
@@ -94,7 +94,7 @@ impl PaymentProvider for SimProvider {
             return ProviderAnswer::Unknown(no_answer());
         }
         let declines = self.world.choice().chance(200);
-        let answer_lost = self.world.fails(|f| f.publish_answer_lost);
+        let answer_lost = self.world.fails(|f| f.remote_answer_lost);
         let mut ledger = self.ledger();
         let charge = match ledger.charges.get(key) {
             Some(charge) => charge.clone(),

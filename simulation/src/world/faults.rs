@@ -20,7 +20,7 @@ pub(crate) struct Faults {
     pub(crate) commit_lost_after: u32,
     /// The server reports the commit rolled back (Galera's certification).
     pub(crate) commit_rolled_back: u32,
-    /// The fresh read fails.
+    /// A read fails: the coordinator's fresh read, the provider's lookup.
     pub(crate) read_fails: u32,
     /// Per scheduler step: a wait ends early (a lock wait times out, a pause ends).
     pub(crate) wait_ends: u32,
@@ -28,10 +28,11 @@ pub(crate) struct Faults {
     pub(crate) request_dropped: u32,
     /// Per scheduler step: a process crashes, every request it holds dropped with it.
     pub(crate) crash: u32,
-    /// The broker does not store a published event.
-    pub(crate) publish_fails: u32,
-    /// The broker stores it and its ack is lost.
-    pub(crate) publish_answer_lost: u32,
+    /// A call to another service (the broker's publish, the provider's charge) is not
+    /// done.
+    pub(crate) remote_fails: u32,
+    /// It is done, and its answer lost.
+    pub(crate) remote_answer_lost: u32,
     /// A consumer's ack is lost: the message is delivered again.
     pub(crate) ack_lost: u32,
 }
@@ -50,8 +51,8 @@ impl Faults {
             wait_ends: 0,
             request_dropped: 0,
             crash: 0,
-            publish_fails: 0,
-            publish_answer_lost: 0,
+            remote_fails: 0,
+            remote_answer_lost: 0,
             ack_lost: 0,
         }
     }
@@ -74,8 +75,8 @@ impl Faults {
             wait_ends: up_to(40),
             request_dropped: up_to(8),
             crash: up_to(4),
-            publish_fails: up_to(150),
-            publish_answer_lost: up_to(150),
+            remote_fails: up_to(150),
+            remote_answer_lost: up_to(150),
             ack_lost: up_to(150),
         }
     }
