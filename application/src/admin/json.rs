@@ -209,7 +209,9 @@ fn audit_body(event: &AuditEvent) -> AuditBody<'_> {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lowercase hex, as the admin API shows a record's fingerprint.
+#[must_use]
+pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes.iter().fold(String::new(), |mut text, byte| {
         let _ = write!(text, "{byte:02x}");

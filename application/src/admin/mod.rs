@@ -11,7 +11,7 @@ mod views;
 
 pub use json::{
     AuditBody, AuditPage, KeyBody, LeaseBody, OperationBody, OperationsPage, TargetBody, WhoBody,
-    audit_page_json, key_json, operation_json, operations_page_json,
+    audit_page_json, hex, key_json, operation_json, operations_page_json,
 };
 pub use page::{AuditCursor, BadCursor, BadLimit, Cursor, OperationCursor, Page, PageLimit};
 pub use ports::{AdminStore, ChangeOutcome, OperationChange, OperationFilter, Recording};

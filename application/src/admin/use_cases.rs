@@ -155,6 +155,20 @@ impl<S: AdminStore> Admin<'_, S> {
         })
     }
 
+    /// Whether `action` would be accepted on `seen` now, by the very rule [`Self::act`]
+    /// judges by: the on-call page offers only what this accepts
+    /// (`docs/admin.md#the-on-call-page`).
+    ///
+    /// # Errors
+    /// The refusal [`Self::act`] would answer before it writes.
+    pub fn judge_now(
+        &self,
+        seen: &AdminOperation,
+        action: &OperatorAction,
+    ) -> Result<(), AdminRefusal> {
+        self.judge(seen, action, self.clock.now())
+    }
+
     fn judge(
         &self,
         seen: &AdminOperation,
@@ -192,6 +206,34 @@ impl<S: AdminStore> Admin<'_, S> {
             .ok_or(AdminRefusal::NotFound)
     }
 
+    /// Whether [`Self::evict_key`] would evict `seen`, by its own rule: the on-call page
+    /// offers an eviction only when this accepts it (`docs/admin.md#the-on-call-page`).
+    ///
+    /// # Errors
+    /// [`AdminRefusal::KeyState`] while its request runs, or
+    /// [`AdminRefusal::OperationUnfinished`] while the operation it answered is pending or
+    /// in review.
+    pub async fn judge_eviction(
+        &self,
+        scope: AdminScope,
+        seen: &KeyRecordView,
+    ) -> Result<(), AdminRefusal> {
+        if seen.state != KeyState::Completed {
+            return Err(AdminRefusal::KeyState(seen.state));
+        }
+        // Settled operations never come back to work, so this read cannot go stale.
+        if let Some(operation) = seen.operation {
+            let found = self.store.find_operation(scope, operation).await?;
+            if let Some(found) = found.filter(|found| !found.state.is_settled()) {
+                return Err(AdminRefusal::OperationUnfinished {
+                    operation,
+                    state: found.state,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The client may use the key again afterwards.
     ///
     /// # Errors
@@ -204,19 +246,7 @@ impl<S: AdminStore> Admin<'_, S> {
         address: &KeyAddress,
     ) -> Result<KeyRecordView, AdminRefusal> {
         let seen = self.show_key(request.scope, address).await?;
-        if seen.state != KeyState::Completed {
-            return Err(AdminRefusal::KeyState(seen.state));
-        }
-        // Settled operations never come back to work, so this read cannot go stale.
-        if let Some(operation) = seen.operation {
-            let found = self.store.find_operation(request.scope, operation).await?;
-            if let Some(found) = found.filter(|found| !found.state.is_settled()) {
-                return Err(AdminRefusal::OperationUnfinished {
-                    operation,
-                    state: found.state,
-                });
-            }
-        }
+        self.judge_eviction(request.scope, &seen).await?;
         let audit = AuditEntry {
             who: request.who.clone(),
             action: "idempotency_key.evict",
