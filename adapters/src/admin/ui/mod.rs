@@ -4,7 +4,10 @@
 //! document, every change a form checked for its CSRF token and its origin, behind a page
 //! that says what it will do.
 
+mod act;
+mod act_form;
 mod audit;
+mod change;
 mod csrf;
 mod headers;
 mod home;
@@ -12,8 +15,6 @@ mod layout;
 mod operation;
 mod operations;
 mod origin;
-mod resolve;
-mod resolve_form;
 mod routes;
 mod session;
 mod sign_in;

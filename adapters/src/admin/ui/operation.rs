@@ -1,6 +1,7 @@
 //! `/admin/operations/{id}`: one operation as the admin API's `GET
 //! /api/admin/operations/{id}` gives it (another tenant's is `404` the same way), and the
-//! audit rows about it among the latest ones.
+//! audit rows about it among the latest ones; to a token with `admin:write`, the forms of
+//! the actions the use case would accept now.
 
 use actix_web::http::StatusCode;
 use actix_web::web::Data;
@@ -8,13 +9,13 @@ use actix_web::{HttpRequest, HttpResponse};
 use application::admin::{ADMIN_WRITE, AdminRefusal, AdminStore, PageLimit};
 use application::ports::FlowHooks;
 use application::rfc3339_micros;
-use domain::OperationState;
+use domain::{OperatorAction, Resolution};
 use maud::{Markup, html};
 
+use super::act_form;
 use super::audit::rows as audit_rows;
 use super::csrf::CsrfKey;
 use super::layout::{frame, html as respond, not_found, unavailable};
-use super::resolve_form;
 use super::session::session;
 use crate::admin::http::checks::admin;
 use crate::http::route::PathIds;
@@ -53,6 +54,17 @@ pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
         .into_iter()
         .filter(|event| event.target_kind == "operation" && event.target_id == target)
         .collect();
+    // Offered: what the use case would accept now, to a token that may write.
+    let offered: Vec<OperatorAction> = [
+        OperatorAction::Resolve(Resolution::Declined),
+        OperatorAction::Retry,
+        OperatorAction::Cancel,
+    ]
+    .into_iter()
+    .filter(|action| {
+        session.caller.has_permission(ADMIN_WRITE) && admin.judge_now(&operation, action).is_ok()
+    })
+    .collect();
     let lease = operation
         .lease_owner
         .as_deref()
@@ -78,10 +90,8 @@ pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
             (fact("Accepted", html! { time { (rfc3339_micros(operation.accepted_at)) } }))
             (fact("Updated", html! { time { (rfc3339_micros(operation.updated_at)) } }))
         }
-        @if operation.state == OperationState::NeedsReview && session.caller.has_permission(ADMIN_WRITE) {
-            (resolve_form::form(&target, operation.state, operation.generation,
-                state.kinds.provider_id_member(&operation.operation_type).unwrap_or("id")))
-        }
+        (act_form::forms(&target, operation.state, operation.generation, &offered,
+            state.kinds.provider_id_member(&operation.operation_type).unwrap_or("id")))
         h2 { "Timeline" }
         p.note { "Operator changes to this operation among the latest " (recent.get()) " audit rows." }
         (audit_rows(&about))
@@ -89,6 +99,6 @@ pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
     respond(StatusCode::OK, frame("Operation", Some(shown), &content))
 }
 
-fn fact(name: &str, value: Markup) -> Markup {
+pub(super) fn fact(name: &str, value: Markup) -> Markup {
     html! { div { dt { (name) } dd { (value) } } }
 }

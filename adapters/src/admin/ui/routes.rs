@@ -12,7 +12,7 @@ use application::ports::FlowHooks;
 use super::csrf::CsrfKey;
 use super::layout::{frame, html, not_found};
 use super::session::see_other;
-use super::{audit, headers, home, operation, operations, resolve, sign_in};
+use super::{act, audit, headers, home, operation, operations, sign_in};
 
 /// The stylesheet, in the binary: the page needs no file beside it.
 const STYLESHEET: &str = include_str!("admin.css");
@@ -38,12 +38,12 @@ pub fn routes<S: AdminStore + 'static, H: FlowHooks + 'static>(
                     web::get().to(operation::page::<S, H>),
                 )
                 .route(
-                    "/operations/{operation_id}/resolve",
-                    web::get().to(resolve::confirm::<S, H>),
+                    "/operations/{operation_id}/{action}",
+                    web::get().to(act::confirm::<S, H>),
                 )
                 .route(
-                    "/operations/{operation_id}/resolve",
-                    web::post().to(resolve::submit::<S, H>),
+                    "/operations/{operation_id}/{action}",
+                    web::post().to(act::submit::<S, H>),
                 )
                 .route("/audit", web::get().to(audit::page::<S, H>))
                 .default_service(web::to(unknown)),

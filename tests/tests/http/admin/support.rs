@@ -36,6 +36,18 @@ pub(crate) fn operation_path(id: &str) -> String {
     format!("/api/admin/operations/{id}")
 }
 
+/// The operation's state and generation as the admin API shows them.
+pub(crate) async fn state_and_generation(app: &App, id: &str) -> (String, i64) {
+    let json = app
+        .api
+        .admin("GET", &operation_path(id), &operator_token(), None)
+        .json();
+    (
+        json["state"].as_str().unwrap().to_owned(),
+        json["generation"].as_i64().unwrap(),
+    )
+}
+
 pub(crate) fn action(app: &App, id: &str, what: &str, body: Option<&str>) -> Reply {
     let path = format!("{}/{what}", operation_path(id));
     app.api.admin("POST", &path, &operator_token(), body)

@@ -1,9 +1,12 @@
 //! The on-call page (`docs/admin.md#the-on-call-page`): in headless Chromium, what an
 //! operator sees and what a tenant admin does not (`pages`); over plain HTTP, the CSRF and
-//! origin checks, the security headers and the switch (`guards`); resolving from the page,
-//! behind its confirmation (`resolve`).
+//! origin checks, the security headers and the switch (`guards`); resolving (`resolve`),
+//! retrying and cancelling (`retry_cancel`, and over plain HTTP `action_guards`) behind
+//! their confirmation.
 
+mod action_guards;
 mod browser;
 mod guards;
 mod pages;
 mod resolve;
+mod retry_cancel;

@@ -9,25 +9,10 @@ use tests::token;
 use super::browser::{Browser, app_with_ui};
 use super::guards::{csrf_token, get_as, post_form};
 use crate::admin::support::{
-    audit_rows, needs_review, operator_token, payment_rows, pending_capture,
+    audit_rows, needs_review, operator_token, payment_rows, pending_capture, state_and_generation,
 };
-use crate::support::App;
 
 static OPERATOR: LazyLock<String> = LazyLock::new(operator_token);
-
-async fn state_and_generation(app: &App, id: &str) -> (String, i64) {
-    let reply = app.api.admin(
-        "GET",
-        &format!("/api/admin/operations/{id}"),
-        &OPERATOR,
-        None,
-    );
-    let json = reply.json();
-    (
-        json["state"].as_str().unwrap().to_owned(),
-        json["generation"].as_i64().unwrap(),
-    )
-}
 
 /// The operation page's resolve form, filled and sent: the confirmation is shown.
 async fn ask_to_resolve(browser: &Browser, id: &str, charge: &str) {
