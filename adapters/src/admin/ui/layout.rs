@@ -31,6 +31,7 @@ pub(super) fn frame(
                         nav {
                             a href="/admin/" { "Needs review" }
                             a href="/admin/operations" { "Operations" }
+                            a href="/admin/idempotency-keys" { "Keys" }
                             a href="/admin/audit" { "Audit" }
                         }
                         form.sign-out method="post" action="/admin/sign-out" {

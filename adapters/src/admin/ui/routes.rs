@@ -12,7 +12,7 @@ use application::ports::FlowHooks;
 use super::csrf::CsrfKey;
 use super::layout::{frame, html, not_found};
 use super::session::see_other;
-use super::{act, audit, headers, home, operation, operations, sign_in};
+use super::{act, audit, evict, headers, home, keys, operation, operations, sign_in};
 
 /// The stylesheet, in the binary: the page needs no file beside it.
 const STYLESHEET: &str = include_str!("admin.css");
@@ -44,6 +44,15 @@ pub fn routes<S: AdminStore + 'static, H: FlowHooks + 'static>(
                 .route(
                     "/operations/{operation_id}/{action}",
                     web::post().to(act::submit::<S, H>),
+                )
+                .route("/idempotency-keys", web::get().to(keys::page::<S, H>))
+                .route(
+                    "/idempotency-keys/evict",
+                    web::get().to(evict::confirm::<S, H>),
+                )
+                .route(
+                    "/idempotency-keys/evict",
+                    web::post().to(evict::submit::<S, H>),
                 )
                 .route("/audit", web::get().to(audit::page::<S, H>))
                 .default_service(web::to(unknown)),

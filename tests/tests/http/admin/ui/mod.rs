@@ -2,11 +2,12 @@
 //! operator sees and what a tenant admin does not (`pages`); over plain HTTP, the CSRF and
 //! origin checks, the security headers and the switch (`guards`); resolving (`resolve`),
 //! retrying and cancelling (`retry_cancel`, and over plain HTTP `action_guards`) behind
-//! their confirmation.
+//! their confirmation; looking up and evicting an idempotency key (`keys`).
 
 mod action_guards;
 mod browser;
 mod guards;
+mod keys;
 mod pages;
 mod resolve;
 mod retry_cancel;
