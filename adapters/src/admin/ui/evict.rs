@@ -1,14 +1,16 @@
 //! Evicting an idempotency record from the page (`docs/admin.md#the-on-call-page`): a
 //! confirmation that says what will be done (`GET`, changes nothing), then the change
 //! (`POST`, the record's address in its query as the API's `DELETE` takes it), checked for
-//! its origin, its CSRF token and `admin:write`, and made through the use case the API's
-//! eviction calls, audited alike.
+//! its origin, its CSRF token and `admin:write`, refused when the record under the key is
+//! not the one the page showed (made again since), and made through the use case the
+//! API's eviction calls, audited alike.
 
 use actix_web::http::StatusCode;
 use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use application::admin::{AdminRefusal, AdminStore};
 use application::ports::FlowHooks;
+use application::rfc3339_micros;
 use maud::html;
 
 use super::change::{Shown, admin_request, checked, confirmation, refusal, told};
@@ -16,6 +18,7 @@ use super::csrf::CsrfKey;
 use super::keys::{KEYS, address_query, facts};
 use super::layout::{frame, html as respond, not_found, unavailable};
 use super::session::session;
+use super::sign_in::field;
 use crate::admin::http::checks::admin;
 use crate::admin::http::key_query;
 use crate::http::routes::state::AppState;
@@ -62,7 +65,9 @@ pub(super) async fn confirm<S: AdminStore + 'static, H: FlowHooks + 'static>(
             (2 s by default): wait that long before telling the client its key is free." }
     };
     let action = format!("{KEYS}/evict?{}", address_query(&address));
-    confirmation(&said, &action, &html! {}, &back, shown)
+    let hidden =
+        html! { input type="hidden" name="created" value=(rfc3339_micros(record.created_at)); };
+    confirmation(&said, &action, &hidden, &back, shown)
 }
 
 pub(super) async fn submit<S: AdminStore + 'static, H: FlowHooks + 'static>(
@@ -71,17 +76,35 @@ pub(super) async fn submit<S: AdminStore + 'static, H: FlowHooks + 'static>(
     state: Data<AppState<S, H>>,
     key: Data<CsrfKey>,
 ) -> HttpResponse {
-    let (session, _) = match checked(&request, payload, &state.keys, state.body_timeout, &key).await
-    {
-        Ok(checked) => checked,
-        Err(refused) => return refused,
-    };
+    let (session, body) =
+        match checked(&request, payload, &state.keys, state.body_timeout, &key).await {
+            Ok(checked) => checked,
+            Err(refused) => return refused,
+        };
     let shown = (&session, key.get_ref());
     let Ok(address) = key_query(request.query_string()) else {
         return not_understood(shown);
     };
+    let Some(created) = field(&body, "created") else {
+        return not_understood(shown);
+    };
     let back = format!("{KEYS}?{}", address_query(&address));
-    let evicted = admin(&state)
+    let admin = admin(&state);
+    // The record the page showed, not one a new request made under the key since; the use
+    // case reads again, and evicts only a completed record.
+    match admin.show_key(session.scope(), &address).await {
+        Ok(now) if rfc3339_micros(now.created_at) != created => {
+            let why = format!(
+                "It changed: the record under this key was made at {}, not the one the page showed.",
+                rfc3339_micros(now.created_at)
+            );
+            return told(StatusCode::CONFLICT, "It changed", &back, &why, shown);
+        }
+        Ok(_) => {}
+        Err(AdminRefusal::Store(error)) => return unavailable("key read", &error, shown),
+        Err(_) => return not_found(Some(shown)),
+    }
+    let evicted = admin
         .evict_key(&admin_request(&request, &session), &address)
         .await;
     match evicted {

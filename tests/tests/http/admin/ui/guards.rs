@@ -98,6 +98,8 @@ async fn every_admin_response_carries_the_security_headers() {
     let id = pending_capture(&app, "UI-HEADERS");
     needs_review(&app, &id).await;
     let operation = format!("/admin/operations/{id}");
+    let retry = format!("/admin/operations/{id}/retry?state=needs_review&generation=3");
+    let stale = format!("/admin/operations/{id}/cancel?state=pending&generation=0");
     let signed_out = app.api.send("GET", "/admin/operations", &[], b"");
     assert_eq!(signed_out.status, 303);
     let mut replies = vec![("signed out", signed_out)];
@@ -111,6 +113,11 @@ async fn every_admin_response_carries_the_security_headers() {
         &operation,
         "/admin/operations/00000000-0000-4000-8000-000000000000",
         "/admin/audit",
+        &retry,
+        &stale,
+        "/admin/idempotency-keys",
+        "/admin/idempotency-keys?tenant=1&actor=1&operation=orders.create.v1&key=none",
+        "/admin/idempotency-keys?tenant=x",
         "/admin/no-such-page",
     ] {
         replies.push((path, get(&app, path)));
@@ -132,7 +139,9 @@ async fn every_admin_response_carries_the_security_headers() {
     let statuses: Vec<u16> = replies.iter().map(|(_, reply)| reply.status).collect();
     assert_eq!(
         statuses,
-        [303, 200, 200, 200, 200, 200, 400, 200, 404, 200, 404, 403]
+        [
+            303, 200, 200, 200, 200, 200, 400, 200, 404, 200, 200, 409, 200, 404, 400, 404, 403
+        ]
     );
     app.finish().await;
 }

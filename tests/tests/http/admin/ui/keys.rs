@@ -1,7 +1,7 @@
 //! Idempotency keys from the page: looked up as the admin API's key route takes them,
 //! evicted through a confirmation and the API's use case, audited; and, over plain HTTP,
-//! an eviction without its CSRF token, from another origin or without `admin:write`
-//! changes nothing.
+//! an eviction without its CSRF token, from another origin, without `admin:write`, or of
+//! a record other than the one the page showed changes nothing.
 
 use std::sync::LazyLock;
 
@@ -28,6 +28,13 @@ fn order_under_the_key(app: &App) {
 fn api_status(app: &App) -> u16 {
     let path = format!("/api/admin/idempotency-keys?{ADDRESS}");
     app.api.admin("GET", &path, &OPERATOR, None).status
+}
+
+/// The record's `createdAt`: what the confirmation carries to tell it from one made since.
+fn created_at(app: &App) -> String {
+    let path = format!("/api/admin/idempotency-keys?{ADDRESS}");
+    let json = app.api.admin("GET", &path, &OPERATOR, None).json();
+    json["createdAt"].as_str().unwrap().to_owned()
 }
 
 #[tokio::test]
@@ -123,7 +130,8 @@ async fn an_operator_looks_a_key_up_and_evicts_it_through_the_confirmation() {
 }
 
 #[tokio::test]
-async fn an_eviction_without_its_csrf_token_from_elsewhere_or_without_write_changes_nothing() {
+async fn an_eviction_without_its_csrf_token_from_elsewhere_without_write_or_stale_changes_nothing()
+{
     let app = app_with_ui().await;
     order_under_the_key(&app);
     let own = app.service.base_url().to_owned();
@@ -137,23 +145,53 @@ async fn an_eviction_without_its_csrf_token_from_elsewhere_or_without_write_chan
         page.contains("completed") && !page.contains("<form class=\"evict\""),
         "shown, no eviction without admin:write"
     );
+    let created = format!("created={}", created_at(&app));
     let refused = [
-        post_form(&app, &path, &OPERATOR, &own, ""),
-        post_form(&app, &path, &OPERATOR, &own, &format!("csrf={reader_csrf}")),
+        post_form(&app, &path, &OPERATOR, &own, &created),
+        post_form(
+            &app,
+            &path,
+            &OPERATOR,
+            &own,
+            &format!("csrf={reader_csrf}&{created}"),
+        ),
         post_form(
             &app,
             &path,
             &OPERATOR,
             "http://evil.example",
-            &format!("csrf={csrf}"),
+            &format!("csrf={csrf}&{created}"),
         ),
-        post_form(&app, &path, &reader, &own, &format!("csrf={reader_csrf}")),
+        post_form(
+            &app,
+            &path,
+            &reader,
+            &own,
+            &format!("csrf={reader_csrf}&{created}"),
+        ),
     ];
     for reply in refused {
         assert_eq!(reply.status, 403);
     }
     assert_eq!((api_status(&app), audit_rows(&app).await), (200, 0));
-    let accepted = post_form(&app, &path, &OPERATOR, &own, &format!("csrf={csrf}"));
+    // A confirmation drawn for another record under the key: "it changed".
+    let stale = post_form(
+        &app,
+        &path,
+        &OPERATOR,
+        &own,
+        &format!("csrf={csrf}&created=2000-01-01T00:00:00.000000Z"),
+    );
+    assert_eq!(stale.status, 409);
+    assert!(String::from_utf8_lossy(&stale.body).contains("It changed"));
+    assert_eq!((api_status(&app), audit_rows(&app).await), (200, 0));
+    let accepted = post_form(
+        &app,
+        &path,
+        &OPERATOR,
+        &own,
+        &format!("csrf={csrf}&{created}"),
+    );
     assert_eq!(
         accepted.status, 200,
         "the same form with every check passing"
