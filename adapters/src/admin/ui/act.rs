@@ -15,7 +15,8 @@ use super::act_form::{Asked, asked, bad_form, effect};
 use super::change::{Shown, admin_request, checked, confirmation, refusal, told};
 use super::csrf::CsrfKey;
 use super::layout::{not_found, unavailable};
-use super::session::{see_other, session};
+use super::session::see_other;
+use super::signed::Signed;
 use crate::admin::http::checks::admin;
 use crate::http::route::PathIds;
 use crate::http::routes::state::AppState;
@@ -80,26 +81,22 @@ async fn still_as_shown<S: AdminStore + 'static, H: FlowHooks + 'static>(
 
 pub(super) async fn confirm<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    state: Data<AppState<S, H>>,
-    key: Data<CsrfKey>,
+    signed: Signed<S, H>,
 ) -> HttpResponse {
-    let session = match session(&request, &state.keys).await {
-        Ok(session) => session,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let shown = (&session, key.get_ref());
+    let Signed { state, .. } = &signed;
+    let shown = signed.shown();
     let Some((id, segment)) = addressed(&request) else {
         return not_found(Some(shown));
     };
     let Some(asked) = asked(segment, request.query_string().as_bytes()) else {
         return not_understood(id, segment, shown);
     };
-    let now = match still_as_shown(&state, id, &asked, shown).await {
+    let now = match still_as_shown(state, id, &asked, shown).await {
         Ok(now) => now,
         Err(response) => return response,
     };
     // Only what the use case would accept now is confirmed; its refusal is shown instead.
-    if let Err(refused) = admin(&state).judge_now(&now, &asked.action) {
+    if let Err(refused) = admin(state).judge_now(&now, &asked.action) {
         return refusal(refused, &page_of(id), shown);
     }
     let member = state

@@ -2,37 +2,30 @@
 //! newest first, within the operator's tenants.
 
 use actix_web::http::StatusCode;
-use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use application::admin::{AdminStore, AuditEvent, Cursor, Who};
 use application::ports::FlowHooks;
 use application::rfc3339_micros;
 use maud::{Markup, html};
 
-use super::csrf::CsrfKey;
 use super::layout::{frame, html as respond, unavailable};
 use super::operations::{encoded, filled};
 use super::routes::bad_parameters;
-use super::session::session;
+use super::signed::Signed;
 use crate::admin::http::audit_query;
 use crate::admin::http::checks::admin;
-use crate::http::routes::state::AppState;
 
 pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    state: Data<AppState<S, H>>,
-    key: Data<CsrfKey>,
+    signed: Signed<S, H>,
 ) -> HttpResponse {
-    let session = match session(&request, &state.keys).await {
-        Ok(session) => session,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let shown = (&session, key.get_ref());
+    let Signed { session, state, .. } = &signed;
+    let shown = signed.shown();
     let (cursor, limit) = match audit_query(&encoded(&filled(request.query_string(), ""))) {
         Ok(query) => query,
         Err(errors) => return bad_parameters(&errors.0, shown),
     };
-    let listed = admin(&state)
+    let listed = admin(state)
         .list_audit(session.scope(), cursor, limit)
         .await;
     let found = match listed {

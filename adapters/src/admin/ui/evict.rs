@@ -17,8 +17,8 @@ use super::change::{Shown, admin_request, checked, confirmation, refusal, told};
 use super::csrf::CsrfKey;
 use super::keys::{KEYS, address_query, facts};
 use super::layout::{frame, html as respond, not_found, unavailable};
-use super::session::session;
 use super::sign_in::field;
+use super::signed::Signed;
 use crate::admin::http::checks::admin;
 use crate::admin::http::key_query;
 use crate::http::routes::state::AppState;
@@ -36,19 +36,15 @@ fn not_understood(shown: Shown<'_>) -> HttpResponse {
 
 pub(super) async fn confirm<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    state: Data<AppState<S, H>>,
-    key: Data<CsrfKey>,
+    signed: Signed<S, H>,
 ) -> HttpResponse {
-    let session = match session(&request, &state.keys).await {
-        Ok(session) => session,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let shown = (&session, key.get_ref());
+    let Signed { session, state, .. } = &signed;
+    let shown = signed.shown();
     let Ok(address) = key_query(request.query_string()) else {
         return not_understood(shown);
     };
     let back = format!("{KEYS}?{}", address_query(&address));
-    let admin = admin(&state);
+    let admin = admin(state);
     let record = match admin.show_key(session.scope(), &address).await {
         Ok(record) => record,
         Err(AdminRefusal::Store(error)) => return unavailable("key read", &error, shown),

@@ -3,37 +3,29 @@
 
 use std::collections::BTreeMap;
 
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::web::Data;
-use actix_web::{HttpRequest, HttpResponse};
 use application::admin::{AdminStore, OperationFilter, PageLimit};
 use application::ports::FlowHooks;
 use domain::OperationState;
 use maud::html;
 
-use super::csrf::CsrfKey;
 use super::layout::{frame, html as respond, unavailable};
 use super::operations::table;
-use super::session::session;
+use super::signed::Signed;
 use crate::admin::http::checks::admin;
-use crate::http::routes::state::AppState;
 
 pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
-    request: HttpRequest,
-    state: Data<AppState<S, H>>,
-    key: Data<CsrfKey>,
+    signed: Signed<S, H>,
 ) -> HttpResponse {
-    let session = match session(&request, &state.keys).await {
-        Ok(session) => session,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let shown = (&session, key.get_ref());
+    let Signed { session, state, .. } = &signed;
+    let shown = signed.shown();
     let filter = OperationFilter {
         state: Some(OperationState::NeedsReview),
         ..OperationFilter::default()
     };
     let limit = PageLimit::parse(u64::from(PageLimit::MAX)).unwrap_or_default();
-    let listed = admin(&state)
+    let listed = admin(state)
         .list_operations(session.scope(), &filter, None, limit)
         .await;
     let mut found = match listed {

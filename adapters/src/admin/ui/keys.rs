@@ -4,21 +4,18 @@
 //! to evict it when the use case would (`docs/admin.md#idempotency-records`).
 
 use actix_web::http::StatusCode;
-use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use application::admin::{ADMIN_WRITE, AdminRefusal, AdminStore, KeyAddress, KeyRecordView, hex};
 use application::ports::FlowHooks;
 use application::rfc3339_micros;
 use maud::{Markup, html};
 
-use super::csrf::CsrfKey;
 use super::layout::{frame, html as respond, unavailable};
 use super::operation::fact;
 use super::operations::{encoded, filled};
-use super::session::session;
+use super::signed::Signed;
 use crate::admin::http::checks::admin;
 use crate::admin::http::key_query;
-use crate::http::routes::state::AppState;
 
 /// The page's address; the eviction's is under it.
 pub(super) const KEYS: &str = "/admin/idempotency-keys";
@@ -80,14 +77,10 @@ fn lookup(asked: &[(String, String)], tenant: u64) -> Markup {
 
 pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    state: Data<AppState<S, H>>,
-    key: Data<CsrfKey>,
+    signed: Signed<S, H>,
 ) -> HttpResponse {
-    let session = match session(&request, &state.keys).await {
-        Ok(session) => session,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let shown = (&session, key.get_ref());
+    let Signed { session, state, .. } = &signed;
+    let shown = signed.shown();
     let asked = filled(request.query_string(), "");
     let form = lookup(&asked, session.caller.tenant.get());
     let title = "Idempotency keys";
@@ -104,7 +97,7 @@ pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
             return respond(StatusCode::BAD_REQUEST, frame(title, Some(shown), &content));
         }
     };
-    let admin = admin(&state);
+    let admin = admin(state);
     let record = match admin.show_key(session.scope(), &address).await {
         Ok(record) => record,
         Err(AdminRefusal::Store(error)) => return unavailable("key read", &error, shown),

@@ -20,6 +20,7 @@ mod origin;
 mod routes;
 mod session;
 mod sign_in;
+mod signed;
 
 pub use csrf::CsrfKey;
 pub use routes::routes;

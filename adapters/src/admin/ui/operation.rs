@@ -4,7 +4,6 @@
 //! the actions the use case would accept now.
 
 use actix_web::http::StatusCode;
-use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use application::admin::{ADMIN_WRITE, AdminRefusal, AdminStore, PageLimit};
 use application::ports::FlowHooks;
@@ -14,31 +13,25 @@ use maud::{Markup, html};
 
 use super::act_form;
 use super::audit::rows as audit_rows;
-use super::csrf::CsrfKey;
 use super::layout::{frame, html as respond, not_found, unavailable};
-use super::session::session;
+use super::signed::Signed;
 use crate::admin::http::checks::admin;
 use crate::http::route::PathIds;
-use crate::http::routes::state::AppState;
 use crate::leased::parse_operation_id;
 
 pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    state: Data<AppState<S, H>>,
-    key: Data<CsrfKey>,
+    signed: Signed<S, H>,
 ) -> HttpResponse {
-    let session = match session(&request, &state.keys).await {
-        Ok(session) => session,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let shown = (&session, key.get_ref());
+    let Signed { session, state, .. } = &signed;
+    let shown = signed.shown();
     let Some(id) = PathIds::of(&request)
         .get("operation_id")
         .and_then(parse_operation_id)
     else {
         return not_found(Some(shown));
     };
-    let admin = admin(&state);
+    let admin = admin(state);
     let operation = match admin.show_operation(session.scope(), id).await {
         Ok(operation) => operation,
         Err(AdminRefusal::Store(error)) => return unavailable("operation read", &error, shown),

@@ -2,7 +2,6 @@
 //! filters and keyset pages, read by the same query parser and the same use case.
 
 use actix_web::http::StatusCode;
-use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use application::admin::{AdminOperation, AdminScope, AdminStore, Cursor};
 use application::ports::FlowHooks;
@@ -10,13 +9,11 @@ use application::rfc3339_micros;
 use domain::OperationState;
 use maud::{Markup, html};
 
-use super::csrf::CsrfKey;
 use super::layout::{frame, html as respond, unavailable};
 use super::routes::bad_parameters;
-use super::session::session;
+use super::signed::Signed;
 use crate::admin::http::checks::admin;
 use crate::admin::http::operations_query;
-use crate::http::routes::state::AppState;
 
 /// The parameters a filter form sends, without the empty ones (a field left blank means
 /// "any", where the API's strict parser refuses an empty value).
@@ -35,14 +32,10 @@ pub(super) fn encoded(pairs: &[(String, String)]) -> String {
 
 pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    state: Data<AppState<S, H>>,
-    key: Data<CsrfKey>,
+    signed: Signed<S, H>,
 ) -> HttpResponse {
-    let session = match session(&request, &state.keys).await {
-        Ok(session) => session,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let shown = (&session, key.get_ref());
+    let Signed { session, state, .. } = &signed;
+    let shown = signed.shown();
     let filters = filled(request.query_string(), "cursor");
     let asked = filled(request.query_string(), "");
     let query = match operations_query(&encoded(&asked)) {
@@ -50,7 +43,7 @@ pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
         Err(errors) => return bad_parameters(&errors.0, shown),
     };
     let scope = session.scope();
-    let listed = admin(&state)
+    let listed = admin(state)
         .list_operations(scope, &query.filter, query.cursor, query.limit)
         .await;
     let found = match listed {
