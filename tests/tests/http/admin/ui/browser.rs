@@ -70,6 +70,23 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no {css} within {WAIT:?}: {e}"))
     }
 
+    /// Waits, at most [`WAIT`], until the page's heading reads `expected`: after a click that
+    /// submits a form, the page before it may still be the one shown for a moment.
+    pub(super) async fn wait_for_heading(&self, expected: &str) {
+        tests::wait_until(
+            WAIT,
+            &format!("the heading {expected:?}"),
+            || async {
+                match self.client.find(Locator::Css("h1")).await {
+                    Ok(heading) => heading.text().await.unwrap_or_default(),
+                    Err(_) => String::new(),
+                }
+            },
+            |heading| heading == expected,
+        )
+        .await;
+    }
+
     /// The path of the page shown now.
     pub(super) async fn path(&self) -> String {
         self.client.current_url().await.unwrap().path().to_owned()

@@ -104,8 +104,7 @@ async fn an_operator_looks_a_key_up_and_evicts_it_through_the_confirmation() {
         .click()
         .await
         .unwrap();
-    let heading = browser.wait_for("h1").await.text().await.unwrap();
-    assert_eq!(heading, "Evicted");
+    browser.wait_for_heading("Evicted").await;
     assert_eq!(api_status(&app), 404, "the API finds no record");
     let audit = app
         .api
