@@ -1,5 +1,5 @@
-//! An operation as an admin reads it, with its kind's input and result as stored, checked
-//! before it becomes the application's view.
+//! An operation as an admin reads it, with its kind's input and result as stored and the
+//! trace it was accepted in, checked before it becomes the application's view.
 
 use application::admin::AdminOperation;
 use application::ports::StoreError;
@@ -12,7 +12,8 @@ use uuid::Uuid;
 use crate::leased::stored_members;
 use crate::sql::bad_value::bad_row;
 use crate::sql::rows::{stored_order, stored_tenant};
-use crate::sql::schema::operations;
+use crate::sql::schema::{operation_traces, operations};
+use crate::telemetry::trace_id;
 
 /// An operation's columns, as [`Columns`] reads them.
 #[dsl::auto_type]
@@ -37,14 +38,18 @@ pub(crate) fn admin_columns() -> _ {
             operations::created_at,
             operations::updated_at,
             operations::result,
+            operation_traces::trace_context.nullable(),
         ),
     )
 }
 
-/// Operations, for the admin's reads.
+/// Operations, for the admin's reads, each with the trace of its acceptance: no row in
+/// `operation_traces` when tracing was off, hence a left join (on its primary key).
 #[dsl::auto_type]
 pub(crate) fn admin_operations() -> _ {
-    operations::table.select(admin_columns())
+    operations::table
+        .left_join(operation_traces::table)
+        .select(admin_columns())
 }
 
 pub(crate) type Columns = (
@@ -67,6 +72,7 @@ pub(crate) type Columns = (
         NaiveDateTime,
         NaiveDateTime,
         Vec<u8>,
+        Option<String>,
     ),
 );
 
@@ -83,6 +89,7 @@ pub(crate) fn operation_view(
             created,
             updated,
             result,
+            trace_context,
         ),
     ): Columns,
 ) -> Result<AdminOperation, StoreError> {
@@ -109,5 +116,10 @@ pub(crate) fn operation_view(
         accepted_at: created.and_utc(),
         updated_at: updated.and_utc(),
         result: stored_members(&result, "result")?,
+        // One of another shape names no trace to find: the rest of the row still helps.
+        trace_id: trace_context
+            .as_deref()
+            .and_then(trace_id)
+            .map(str::to_owned),
     })
 }

@@ -68,6 +68,15 @@ fn well_formed(traceparent: &str) -> bool {
     shaped && !head.starts_with(b"ff") && rest_allowed
 }
 
+/// The trace id (32 lowercase hex digits) of a stored `traceparent`, for a person to find
+/// the trace in a tracing backend; `None` for one of another shape, which names no trace
+/// this service would continue either.
+pub(crate) fn trace_id(traceparent: &str) -> Option<&str> {
+    well_formed(traceparent)
+        .then(|| traceparent.get(3..35))
+        .flatten()
+}
+
 /// `span` continues the sender's trace (a request's or a message's headers, read through
 /// `header`) when its `traceparent` is valid; a missing or malformed one leaves the span
 /// to start a trace of its own.
@@ -143,7 +152,7 @@ impl Injector for TraceparentOnly {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_TRACESTATE_CHARS, well_formed, within_bounds};
+    use super::{MAX_TRACESTATE_CHARS, trace_id, well_formed, within_bounds};
 
     #[test]
     fn a_tracestate_is_kept_within_32_members_and_512_characters() {
@@ -184,5 +193,16 @@ mod tests {
         ] {
             assert!(!well_formed(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_stored_traceparent_gives_its_trace_id_and_another_shape_none() {
+        let stored = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        assert_eq!(trace_id(stored), Some("4bf92f3577b34da6a3ce929d0e0e4736"));
+        assert_eq!(
+            trace_id("00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01"),
+            None
+        );
+        assert_eq!(trace_id(""), None);
     }
 }

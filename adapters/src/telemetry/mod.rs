@@ -10,7 +10,7 @@ mod statement;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use carriers::{continue_from_headers, continue_trace};
-pub(crate) use carriers::{current_trace_headers, current_traceparent};
+pub(crate) use carriers::{current_trace_headers, current_traceparent, trace_id};
 pub(crate) use dropped::dropped_spans;
 pub use dropped::{DropReason, count_dropped_spans};
 pub(crate) use statement::{QueryText, statement_span};

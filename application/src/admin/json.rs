@@ -49,6 +49,10 @@ pub struct OperationBody<'a> {
     /// The kind's result member (`payment` for a capture), `null` until there is one.
     #[serde(flatten)]
     result: &'a Members,
+    /// The trace of the request that accepted it, which the worker's attempts continue;
+    /// `null` when tracing was off then.
+    #[schema(pattern = "^[0-9a-f]{32}$")]
+    trace_id: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -177,6 +181,7 @@ fn operation_body(operation: &AdminOperation) -> OperationBody<'_> {
         accepted_at: rfc3339_micros(operation.accepted_at),
         updated_at: rfc3339_micros(operation.updated_at),
         result: &operation.result,
+        trace_id: operation.trace_id.as_deref(),
     }
 }
 

@@ -33,6 +33,9 @@ pub struct AdminOperation {
     pub updated_at: DateTime<Utc>,
     /// The kind's result member, `null` until there is a result (`{"payment":null}`).
     pub result: Members,
+    /// The trace id (32 lowercase hex digits) of the request that accepted it, so a person
+    /// can find its attempts in the tracing backend; `None` when tracing was off then.
+    pub trace_id: Option<String>,
 }
 
 impl AdminOperation {

@@ -142,6 +142,7 @@ pub(crate) fn operation(state: OperationState) -> AdminOperation {
         accepted_at: t0() - TimeDelta::hours(1),
         updated_at: t0() - TimeDelta::minutes(5),
         result: Members::parse(br#"{"payment":null}"#).unwrap(),
+        trace_id: None,
     }
 }
 

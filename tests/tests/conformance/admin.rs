@@ -1,12 +1,14 @@
 //! The admin's store on every store (`docs/admin.md`): listings newest first through their
 //! filters and cursors, operator changes under the worker's fence with one audit row each,
-//! key eviction of completed records only, and the last attempt's error class.
+//! key eviction of completed records only, the last attempt's error class, and the trace
+//! an operation was accepted in.
 
 mod audit;
 mod changes;
 mod keys;
 mod last_error;
 mod listing;
+mod trace;
 
 pub(crate) use audit::audit_rows_page_newest_first_within_the_scope;
 pub(crate) use changes::{
@@ -17,6 +19,7 @@ pub(crate) use changes::{
 pub(crate) use keys::only_a_completed_key_is_evicted_and_its_metadata_reads_back;
 pub(crate) use last_error::the_last_attempts_error_is_kept_until_a_success;
 pub(crate) use listing::listings_are_newest_first_filtered_scoped_and_paged;
+pub(crate) use trace::an_operation_reads_with_the_trace_id_it_was_accepted_in;
 
 use adapters::SystemClock;
 use adapters::api::ServiceStore;

@@ -195,6 +195,11 @@ macro_rules! conformance_suite {
             }
 
             #[tokio::test]
+            async fn admin_reads_an_operations_trace_id() {
+                crate::admin::an_operation_reads_with_the_trace_id_it_was_accepted_in::<$backend>().await;
+            }
+
+            #[tokio::test]
             async fn a_stored_refusal_undoes_the_step_and_answers_the_key_again() {
                 crate::stored_refusals::a_stored_refusal_undoes_the_step_and_answers_the_key_again::<$backend>().await;
             }

@@ -178,6 +178,7 @@ where
             accepted_at: at("2026-01-01 00:00:02"),
             updated_at: at("2026-01-01 00:00:02"),
             result: Members::parse(PAID_4.as_bytes()).unwrap(),
+            trace_id: None,
         }
     );
     db.finish().await;
