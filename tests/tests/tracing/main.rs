@@ -5,6 +5,7 @@
 
 mod across_lease;
 mod across_outbox;
+mod admin_view;
 mod collector_down;
 mod embedded;
 mod request;

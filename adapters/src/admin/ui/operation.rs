@@ -1,7 +1,8 @@
 //! `/admin/operations/{id}`: one operation as the admin API's `GET
 //! /api/admin/operations/{id}` gives it (another tenant's is `404` the same way), and the
 //! audit rows about it among the latest ones; to a token with `admin:write`, the forms of
-//! the actions the use case would accept now.
+//! the actions the use case would accept now. Its trace id, when it has one, is text to
+//! paste into whichever tracing backend the deployment uses: no link is assumed.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
@@ -82,6 +83,9 @@ pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
             (fact("Downstream key", html! { code { (operation.downstream_key) } }))
             (fact("Accepted", html! { time { (rfc3339_micros(operation.accepted_at)) } }))
             (fact("Updated", html! { time { (rfc3339_micros(operation.updated_at)) } }))
+            @if let Some(trace) = &operation.trace_id {
+                (fact("Trace id", html! { code { (trace) } }))
+            }
         }
         (act_form::forms(&target, operation.state, operation.generation, &offered,
             state.kinds.provider_id_member(&operation.operation_type).unwrap_or("id")))
