@@ -63,6 +63,15 @@ pub(crate) async fn needs_review(app: &App, id: &str) {
         .await;
 }
 
+/// The audit trail's newest row, as the admin API gives it.
+pub(crate) fn newest_audit_row(app: &App) -> serde_json::Value {
+    let mut audit = app
+        .api
+        .admin("GET", "/api/admin/audit", &operator_token(), None)
+        .json();
+    audit["items"][0].take()
+}
+
 pub(crate) async fn audit_rows(app: &App) -> i64 {
     app.db.count("SELECT COUNT(*) AS n FROM audit_events").await
 }

@@ -5,10 +5,8 @@
 
 use std::sync::LazyLock;
 
-use tests::token;
-
 use super::browser::app_with_ui;
-use super::guards::{csrf_token, get_as, post_form};
+use super::guards::{Posting, get_as};
 use crate::admin::support::{
     audit_rows, needs_review, operator_token, pending_capture, state_and_generation,
 };
@@ -25,63 +23,26 @@ async fn ready_for(app: &App, action: &str, reference: &str) -> String {
     id
 }
 
-fn body(csrf: Option<&str>, state: &str, generation: i64) -> String {
-    let csrf = csrf.map(|csrf| format!("csrf={csrf}&")).unwrap_or_default();
-    format!("{csrf}state={state}&generation={generation}")
+/// The form an action's confirmation carries, without its CSRF member.
+fn form(state: &str, generation: i64) -> String {
+    format!("state={state}&generation={generation}")
 }
 
 #[tokio::test]
 async fn a_retry_or_cancel_without_its_csrf_token_from_elsewhere_or_without_write_changes_nothing()
 {
     let app = app_with_ui().await;
-    let own = app.service.base_url().to_owned();
-    let csrf = csrf_token(&app, &OPERATOR);
-    let reader = token(1, 8, "admin:read");
-    let reader_csrf = csrf_token(&app, &reader);
+    let posting = Posting::new(&app, &OPERATOR);
     for action in ["retry", "cancel"] {
         let id = ready_for(&app, action, &format!("UI-{action}")).await;
         let (state, generation) = state_and_generation(&app, &id).await;
-        let page =
-            String::from_utf8(get_as(&app, &format!("/admin/operations/{id}"), &reader).body)
-                .unwrap();
+        let page = get_as(&app, &format!("/admin/operations/{id}"), posting.reader());
         assert!(
-            !page.contains(&format!("<form class=\"{action}\"")),
+            !String::from_utf8_lossy(&page.body).contains(&format!("<form class=\"{action}\"")),
             "{action}: no form without admin:write"
         );
         let path = format!("/admin/operations/{id}/{action}");
-        let refused = [
-            post_form(
-                &app,
-                &path,
-                &OPERATOR,
-                &own,
-                &body(None, &state, generation),
-            ),
-            post_form(
-                &app,
-                &path,
-                &OPERATOR,
-                &own,
-                &body(Some(&reader_csrf), &state, generation),
-            ),
-            post_form(
-                &app,
-                &path,
-                &OPERATOR,
-                "http://evil.example",
-                &body(Some(&csrf), &state, generation),
-            ),
-            post_form(
-                &app,
-                &path,
-                &reader,
-                &own,
-                &body(Some(&reader_csrf), &state, generation),
-            ),
-        ];
-        for reply in refused {
-            assert_eq!(reply.status, 403, "{action}");
-        }
+        posting.assert_refused(&app, &path, &form(&state, generation), action);
         assert_eq!(
             state_and_generation(&app, &id).await,
             (state.clone(), generation),
@@ -94,13 +55,7 @@ async fn a_retry_or_cancel_without_its_csrf_token_from_elsewhere_or_without_writ
         let id = ready_for(&app, action, &format!("UI-{action}-OK")).await;
         let (state, generation) = state_and_generation(&app, &id).await;
         let path = format!("/admin/operations/{id}/{action}");
-        let accepted = post_form(
-            &app,
-            &path,
-            &OPERATOR,
-            &own,
-            &body(Some(&csrf), &state, generation),
-        );
+        let accepted = posting.passing(&app, &path, &form(&state, generation));
         assert_eq!(accepted.status, 303, "{action}");
         assert_eq!(state_and_generation(&app, &id).await.0, ends, "{action}");
     }
@@ -111,14 +66,13 @@ async fn a_retry_or_cancel_without_its_csrf_token_from_elsewhere_or_without_writ
 #[tokio::test]
 async fn a_stale_retry_or_cancel_form_says_it_changed_and_does_nothing() {
     let app = app_with_ui().await;
-    let own = app.service.base_url().to_owned();
-    let csrf = csrf_token(&app, &OPERATOR);
+    let posting = Posting::new(&app, &OPERATOR);
     for action in ["retry", "cancel"] {
         let id = ready_for(&app, action, &format!("UI-{action}")).await;
         let (state, generation) = state_and_generation(&app, &id).await;
         let confirm = format!(
             "/admin/operations/{id}/{action}?{}",
-            body(None, &state, generation)
+            form(&state, generation)
         );
         assert_eq!(
             get_as(&app, &confirm, &OPERATOR).status,
@@ -133,13 +87,7 @@ async fn a_stale_retry_or_cancel_form_says_it_changed_and_does_nothing() {
             ))
             .await;
         let path = format!("/admin/operations/{id}/{action}");
-        let stale = post_form(
-            &app,
-            &path,
-            &OPERATOR,
-            &own,
-            &body(Some(&csrf), &state, generation),
-        );
+        let stale = posting.passing(&app, &path, &form(&state, generation));
         assert_eq!(stale.status, 409, "{action}");
         let said = String::from_utf8_lossy(&stale.body);
         assert!(
@@ -164,7 +112,7 @@ async fn a_stale_retry_or_cancel_form_says_it_changed_and_does_nothing() {
         let (state, generation) = state_and_generation(&app, &id).await;
         let confirm = format!(
             "/admin/operations/{id}/{action}?{}",
-            body(None, &state, generation)
+            form(&state, generation)
         );
         assert_eq!(
             get_as(&app, &confirm, &OPERATOR).status,

@@ -70,6 +70,16 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no {css} within {WAIT:?}: {e}"))
     }
 
+    /// Clicks the first element `css` matches, once it is there.
+    pub(super) async fn click(&self, css: &str) {
+        self.wait_for(css).await.click().await.unwrap();
+    }
+
+    /// Types `text` into the first field `css` matches, once it is there.
+    pub(super) async fn type_into(&self, css: &str, text: &str) {
+        self.wait_for(css).await.send_keys(text).await.unwrap();
+    }
+
     /// Waits, at most [`WAIT`], until the page's heading reads `expected`: after a click that
     /// submits a form, the page before it may still be the one shown for a moment.
     pub(super) async fn wait_for_heading(&self, expected: &str) {
@@ -99,16 +109,8 @@ impl Browser {
     /// Signs in through the form with `token`.
     pub(super) async fn sign_in(&self, token: &str) {
         self.goto("/admin/sign-in").await;
-        self.wait_for("input[name=token]")
-            .await
-            .send_keys(token)
-            .await
-            .unwrap();
-        self.wait_for("form.sign-in button")
-            .await
-            .click()
-            .await
-            .unwrap();
+        self.type_into("input[name=token]", token).await;
+        self.click("form.sign-in button").await;
     }
 
     /// Writes `target/admin-ui/<name>.png`.

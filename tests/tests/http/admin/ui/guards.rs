@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use tests::Reply;
+use tests::{Reply, token};
 
 use super::browser::app_with_ui;
 use crate::admin::support::{audit_rows, needs_review, operator_token, pending_capture};
@@ -60,6 +60,67 @@ pub(super) fn post_form(app: &App, path: &str, token: &str, origin: &str, body: 
         ],
         body.as_bytes(),
     )
+}
+
+/// How the action tests post a form: as `operator` from this host with its session's CSRF
+/// token, and in the four ways the page must refuse.
+pub(super) struct Posting {
+    operator: String,
+    own: String,
+    csrf: String,
+    reader: String,
+    reader_csrf: String,
+}
+
+impl Posting {
+    /// `operator` holds `admin:write`; beside it, a reader of tenant 1 without it.
+    pub(super) fn new(app: &App, operator: &str) -> Self {
+        let reader = token(1, 8, "admin:read");
+        Self {
+            operator: operator.to_owned(),
+            own: app.service.base_url().to_owned(),
+            csrf: csrf_token(app, operator),
+            reader_csrf: csrf_token(app, &reader),
+            reader,
+        }
+    }
+
+    /// The token without `admin:write`.
+    pub(super) fn reader(&self) -> &str {
+        &self.reader
+    }
+
+    /// `form` (without its CSRF member) posted to `path` with every check passing.
+    pub(super) fn passing(&self, app: &App, path: &str, form: &str) -> Reply {
+        let body = format!("csrf={}&{form}", self.csrf);
+        post_form(app, path, &self.operator, &self.own, &body)
+    }
+
+    /// `form` posted to `path` without its CSRF token, with another session's, from another
+    /// origin, and by the reader: each is refused with `403`.
+    pub(super) fn assert_refused(&self, app: &App, path: &str, form: &str, what: &str) {
+        let with = |csrf: &str| format!("csrf={csrf}&{form}");
+        let refused = [
+            post_form(app, path, &self.operator, &self.own, form),
+            post_form(
+                app,
+                path,
+                &self.operator,
+                &self.own,
+                &with(&self.reader_csrf),
+            ),
+            post_form(
+                app,
+                path,
+                &self.operator,
+                "http://evil.example",
+                &with(&self.csrf),
+            ),
+            post_form(app, path, &self.reader, &self.own, &with(&self.reader_csrf)),
+        ];
+        let statuses = refused.map(|reply| reply.status);
+        assert_eq!(statuses, [403; 4], "{what}");
+    }
 }
 
 fn sign_out(app: &App, origin: &str, csrf: Option<&str>) -> Reply {

@@ -6,11 +6,11 @@
 use std::sync::LazyLock;
 
 use fantoccini::Locator;
-use tests::{order_json, token};
+use tests::order_json;
 
 use super::browser::{Browser, app_with_ui};
-use super::guards::{csrf_token, get_as, post_form};
-use crate::admin::support::{audit_rows, operator_token};
+use super::guards::{Posting, get_as};
+use crate::admin::support::{audit_rows, newest_audit_row, operator_token};
 use crate::support::{App, full_token};
 
 static OPERATOR: LazyLock<String> = LazyLock::new(operator_token);
@@ -58,18 +58,10 @@ async fn an_operator_looks_a_key_up_and_evicts_it_through_the_confirmation() {
         ("key", "ui-key-1"),
     ] {
         browser
-            .wait_for(&format!("form.lookup input[name={name}]"))
-            .await
-            .send_keys(value)
-            .await
-            .unwrap();
+            .type_into(&format!("form.lookup input[name={name}]"), value)
+            .await;
     }
-    browser
-        .wait_for("form.lookup button")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click("form.lookup button").await;
     browser.wait_for("dl.record").await;
     let shown = browser.text().await;
     assert!(
@@ -78,12 +70,7 @@ async fn an_operator_looks_a_key_up_and_evicts_it_through_the_confirmation() {
     );
     browser.screenshot("key").await;
 
-    browser
-        .wait_for("form.evict button")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click("form.evict button").await;
     browser.wait_for("form.confirm").await;
     assert!(
         browser
@@ -98,19 +85,10 @@ async fn an_operator_looks_a_key_up_and_evicts_it_through_the_confirmation() {
         "not yet"
     );
 
-    browser
-        .wait_for("form.confirm button")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click("form.confirm button").await;
     browser.wait_for_heading("Evicted").await;
     assert_eq!(api_status(&app), 404, "the API finds no record");
-    let audit = app
-        .api
-        .admin("GET", "/api/admin/audit", &OPERATOR, None)
-        .json();
-    let row = &audit["items"][0];
+    let row = newest_audit_row(&app);
     assert_eq!(
         (
             row["action"].as_str(),
@@ -122,7 +100,7 @@ async fn an_operator_looks_a_key_up_and_evicts_it_through_the_confirmation() {
             Some("1/orders.create.v1/ui-key-1"),
             Some("9")
         ),
-        "{audit}"
+        "{row}"
     );
     browser.close().await;
     app.finish().await;
@@ -133,64 +111,27 @@ async fn an_eviction_without_its_csrf_token_from_elsewhere_without_write_or_stal
 {
     let app = app_with_ui().await;
     order_under_the_key(&app);
-    let own = app.service.base_url().to_owned();
     let path = format!("/admin/idempotency-keys/evict?{ADDRESS}");
-    let csrf = csrf_token(&app, &OPERATOR);
-    let reader = token(1, 8, "admin:read");
-    let reader_csrf = csrf_token(&app, &reader);
-    let page = get_as(&app, &format!("/admin/idempotency-keys?{ADDRESS}"), &reader);
+    let posting = Posting::new(&app, &OPERATOR);
+    let page = get_as(
+        &app,
+        &format!("/admin/idempotency-keys?{ADDRESS}"),
+        posting.reader(),
+    );
     let page = String::from_utf8_lossy(&page.body);
     assert!(
         page.contains("completed") && !page.contains("<form class=\"evict\""),
         "shown, no eviction without admin:write"
     );
     let created = format!("created={}", created_at(&app));
-    let refused = [
-        post_form(&app, &path, &OPERATOR, &own, &created),
-        post_form(
-            &app,
-            &path,
-            &OPERATOR,
-            &own,
-            &format!("csrf={reader_csrf}&{created}"),
-        ),
-        post_form(
-            &app,
-            &path,
-            &OPERATOR,
-            "http://evil.example",
-            &format!("csrf={csrf}&{created}"),
-        ),
-        post_form(
-            &app,
-            &path,
-            &reader,
-            &own,
-            &format!("csrf={reader_csrf}&{created}"),
-        ),
-    ];
-    for reply in refused {
-        assert_eq!(reply.status, 403);
-    }
+    posting.assert_refused(&app, &path, &created, "evict");
     assert_eq!((api_status(&app), audit_rows(&app).await), (200, 0));
     // A confirmation drawn for another record under the key: "it changed".
-    let stale = post_form(
-        &app,
-        &path,
-        &OPERATOR,
-        &own,
-        &format!("csrf={csrf}&created=2000-01-01T00:00:00.000000Z"),
-    );
+    let stale = posting.passing(&app, &path, "created=2000-01-01T00:00:00.000000Z");
     assert_eq!(stale.status, 409);
     assert!(String::from_utf8_lossy(&stale.body).contains("It changed"));
     assert_eq!((api_status(&app), audit_rows(&app).await), (200, 0));
-    let accepted = post_form(
-        &app,
-        &path,
-        &OPERATOR,
-        &own,
-        &format!("csrf={csrf}&{created}"),
-    );
+    let accepted = posting.passing(&app, &path, &created);
     assert_eq!(
         accepted.status, 200,
         "the same form with every check passing"

@@ -78,12 +78,7 @@ async fn an_operator_signs_in_finds_the_operation_needing_review_and_opens_it() 
     browser.wait_for("main p.empty, main table").await;
     browser.screenshot("audit").await;
 
-    browser
-        .wait_for("form.sign-out button")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click("form.sign-out button").await;
     browser.wait_for("form.sign-in").await;
     let cookies = browser.client.get_all_cookies().await.unwrap();
     assert!(

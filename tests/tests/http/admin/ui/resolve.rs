@@ -4,12 +4,11 @@
 
 use std::sync::LazyLock;
 
-use tests::token;
-
 use super::browser::{Browser, app_with_ui};
-use super::guards::{csrf_token, get_as, post_form};
+use super::guards::{Posting, get_as};
 use crate::admin::support::{
-    audit_rows, needs_review, operator_token, payment_rows, pending_capture, state_and_generation,
+    audit_rows, needs_review, newest_audit_row, operator_token, payment_rows, pending_capture,
+    state_and_generation,
 };
 
 static OPERATOR: LazyLock<String> = LazyLock::new(operator_token);
@@ -17,24 +16,11 @@ static OPERATOR: LazyLock<String> = LazyLock::new(operator_token);
 /// The operation page's resolve form, filled and sent: the confirmation is shown.
 async fn ask_to_resolve(browser: &Browser, id: &str, charge: &str) {
     browser.goto(&format!("/admin/operations/{id}")).await;
+    browser.click("form.resolve input[value=succeeded]").await;
     browser
-        .wait_for("form.resolve input[value=succeeded]")
-        .await
-        .click()
-        .await
-        .unwrap();
-    browser
-        .wait_for("form.resolve input[name=providerId]")
-        .await
-        .send_keys(charge)
-        .await
-        .unwrap();
-    browser
-        .wait_for("form.resolve button")
-        .await
-        .click()
-        .await
-        .unwrap();
+        .type_into("form.resolve input[name=providerId]", charge)
+        .await;
+    browser.click("form.resolve button").await;
     browser.wait_for("form.confirm").await;
 }
 
@@ -60,12 +46,7 @@ async fn an_operator_resolves_through_the_confirmation_and_it_is_audited() {
     );
     browser.screenshot("resolve-confirm").await;
 
-    browser
-        .wait_for("form.confirm button")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click("form.confirm button").await;
     browser.wait_for("dl.facts").await;
     assert_eq!(browser.path().await, format!("/admin/operations/{id}"));
     assert!(
@@ -74,11 +55,7 @@ async fn an_operator_resolves_through_the_confirmation_and_it_is_audited() {
     );
     assert_eq!(state_and_generation(&app, &id).await.0, "succeeded");
     assert_eq!((payment_rows(&app).await, audit_rows(&app).await), (1, 1));
-    let audit = app
-        .api
-        .admin("GET", "/api/admin/audit", &OPERATOR, None)
-        .json();
-    let row = &audit["items"][0];
+    let row = newest_audit_row(&app);
     assert_eq!(
         (
             row["action"].as_str(),
@@ -86,7 +63,7 @@ async fn an_operator_resolves_through_the_confirmation_and_it_is_audited() {
             row["who"]["actorId"].as_str()
         ),
         (Some("operation.resolve"), Some("1"), Some("9")),
-        "{audit}"
+        "{row}"
     );
     browser.close().await;
     app.finish().await;
@@ -108,12 +85,7 @@ async fn a_resolve_after_the_operation_moved_on_says_it_changed_and_does_nothing
             "UPDATE operations SET generation = 5 WHERE id = UNHEX(REPLACE('{id}', '-', ''))"
         ))
         .await;
-    browser
-        .wait_for("form.confirm button")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click("form.confirm button").await;
     browser.wait_for_heading("It changed").await;
     let said = browser.text().await;
     assert!(
@@ -135,51 +107,21 @@ async fn a_resolve_without_its_csrf_token_from_elsewhere_or_without_write_change
     let app = app_with_ui().await;
     let id = pending_capture(&app, "UI-GUARDED");
     needs_review(&app, &id).await;
-    let own = app.service.base_url().to_owned();
     let path = format!("/admin/operations/{id}/resolve");
     let form = "outcome=declined&providerId=&state=needs_review&generation=3";
-    let csrf = csrf_token(&app, &OPERATOR);
-    let reader = token(1, 8, "admin:read");
-    let reader_csrf = csrf_token(&app, &reader);
-    let page =
-        String::from_utf8(get_as(&app, &format!("/admin/operations/{id}"), &reader).body).unwrap();
+    let posting = Posting::new(&app, &OPERATOR);
+    let page = get_as(&app, &format!("/admin/operations/{id}"), posting.reader());
     assert!(
-        !page.contains("form class=\"resolve\""),
+        !String::from_utf8_lossy(&page.body).contains("form class=\"resolve\""),
         "no form without admin:write"
     );
-    let refused = [
-        post_form(&app, &path, &OPERATOR, &own, form),
-        post_form(
-            &app,
-            &path,
-            &OPERATOR,
-            &own,
-            &format!("csrf={reader_csrf}&{form}"),
-        ),
-        post_form(
-            &app,
-            &path,
-            &OPERATOR,
-            "http://evil.example",
-            &format!("csrf={csrf}&{form}"),
-        ),
-        post_form(
-            &app,
-            &path,
-            &reader,
-            &own,
-            &format!("csrf={reader_csrf}&{form}"),
-        ),
-    ];
-    for reply in refused {
-        assert_eq!(reply.status, 403);
-    }
+    posting.assert_refused(&app, &path, form, "resolve");
     assert_eq!(
         state_and_generation(&app, &id).await,
         ("needs_review".to_owned(), 3)
     );
     assert_eq!((payment_rows(&app).await, audit_rows(&app).await), (0, 0));
-    let accepted = post_form(&app, &path, &OPERATOR, &own, &format!("csrf={csrf}&{form}"));
+    let accepted = posting.passing(&app, &path, form);
     assert_eq!(
         accepted.status, 303,
         "the same form with every check passing"

@@ -8,7 +8,9 @@ use std::time::Duration;
 use tests::{Controls, ProviderStandIn, wait_until};
 
 use super::browser::{Browser, app_with_ui};
-use crate::admin::support::{audit_rows, operator_token, pending_capture, state_and_generation};
+use crate::admin::support::{
+    audit_rows, newest_audit_row, operator_token, pending_capture, state_and_generation,
+};
 use crate::support::App;
 
 static OPERATOR: LazyLock<String> = LazyLock::new(operator_token);
@@ -51,12 +53,8 @@ async fn wait_for_state(app: &App, id: &str, state: &str) {
 }
 
 /// The audit trail's newest row: its action, and the tenant and actor it names.
-fn newest_audit_row(app: &App) -> (String, String, String) {
-    let audit = app
-        .api
-        .admin("GET", "/api/admin/audit", &OPERATOR, None)
-        .json();
-    let row = &audit["items"][0];
+fn newest_audit(app: &App) -> (String, String, String) {
+    let row = newest_audit_row(app);
     let text = |value: &serde_json::Value| value.as_str().unwrap_or_default().to_owned();
     (
         text(&row["action"]),
@@ -68,22 +66,12 @@ fn newest_audit_row(app: &App) -> (String, String, String) {
 /// Opens the operation's page, asks for `action` and waits for its confirmation.
 async fn ask_for(browser: &Browser, id: &str, action: &str) {
     browser.goto(&format!("/admin/operations/{id}")).await;
-    browser
-        .wait_for(&format!("form.{action} button"))
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click(&format!("form.{action} button")).await;
     browser.wait_for("form.confirm").await;
 }
 
 async fn confirm(browser: &Browser) {
-    browser
-        .wait_for("form.confirm button")
-        .await
-        .click()
-        .await
-        .unwrap();
+    browser.click("form.confirm button").await;
     browser.wait_for("dl.facts").await;
 }
 
@@ -128,7 +116,7 @@ async fn an_operator_retries_an_operation_in_review_and_it_then_succeeds() {
     wait_for_state(&app, &id, "succeeded").await;
     assert_eq!(provider.counters().charges, 1);
     assert_eq!(
-        newest_audit_row(&app),
+        newest_audit(&app),
         ("operation.retry".into(), "1".into(), "9".into())
     );
     browser.goto("/admin/audit").await;
@@ -178,7 +166,7 @@ async fn an_operator_cancels_a_pending_operation_through_the_confirmation() {
     browser.screenshot("cancel-done").await;
     assert_eq!(state_and_generation(&app, &id).await.0, "cancelled");
     assert_eq!(
-        newest_audit_row(&app),
+        newest_audit(&app),
         ("operation.cancel".into(), "1".into(), "9".into())
     );
     browser.close().await;
