@@ -23,6 +23,14 @@ async fn ready_for(app: &App, action: &str, reference: &str) -> String {
     id
 }
 
+/// The confirmation page of `action` on the operation as it was drawn.
+fn confirmation(id: &str, action: &str, state: &str, generation: i64) -> String {
+    format!(
+        "/admin/operations/{id}/{action}?{}",
+        form(state, generation)
+    )
+}
+
 /// The form an action's confirmation carries, without its CSRF member.
 fn form(state: &str, generation: i64) -> String {
     format!("state={state}&generation={generation}")
@@ -70,10 +78,7 @@ async fn a_stale_retry_or_cancel_form_says_it_changed_and_does_nothing() {
     for action in ["retry", "cancel"] {
         let id = ready_for(&app, action, &format!("UI-{action}")).await;
         let (state, generation) = state_and_generation(&app, &id).await;
-        let confirm = format!(
-            "/admin/operations/{id}/{action}?{}",
-            form(&state, generation)
-        );
+        let confirm = confirmation(&id, action, &state, generation);
         assert_eq!(
             get_as(&app, &confirm, &OPERATOR).status,
             200,
@@ -110,10 +115,7 @@ async fn a_stale_retry_or_cancel_form_says_it_changed_and_does_nothing() {
     for (action, ready) in [("cancel", "retry"), ("retry", "cancel")] {
         let id = ready_for(&app, ready, &format!("UI-{action}-ELSEWHERE")).await;
         let (state, generation) = state_and_generation(&app, &id).await;
-        let confirm = format!(
-            "/admin/operations/{id}/{action}?{}",
-            form(&state, generation)
-        );
+        let confirm = confirmation(&id, action, &state, generation);
         assert_eq!(
             get_as(&app, &confirm, &OPERATOR).status,
             409,
