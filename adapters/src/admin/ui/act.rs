@@ -5,18 +5,16 @@
 //! through the admin use case the API's routes call, judged, fenced and audited alike.
 
 use actix_web::http::StatusCode;
-use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use application::admin::{AdminOperation, AdminRefusal, AdminStore};
 use application::ports::FlowHooks;
 use uuid::Uuid;
 
 use super::act_form::{Asked, asked, bad_form, effect};
-use super::change::{Shown, admin_request, checked, confirmation, refusal, told};
-use super::csrf::CsrfKey;
+use super::change::{Shown, admin_request, confirmation, refusal, told};
 use super::layout::{not_found, unavailable};
 use super::session::see_other;
-use super::signed::Signed;
+use super::signed::{Signed, SignedChange};
 use crate::admin::http::checks::admin;
 use crate::http::route::PathIds;
 use crate::http::routes::state::AppState;
@@ -115,28 +113,23 @@ pub(super) async fn confirm<S: AdminStore + 'static, H: FlowHooks + 'static>(
 
 pub(super) async fn submit<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    payload: Payload,
-    state: Data<AppState<S, H>>,
-    key: Data<CsrfKey>,
+    change: SignedChange<S, H>,
 ) -> HttpResponse {
-    let (session, body) =
-        match checked(&request, payload, &state.keys, state.body_timeout, &key).await {
-            Ok(checked) => checked,
-            Err(refused) => return refused,
-        };
-    let shown = (&session, key.get_ref());
+    let SignedChange { signed, body } = &change;
+    let Signed { session, state, .. } = signed;
+    let shown = signed.shown();
     let Some((id, segment)) = addressed(&request) else {
         return not_found(Some(shown));
     };
-    let Some(asked) = asked(segment, &body) else {
+    let Some(asked) = asked(segment, body) else {
         return not_understood(id, segment, shown);
     };
     // The page's check of what it showed; the use case reads again and fences on its read.
-    if let Err(response) = still_as_shown(&state, id, &asked, shown).await {
+    if let Err(response) = still_as_shown(state, id, &asked, shown).await {
         return response;
     }
-    let acted = admin(&state)
-        .act(&admin_request(&request, &session), id, &asked.action)
+    let acted = admin(state)
+        .act(&admin_request(&request, session), id, &asked.action)
         .await;
     match acted {
         Ok(_) => see_other(&page_of(id)),

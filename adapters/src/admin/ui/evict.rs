@@ -6,22 +6,19 @@
 //! API's eviction calls, audited alike.
 
 use actix_web::http::StatusCode;
-use actix_web::web::{Data, Payload};
 use actix_web::{HttpRequest, HttpResponse};
 use application::admin::{AdminRefusal, AdminStore};
 use application::ports::FlowHooks;
 use application::rfc3339_micros;
 use maud::html;
 
-use super::change::{Shown, admin_request, checked, confirmation, refusal, told};
-use super::csrf::CsrfKey;
+use super::change::{Shown, admin_request, confirmation, refusal, told};
 use super::keys::{KEYS, address_query, facts};
 use super::layout::{frame, html as respond, not_found, unavailable};
 use super::sign_in::field;
-use super::signed::Signed;
+use super::signed::{Signed, SignedChange};
 use crate::admin::http::checks::admin;
 use crate::admin::http::key_query;
-use crate::http::routes::state::AppState;
 
 /// The page for a form that did not carry the record's address.
 fn not_understood(shown: Shown<'_>) -> HttpResponse {
@@ -68,24 +65,19 @@ pub(super) async fn confirm<S: AdminStore + 'static, H: FlowHooks + 'static>(
 
 pub(super) async fn submit<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    payload: Payload,
-    state: Data<AppState<S, H>>,
-    key: Data<CsrfKey>,
+    change: SignedChange<S, H>,
 ) -> HttpResponse {
-    let (session, body) =
-        match checked(&request, payload, &state.keys, state.body_timeout, &key).await {
-            Ok(checked) => checked,
-            Err(refused) => return refused,
-        };
-    let shown = (&session, key.get_ref());
+    let SignedChange { signed, body } = &change;
+    let Signed { session, state, .. } = signed;
+    let shown = signed.shown();
     let Ok(address) = key_query(request.query_string()) else {
         return not_understood(shown);
     };
-    let Some(created) = field(&body, "created") else {
+    let Some(created) = field(body, "created") else {
         return not_understood(shown);
     };
     let back = format!("{KEYS}?{}", address_query(&address));
-    let admin = admin(&state);
+    let admin = admin(state);
     // The record the page showed, not one a new request made under the key since; the use
     // case reads again, and evicts only a completed record.
     match admin.show_key(session.scope(), &address).await {
@@ -101,7 +93,7 @@ pub(super) async fn submit<S: AdminStore + 'static, H: FlowHooks + 'static>(
         Err(_) => return not_found(Some(shown)),
     }
     let evicted = admin
-        .evict_key(&admin_request(&request, &session), &address)
+        .evict_key(&admin_request(&request, session), &address)
         .await;
     match evicted {
         Ok(record) => {

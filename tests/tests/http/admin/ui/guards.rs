@@ -187,6 +187,17 @@ async fn every_admin_response_carries_the_security_headers() {
         "refused sign-out",
         sign_out(&app, "http://evil.example", None),
     ));
+    let own = app.service.base_url().to_owned();
+    replies.push((
+        "refused retry",
+        post_form(
+            &app,
+            &format!("/admin/operations/{id}/retry"),
+            &OPERATOR,
+            &own,
+            "",
+        ),
+    ));
     for (what, reply) in &replies {
         for (name, value) in HEADERS {
             assert_eq!(reply.header(name).as_deref(), Some(value), "{what}: {name}");
@@ -201,7 +212,8 @@ async fn every_admin_response_carries_the_security_headers() {
     assert_eq!(
         statuses,
         [
-            303, 200, 200, 200, 200, 200, 400, 200, 404, 200, 200, 409, 200, 404, 400, 404, 403
+            303, 200, 200, 200, 200, 200, 400, 200, 404, 200, 200, 409, 200, 404, 400, 404, 403,
+            403
         ]
     );
     app.finish().await;
