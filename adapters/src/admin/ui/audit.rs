@@ -8,9 +8,9 @@ use application::ports::FlowHooks;
 use application::rfc3339_micros;
 use maud::{Markup, html};
 
+use super::filter_query::{encoded, filled};
+use super::layout::bad_parameters;
 use super::layout::{frame, html as respond, unavailable};
-use super::operations::{encoded, filled};
-use super::routes::bad_parameters;
 use super::signed::Signed;
 use crate::admin::http::audit_query;
 use crate::admin::http::checks::admin;

@@ -10,9 +10,9 @@ use application::ports::FlowHooks;
 use application::rfc3339_micros;
 use maud::{Markup, html};
 
+use super::filter_query::{encoded, filled};
 use super::layout::{frame, html as respond, unavailable};
 use super::operation::fact;
-use super::operations::{encoded, filled};
 use super::signed::Signed;
 use crate::admin::http::checks::admin;
 use crate::admin::http::key_query;

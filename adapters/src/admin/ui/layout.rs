@@ -88,3 +88,18 @@ pub(super) fn refused(reason: &str) -> HttpResponse {
     };
     html(StatusCode::FORBIDDEN, frame("Refused", None, &content))
 }
+
+/// A page for a signed-in operator that shows a parameter problem.
+pub(super) fn bad_parameters(
+    errors: &[crate::http::FieldError],
+    session: (&Session, &CsrfKey),
+) -> HttpResponse {
+    let content = maud::html! {
+        p { "This address asks for something the list cannot show:" }
+        ul { @for error in errors { li { (error.pointer.trim_start_matches('/')) ": " (error.reason) } } }
+    };
+    html(
+        StatusCode::BAD_REQUEST,
+        frame("Bad parameters", Some(session), &content),
+    )
+}

@@ -10,6 +10,7 @@ mod audit;
 mod change;
 mod csrf;
 mod evict;
+mod filter_query;
 mod headers;
 mod home;
 mod keys;

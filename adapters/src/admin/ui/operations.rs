@@ -9,26 +9,12 @@ use application::rfc3339_micros;
 use domain::OperationState;
 use maud::{Markup, html};
 
+use super::filter_query::{encoded, filled};
+use super::layout::bad_parameters;
 use super::layout::{frame, html as respond, unavailable};
-use super::routes::bad_parameters;
 use super::signed::Signed;
 use crate::admin::http::checks::admin;
 use crate::admin::http::operations_query;
-
-/// The parameters a filter form sends, without the empty ones (a field left blank means
-/// "any", where the API's strict parser refuses an empty value).
-pub(super) fn filled(query: &str, except: &str) -> Vec<(String, String)> {
-    form_urlencoded::parse(query.as_bytes())
-        .filter(|(name, value)| !value.is_empty() && name != except)
-        .map(|(name, value)| (name.into_owned(), value.into_owned()))
-        .collect()
-}
-
-pub(super) fn encoded(pairs: &[(String, String)]) -> String {
-    form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(pairs)
-        .finish()
-}
 
 pub(super) async fn page<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,

@@ -1,7 +1,6 @@
 //! The on-call page's routes under `/admin` and what wraps them all: the security headers
 //! on every response, a `404` page for anything unknown, the CSRF key.
 
-use actix_web::http::StatusCode;
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::middleware::from_fn;
 use actix_web::web::{self, Data, ServiceConfig};
@@ -10,7 +9,7 @@ use application::admin::AdminStore;
 use application::ports::FlowHooks;
 
 use super::csrf::CsrfKey;
-use super::layout::{frame, html, not_found};
+use super::layout::not_found;
 use super::session::see_other;
 use super::{act, audit, evict, headers, home, keys, operation, operations, sign_in};
 
@@ -68,19 +67,4 @@ async fn stylesheet() -> HttpResponse {
 
 async fn unknown(_request: HttpRequest) -> HttpResponse {
     not_found(None)
-}
-
-/// A page for a signed-in operator that shows a parameter problem.
-pub(super) fn bad_parameters(
-    errors: &[crate::http::FieldError],
-    session: (&super::session::Session, &CsrfKey),
-) -> HttpResponse {
-    let content = maud::html! {
-        p { "This address asks for something the list cannot show:" }
-        ul { @for error in errors { li { (error.pointer.trim_start_matches('/')) ": " (error.reason) } } }
-    };
-    html(
-        StatusCode::BAD_REQUEST,
-        frame("Bad parameters", Some(session), &content),
-    )
 }
