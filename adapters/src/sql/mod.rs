@@ -17,6 +17,7 @@ pub(crate) mod multi_row;
 pub(crate) mod outbox;
 mod outbox_writer;
 mod readiness;
+mod record_tx;
 pub(crate) mod records;
 mod records_batch;
 pub(crate) mod rendered_once;

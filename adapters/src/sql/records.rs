@@ -1,8 +1,6 @@
 //! SQL of the idempotency record: insert, complete, fresh read.
 
-use application::ports::{
-    CommitError, InsertRecordError, NewRecord, RecordReader, RecordTx, StoreError,
-};
+use application::ports::{InsertRecordError, NewRecord, RecordReader, StoreError};
 use chrono::NaiveDateTime;
 use diesel::dsl::{self, Limit, Values};
 use diesel::prelude::*;
@@ -10,11 +8,10 @@ use diesel::query_builder::QueryFragment;
 use diesel_async::RunQueryDsl;
 use domain::{Completion, ExistingRecord, IdempotencyKey, RecordId, Scope};
 
-use super::both_stores::{for_both_stores, for_both_transactions};
+use super::both_stores::for_both_stores;
 use super::classify::{Classify, record_insert_error};
 use super::complete_record::CompleteRecord;
 use super::connection::SqlConnection;
-use super::records_batch::{complete_batch, insert_processing_batch};
 use super::rendered_once::RenderedOnce;
 use super::rows::{PROCESSING, RecordRow, fingerprint_version, record_columns, to_i64};
 use super::schema::api_idempotency;
@@ -103,17 +100,6 @@ pub(crate) fn by_scope_key<'a>(tenant: i64, actor: i64, operation: &'a [u8], key
         .select(record_columns())
 }
 
-/// The mark before a step that may store a refusal, and the undo back to it: the same
-/// SQL on both stores.
-const SAVEPOINT: &str = "SAVEPOINT step";
-const ROLLBACK_TO_SAVEPOINT: &str = "ROLLBACK TO SAVEPOINT step";
-
-async fn execute_text<C: SqlConnection>(conn: &mut C, sql: &str) -> Result<(), StoreError> {
-    conn.batch_execute(sql)
-        .await
-        .map_err(C::Backend::store_error)
-}
-
 /// A record by its scope and key: one autocommit read outside any write transaction, so
 /// it sees the latest commit (`docs/storage.md#duplicates-and-the-fresh-read`).
 fn find_query<'a>(
@@ -127,71 +113,6 @@ fn find_query<'a>(
         key.as_str().as_bytes(),
     )
     .limit(1))
-}
-
-for_both_transactions! {
-    impl RecordTx {
-        async fn insert_processing(
-            &mut self,
-            record: &NewRecord,
-        ) -> Result<RecordId, InsertRecordError> {
-            self.run("record insert", async |conn, ids| {
-                insert_processing(conn, ids, record).await
-            })
-            .await
-        }
-
-        async fn insert_processing_batch(
-            &mut self,
-            records: &[NewRecord],
-        ) -> Result<Vec<RecordId>, InsertRecordError> {
-            self.run("record batch insert", async |conn, ids| {
-                insert_processing_batch(conn, ids, records).await
-            })
-            .await
-        }
-
-        async fn complete_batch(
-            &mut self,
-            completions: &[(RecordId, Completion)],
-        ) -> Result<u64, StoreError> {
-            self.run("record batch completion", async |conn, _| {
-                complete_batch(conn, completions).await
-            })
-            .await
-        }
-
-        async fn savepoint(&mut self) -> Result<(), StoreError> {
-            self.run("savepoint", async |conn, _| execute_text(conn, SAVEPOINT).await)
-                .await
-        }
-
-        async fn rollback_to_savepoint(&mut self) -> Result<(), StoreError> {
-            self.run("rollback to savepoint", async |conn, _| {
-                execute_text(conn, ROLLBACK_TO_SAVEPOINT).await
-            })
-            .await
-        }
-
-        async fn complete(
-            &mut self,
-            id: RecordId,
-            completion: &Completion,
-        ) -> Result<u64, StoreError> {
-            self.run("record completion", async |conn, _| {
-                complete(conn, id, completion).await
-            })
-            .await
-        }
-
-        async fn commit(self) -> Result<(), CommitError> {
-            self.commit_transaction().await
-        }
-
-        async fn rollback(self) -> Result<(), StoreError> {
-            self.rollback_transaction().await
-        }
-    }
 }
 
 for_both_stores! {
