@@ -66,10 +66,11 @@ pub(crate) async fn run(duration: Duration) -> GaleraFigures {
         .iter()
         .map(|u| Api::new(u).metric("idempotent_transaction_retries_total"))
         .sum();
+    // Not `sum()`: over no series at all it gives -0.0, printed as "-0.0".
     let summed = |name: &str, labels: &str| -> f64 {
         urls.iter()
             .filter_map(|u| Api::new(u).labelled_metric(name, labels))
-            .sum()
+            .fold(0.0, |sum, value| sum + value)
     };
     const CREATES: &str = r#"operation="orders.create.v1""#;
     let batches = summed("batch_size_count", CREATES);
