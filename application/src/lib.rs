@@ -21,7 +21,7 @@ pub use events::{
     SHIPMENTS_CONSUMER, ShipmentRequest, handle_delivery, purge_published_events,
 };
 pub use idempotency::{
-    Answer, BatchMember, BatchObserver, BatchSettings, Batching, BoxError, Coordinator,
+    Answer, BatchMember, BatchObserver, BatchPlan, BatchSettings, Batching, BoxError, Coordinator,
     CoordinatorSettings, Execute, FailureCause, IdempotentOperation, InFlight, JSON, Location,
     NOT_FOUND, NoBatchObserver, NoRefusal, NoRefusalForms, Outcome, PurgeSettings, Refusal,
     RefusalForms, ReplayCache, ReplayCacheSettings, RerunCause, StepContext, StepError, Steps,

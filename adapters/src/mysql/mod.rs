@@ -8,6 +8,7 @@ mod deadline;
 mod insert_id;
 mod migrate;
 mod nodes;
+mod order_ids;
 mod probes;
 mod purge;
 mod relay;

@@ -21,6 +21,7 @@ use super::classify::store_error;
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::nodes::{node_urls, retire_after};
+use super::order_ids::FreeIds;
 use super::session::{Learnt, SessionMode, manager_config};
 use crate::sql::tx_connection::Detach;
 use crate::telemetry::statement_span;
@@ -76,6 +77,7 @@ pub struct MysqlStore {
     learnt: Learnt,
     database_timeout: Duration,
     migration_timeout: Duration,
+    free_order_ids: FreeIds,
 }
 
 impl std::fmt::Debug for MysqlStore {
@@ -126,6 +128,7 @@ impl MysqlStore {
             learnt,
             database_timeout: config.database_timeout,
             migration_timeout: config.migration_timeout,
+            free_order_ids: FreeIds::default(),
         })
     }
 
@@ -167,6 +170,11 @@ impl MysqlStore {
 
     pub(super) fn migration_timeout(&self) -> Duration {
         self.migration_timeout
+    }
+
+    /// Shared by the store's clones: one block at a time per process.
+    pub(super) fn free_order_ids(&self) -> &FreeIds {
+        &self.free_order_ids
     }
 
     /// Waiting for a free connection and opening one (connect, handshake, session setup)

@@ -23,6 +23,8 @@ pub struct MysqlTx {
     timeout: Duration,
     ids: InsertIds,
     system: &'static str,
+    /// Where its creates take their orders' ids from.
+    store: MysqlStore,
 }
 
 impl MysqlTx {
@@ -45,6 +47,14 @@ impl MysqlTx {
                 Err(timed_out(statement).into())
             }
         }
+    }
+}
+
+impl MysqlTx {
+    /// From the process's block (`docs/storage.md#order-ids`): no statement on this
+    /// transaction, and none at all unless a new block is reserved.
+    pub(crate) async fn order_ids(&mut self, count: usize) -> Result<Vec<u64>, StoreError> {
+        self.store.order_ids(count).await
     }
 }
 
@@ -77,6 +87,7 @@ impl MysqlStore {
             timeout: self.database_timeout(),
             ids: self.insert_ids(),
             system: self.system(),
+            store: self.clone(),
         })
     }
 }

@@ -8,7 +8,6 @@ pub(crate) mod both_stores;
 pub(crate) mod classify;
 pub(crate) mod commit_if;
 mod complete_record;
-mod complete_records;
 pub(crate) mod connection;
 pub(crate) mod inbox;
 pub(crate) mod locked;

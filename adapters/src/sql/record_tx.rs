@@ -8,7 +8,7 @@ use super::both_stores::for_both_transactions;
 use super::classify::Classify;
 use super::connection::SqlConnection;
 use super::records::{complete, insert_processing};
-use super::records_batch::{complete_batch, insert_processing_batch};
+use super::records_batch::insert_completed_batch;
 
 /// The mark before a step that may store a refusal, and the undo back to it: the same
 /// SQL on both stores.
@@ -33,22 +33,12 @@ for_both_transactions! {
             .await
         }
 
-        async fn insert_processing_batch(
+        async fn insert_completed_batch(
             &mut self,
-            records: &[NewRecord],
+            records: &[(NewRecord, Completion)],
         ) -> Result<Vec<RecordId>, InsertRecordError> {
             self.run("record batch insert", async |conn, ids| {
-                insert_processing_batch(conn, ids, records).await
-            })
-            .await
-        }
-
-        async fn complete_batch(
-            &mut self,
-            completions: &[(RecordId, Completion)],
-        ) -> Result<u64, StoreError> {
-            self.run("record batch completion", async |conn, _| {
-                complete_batch(conn, completions).await
+                insert_completed_batch(conn, ids, records).await
             })
             .await
         }

@@ -13,7 +13,7 @@ use super::classify::{Classify, record_insert_error};
 use super::complete_record::CompleteRecord;
 use super::connection::SqlConnection;
 use super::rendered_once::RenderedOnce;
-use super::rows::{PROCESSING, RecordRow, fingerprint_version, record_columns, to_i64};
+use super::rows::{COMPLETED, PROCESSING, RecordRow, fingerprint_version, record_columns, to_i64};
 use super::schema::api_idempotency;
 
 /// Every value already fits its column: the domain bounds keys (128 bytes), operations
@@ -46,6 +46,14 @@ impl<'a> NewRecordRow<'a> {
             request_hash: record.fingerprint.hash(),
             state: PROCESSING,
             created_at: record.created_at.naive_utc(),
+        })
+    }
+
+    /// `COMPLETED`, for a batch's record whose answer is written with it.
+    pub(crate) fn completed(record: &'a NewRecord) -> Result<Self, StoreError> {
+        Ok(Self {
+            state: COMPLETED,
+            ..Self::processing(record)?
         })
     }
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use application::ports::{CommitError, StoreError, UnitOfWork};
-use diesel_async::SimpleAsyncConnection;
+use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
 use tokio::time::Instant;
 use tracing::Instrument;
 
@@ -13,6 +13,12 @@ use super::store::{Connection, PooledConnection, SqliteStore};
 use super::writer::Writer;
 use crate::sql::tx_connection::{Detach, TxConnection};
 use crate::telemetry::statement_span;
+
+#[derive(diesel::QueryableByName)]
+struct HighestId {
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    id: Option<i64>,
+}
 
 /// On the file's one writing connection, taken in turn. Closed, so rolled back, unless
 /// it ends cleanly ([`TxConnection`]). `IMMEDIATE` takes the write lock at `BEGIN`: a
@@ -35,6 +41,25 @@ impl SqliteTx {
         work(self.conn.get()?, ())
             .instrument(statement_span("sqlite", statement))
             .await
+    }
+
+    /// Above every order written (`docs/storage.md#order-ids`): this transaction holds
+    /// the file's write lock, so no other can write one before it commits.
+    pub(crate) async fn order_ids(&mut self, count: usize) -> Result<Vec<u64>, StoreError> {
+        let highest = self
+            .run("order id reservation", async |conn, ()| {
+                diesel::sql_query("SELECT MAX(id) AS id FROM orders")
+                    .get_result::<HighestId>(conn)
+                    .await
+                    .map_err(store_error)
+            })
+            .await?;
+        let above = highest
+            .id
+            .map_or(Ok(0), u64::try_from)
+            .map_err(|error| StoreError::Other(error.into()))?;
+        let count = u64::try_from(count).map_err(|error| StoreError::Other(error.into()))?;
+        Ok((above + 1..=above + count).collect())
     }
 
     /// A failure discards the connection.

@@ -16,8 +16,8 @@ pub use batching::{BatchObserver, Batching, NoBatchObserver, RerunCause};
 pub use coordinator::{Coordinator, CoordinatorSettings};
 pub use in_flight::InFlight;
 pub use operation::{
-    BatchMember, BoxError, Execute, IdempotentOperation, NOT_FOUND, NoRefusal, NoRefusalForms,
-    Refusal, RefusalForms, StepContext, StepError, Steps,
+    BatchMember, BatchPlan, BoxError, Execute, IdempotentOperation, NOT_FOUND, NoRefusal,
+    NoRefusalForms, Refusal, RefusalForms, StepContext, StepError, Steps,
 };
 pub use outcome::{FailureCause, Outcome, UnknownCause};
 pub(crate) use purge::in_batches;

@@ -38,29 +38,58 @@ pub trait Execute<Tx>: IdempotentOperation {
     ) -> impl Future<Output = Result<StoredResponse, StepError<Self::Refusal>>> + Send;
 
     /// Whether requests arriving together share one transaction
-    /// (`docs/storage.md#batched-creates`): only for an operation whose
-    /// [`Execute::execute_batch`] writes multi-row statements, and that stores no refusal.
+    /// (`docs/storage.md#batched-creates`): only for an operation whose batched form,
+    /// [`Execute::plan_batch`] then [`Execute::execute_batch`], writes multi-row statements,
+    /// and that stores no refusal.
     const BATCHED: bool = false;
 
-    /// The step for several requests at once, their responses in their order. Any error
-    /// fails the whole batch, and every member then runs alone through
-    /// [`Execute::execute`]: a refusal here needs no care beyond being returned.
-    fn execute_batch(
+    /// A batch's first half, before anything of it is written: the id of the row each
+    /// member creates, reserved now, and each member's response, which may name it. The
+    /// members' records are then inserted already complete. Any error fails the whole
+    /// batch, and every member then runs alone through [`Execute::execute`].
+    fn plan_batch(
         &self,
-        tx: &mut Tx,
-        members: &[BatchMember<Self::Input>],
-    ) -> impl Future<Output = Result<Vec<StoredResponse>, StepError<Self::Refusal>>> + Send
+        _tx: &mut Tx,
+        _members: &[BatchMember<Self::Input>],
+    ) -> impl Future<Output = Result<BatchPlan, StepError<Self::Refusal>>> + Send
     where
         Tx: Send,
     {
-        async move {
-            let mut responses = Vec::with_capacity(members.len());
-            for member in members {
-                responses.push(self.execute(tx, member.context, &member.input).await?);
-            }
-            Ok(responses)
-        }
+        async { Err(not_batched(Self::NAME)) }
     }
+
+    /// A batch's second half: the members' rows, under the ids [`Execute::plan_batch`]
+    /// reserved, in their order. Any error fails the whole batch, as there: a refusal here
+    /// needs no care beyond being returned.
+    fn execute_batch(
+        &self,
+        _tx: &mut Tx,
+        _members: &[BatchMember<Self::Input>],
+        _ids: &[u64],
+    ) -> impl Future<Output = Result<(), StepError<Self::Refusal>>> + Send
+    where
+        Tx: Send,
+    {
+        async { Err(not_batched(Self::NAME)) }
+    }
+}
+
+/// What a batch settles before it writes: the id of each member's row and each member's
+/// response, in the members' order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchPlan {
+    pub ids: Vec<u64>,
+    pub responses: Vec<StoredResponse>,
+}
+
+/// An operation without a batched form asked for one: the coordinator asks only when
+/// [`Execute::BATCHED`] says so.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} has no batched form")]
+struct NotBatched(&'static str);
+
+fn not_batched<R: Refusal>(operation: &'static str) -> StepError<R> {
+    StepError::Internal(Box::new(NotBatched(operation)))
 }
 
 /// One request of a batch, as its step sees it.
@@ -78,11 +107,18 @@ pub trait Steps<Op: IdempotentOperation>: Send {
     /// [`Execute::BATCHED`] of `Op` on this transaction.
     const BATCHED: bool;
 
+    fn plan_batch(
+        &mut self,
+        op: &Op,
+        members: &[BatchMember<Op::Input>],
+    ) -> impl Future<Output = Result<BatchPlan, StepError<Op::Refusal>>> + Send;
+
     fn step_batch(
         &mut self,
         op: &Op,
         members: &[BatchMember<Op::Input>],
-    ) -> impl Future<Output = Result<Vec<StoredResponse>, StepError<Op::Refusal>>> + Send;
+        ids: &[u64],
+    ) -> impl Future<Output = Result<(), StepError<Op::Refusal>>> + Send;
 
     fn step(
         &mut self,
@@ -95,12 +131,21 @@ pub trait Steps<Op: IdempotentOperation>: Send {
 impl<Tx: Send, Op: Execute<Tx>> Steps<Op> for Tx {
     const BATCHED: bool = Op::BATCHED;
 
+    fn plan_batch(
+        &mut self,
+        op: &Op,
+        members: &[BatchMember<Op::Input>],
+    ) -> impl Future<Output = Result<BatchPlan, StepError<Op::Refusal>>> + Send {
+        op.plan_batch(self, members)
+    }
+
     fn step_batch(
         &mut self,
         op: &Op,
         members: &[BatchMember<Op::Input>],
-    ) -> impl Future<Output = Result<Vec<StoredResponse>, StepError<Op::Refusal>>> + Send {
-        op.execute_batch(self, members)
+        ids: &[u64],
+    ) -> impl Future<Output = Result<(), StepError<Op::Refusal>>> + Send {
+        op.execute_batch(self, members, ids)
     }
 
     fn step(

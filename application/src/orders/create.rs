@@ -8,8 +8,10 @@ use domain::{NewOrder, OrderId, StoredResponse, TenantId};
 use super::Order;
 use crate::events::{EventType, FIRST_REVISION, NewEvent, OutboxWriter, order_event};
 use crate::idempotency::{
-    Answer, BatchMember, Execute, IdempotentOperation, Refusal, StepContext, StepError, answer,
+    Answer, BatchMember, BatchPlan, Execute, IdempotentOperation, Refusal, StepContext, StepError,
+    answer,
 };
+use crate::ports::StoreError;
 
 /// Written with every order, in its transaction.
 pub const ORDERS_CREATED: EventType = EventType::about_order("orders.created.v1");
@@ -48,27 +50,27 @@ pub trait OrderRepository {
         created_at: DateTime<Utc>,
     ) -> impl Future<Output = Result<OrderId, StepError<CreateRefusal>>> + Send;
 
-    /// Several orders, as one multi-row statement where the store can; their ids in their
-    /// order.
+    /// Ids for `count` new orders that no other order has or will be given: a batch's
+    /// answers name its orders before any row is written
+    /// (`docs/storage.md#batched-creates`).
+    ///
+    /// # Errors
+    /// When the store cannot give them now.
+    fn reserve_order_ids(
+        &mut self,
+        count: usize,
+    ) -> impl Future<Output = Result<Vec<OrderId>, StoreError>> + Send;
+
+    /// Orders under the ids reserved for them, as one multi-row statement where the store
+    /// can.
     ///
     /// # Errors
     /// As [`OrderRepository::insert_order`], for any of them.
     fn insert_orders(
         &mut self,
-        orders: &[(TenantId, &NewOrder)],
+        orders: &[(OrderId, TenantId, &NewOrder)],
         created_at: DateTime<Utc>,
-    ) -> impl Future<Output = Result<Vec<OrderId>, StepError<CreateRefusal>>> + Send
-    where
-        Self: Send,
-    {
-        async move {
-            let mut ids = Vec::with_capacity(orders.len());
-            for (tenant, order) in orders {
-                ids.push(self.insert_order(*tenant, order, created_at).await?);
-            }
-            Ok(ids)
-        }
-    }
+    ) -> impl Future<Output = Result<(), StepError<CreateRefusal>>> + Send;
 }
 
 impl IdempotentOperation for CreateOrder {
@@ -94,41 +96,75 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
         answer(Answer::Created(order.location()), order.to_json())
     }
 
-    /// The same rows for many requests: one multi-row insert of the orders, one of their
-    /// events (`docs/storage.md#batched-creates`).
+    /// The same rows for many requests, their ids reserved first so that every answer is
+    /// known before the records are inserted; then one multi-row insert of the orders and
+    /// one of their events (`docs/storage.md#batched-creates`).
     const BATCHED: bool = true;
+
+    async fn plan_batch(
+        &self,
+        tx: &mut Tx,
+        members: &[BatchMember<NewOrder>],
+    ) -> Result<BatchPlan, StepError<CreateRefusal>> {
+        let ids = tx.reserve_order_ids(members.len()).await?;
+        if ids.len() != members.len() {
+            return Err(StepError::Store(StoreError::Other(
+                "fewer order ids than orders".into(),
+            )));
+        }
+        let responses = created_orders(members, ids.iter().map(|id| id.get()))
+            .iter()
+            .map(|order| answer(Answer::Created(order.location()), order.to_json()))
+            .collect::<Result<_, _>>()?;
+        Ok(BatchPlan {
+            ids: ids.iter().map(|id| id.get()).collect(),
+            responses,
+        })
+    }
 
     async fn execute_batch(
         &self,
         tx: &mut Tx,
         members: &[BatchMember<NewOrder>],
-    ) -> Result<Vec<StoredResponse>, StepError<CreateRefusal>> {
-        // One time for the batch: its members commit together.
-        let Some(now) = members.first().map(|member| member.context.now) else {
-            return Ok(Vec::new());
+        ids: &[u64],
+    ) -> Result<(), StepError<CreateRefusal>> {
+        let orders = created_orders(members, ids.iter().copied());
+        let Some(now) = orders.first().map(|order| order.created_at) else {
+            return Ok(());
         };
-        let rows: Vec<(TenantId, &NewOrder)> = members
+        let rows: Vec<(OrderId, TenantId, &NewOrder)> = orders
             .iter()
-            .map(|member| (member.context.tenant, &member.input))
+            .map(|order| (order.id, order.tenant, &order.details))
             .collect();
-        let ids = tx.insert_orders(&rows, now).await?;
-        let orders: Vec<Order> = ids
-            .into_iter()
-            .zip(members)
-            .map(|(id, member)| {
-                Order::created(id, member.context.tenant, member.input.clone(), now)
-            })
-            .collect();
+        tx.insert_orders(&rows, now).await?;
+        // Each event's id is made here, once: the events are not part of any answer.
         let events: Vec<NewEvent> = orders
             .iter()
             .map(|order| order_created(uuid::Uuid::new_v4(), order))
             .collect();
         tx.add_events(&events).await?;
-        orders
-            .iter()
-            .map(|order| answer(Answer::Created(order.location()), order.to_json()))
-            .collect()
+        Ok(())
     }
+}
+
+/// The batch's orders as created under `ids`, at one time for the batch: its members
+/// commit together.
+fn created_orders(members: &[BatchMember<NewOrder>], ids: impl Iterator<Item = u64>) -> Vec<Order> {
+    let Some(now) = members.first().map(|member| member.context.now) else {
+        return Vec::new();
+    };
+    members
+        .iter()
+        .zip(ids)
+        .map(|(member, id)| {
+            Order::created(
+                OrderId::new(id),
+                member.context.tenant,
+                member.input.clone(),
+                now,
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

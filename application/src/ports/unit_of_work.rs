@@ -37,43 +37,33 @@ pub trait RecordTx {
         record: &NewRecord,
     ) -> impl Future<Output = Result<RecordId, InsertRecordError>> + Send;
 
-    /// The records of a batch's members, in their order, as one multi-row statement where
-    /// the store can (`docs/storage.md#batched-creates`); the ids in the same order.
+    /// The records of a batch's members, each inserted already complete with its answer, in
+    /// their order, as one multi-row statement where the store can; the ids in the same
+    /// order. Nothing of the transaction is seen before its commit, so a record inserted
+    /// complete keeps the design's rule (`docs/storage.md#batched-creates`).
     ///
     /// # Errors
     /// `KeyAlreadyRegistered` when any member's key is taken: the batch is then run again
     /// member by member, where the key's own request finds it.
-    fn insert_processing_batch(
+    fn insert_completed_batch(
         &mut self,
-        records: &[NewRecord],
+        records: &[(NewRecord, Completion)],
     ) -> impl Future<Output = Result<Vec<RecordId>, InsertRecordError>> + Send
     where
         Self: Send,
     {
         async move {
             let mut ids = Vec::with_capacity(records.len());
-            for record in records {
-                ids.push(self.insert_processing(record).await?);
+            for (record, completion) in records {
+                let id = self.insert_processing(record).await?;
+                if self.complete(id, completion).await? != 1 {
+                    return Err(InsertRecordError::Store(StoreError::Other(
+                        "a record just inserted was not completed".into(),
+                    )));
+                }
+                ids.push(id);
             }
             Ok(ids)
-        }
-    }
-
-    /// [`RecordTx::complete`] for each `(record, completion)`, as one statement where the
-    /// store can; the count of records completed.
-    fn complete_batch(
-        &mut self,
-        completions: &[(RecordId, Completion)],
-    ) -> impl Future<Output = Result<u64, StoreError>> + Send
-    where
-        Self: Send,
-    {
-        async move {
-            let mut completed = 0;
-            for (id, completion) in completions {
-                completed += self.complete(*id, completion).await?;
-            }
-            Ok(completed)
         }
     }
 

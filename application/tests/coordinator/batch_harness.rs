@@ -125,35 +125,42 @@ pub(crate) async fn batch_of_members(
     (outcomes, counted)
 }
 
-/// A batch transaction whose record inserts give ids 10, 11, 12 in the members' order.
-pub(crate) fn batch_inserting_records() -> MockTx {
+/// A batch transaction that reserves orders 20, 21, 22 for the members.
+pub(crate) fn batch_reserving() -> MockTx {
     let mut tx = MockTx::new();
+    tx.expect_reserve_order_ids().times(1).returning(|count| {
+        ready(Ok((0..count as u64)
+            .map(|n| OrderId::new(20 + n))
+            .collect()))
+    });
+    tx
+}
+
+/// ... whose records, inserted complete one by one (the port's default), get ids 10, 11,
+/// 12 in the members' order.
+pub(crate) fn batch_inserting_records() -> MockTx {
+    let mut tx = batch_reserving();
     let next = AtomicU64::new(10);
     tx.expect_insert_processing()
         .times(MEMBERS)
         .returning(move |_| ready(Ok(RecordId(next.fetch_add(1, Ordering::SeqCst)))));
-    tx
-}
-
-/// ... and whose orders are 20, 21, 22 with their events.
-pub(crate) fn batch_inserting_orders() -> MockTx {
-    let mut tx = batch_inserting_records();
-    let next = AtomicU64::new(20);
-    tx.expect_insert_order()
-        .times(MEMBERS)
-        .returning(move |_, _, _| ready(Ok(OrderId::new(next.fetch_add(1, Ordering::SeqCst)))));
-    tx.expect_add_event()
-        .times(MEMBERS)
-        .returning(|_| ready(Ok(())));
-    tx
-}
-
-/// ... completing each member's record.
-pub(crate) fn batch_completing() -> MockTx {
-    let mut tx = batch_inserting_orders();
     tx.expect_complete()
         .times(MEMBERS)
         .returning(|_, _| ready(Ok(1)));
+    tx
+}
+
+/// ... and that writes their orders, in one insert, and their events.
+pub(crate) fn batch_writing() -> MockTx {
+    let mut tx = batch_inserting_records();
+    tx.expect_insert_orders().times(1).returning(|orders, _| {
+        let ids: Vec<u64> = orders.iter().map(|(id, _, _)| id.get()).collect();
+        assert_eq!(ids, [20, 21, 22], "the reserved ids, in the members' order");
+        ready(Ok(()))
+    });
+    tx.expect_add_event()
+        .times(MEMBERS)
+        .returning(|_| ready(Ok(())));
     tx
 }
 

@@ -1,7 +1,7 @@
 //! Batched creates (`docs/storage.md#batched-creates`), each on a batch of a known size
 //! (`batch_harness`).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use application::ports::{CommitError, InsertRecordError, StoreError};
@@ -13,7 +13,7 @@ use crate::support::*;
 
 #[tokio::test]
 async fn a_batch_commits_once_and_answers_each_member_its_own_record_and_order() {
-    let mut batch = batch_completing();
+    let mut batch = batch_writing();
     batch.expect_commit().times(1).returning(|| ready(Ok(())));
     batch.expect_rollback().never();
 
@@ -36,7 +36,7 @@ async fn a_batch_commits_once_and_answers_each_member_its_own_record_and_order()
 
 #[tokio::test]
 async fn a_taken_key_in_a_batch_rolls_it_back_and_runs_every_member_alone() {
-    let mut batch = MockTx::new();
+    let mut batch = batch_reserving();
     let calls = AtomicUsize::new(0);
     batch
         .expect_insert_processing()
@@ -48,7 +48,11 @@ async fn a_taken_key_in_a_batch_rolls_it_back_and_runs_every_member_alone() {
                 ready(Err(InsertRecordError::KeyAlreadyRegistered))
             }
         });
-    batch.expect_insert_order().never();
+    batch
+        .expect_complete()
+        .times(1)
+        .returning(|_, _| ready(Ok(1)));
+    batch.expect_insert_orders().never();
     expect_rollback_only(&mut batch);
 
     let (outcomes, counted) = batch_of_members(batch, members_alone()).await;
@@ -64,7 +68,7 @@ async fn a_taken_key_in_a_batch_rolls_it_back_and_runs_every_member_alone() {
 /// Makes a step's failure afresh for each case.
 type Failure = fn() -> StepError<CreateRefusal>;
 
-/// A batch whose first order insert fails with `error`: what it was counted as, and the
+/// A batch whose orders' insert fails with `error`: what it was counted as, and the
 /// members' outcomes.
 async fn batch_with_order_insert_failing(
     error: StepError<CreateRefusal>,
@@ -73,10 +77,9 @@ async fn batch_with_order_insert_failing(
     let mut batch = batch_inserting_records();
     let error = Mutex::new(Some(error));
     batch
-        .expect_insert_order()
+        .expect_insert_orders()
         .times(1)
-        .returning(move |_, _, _| ready(Err(error.lock().unwrap().take().unwrap())));
-    batch.expect_complete().never();
+        .returning(move |_, _| ready(Err(error.lock().unwrap().take().unwrap())));
     expect_rollback_only(&mut batch);
     batch_of_members(batch, alone).await
 }
@@ -136,13 +139,19 @@ async fn a_lost_connection_or_a_timeout_in_a_batch_answers_every_member_unknown_
 }
 
 #[tokio::test]
-async fn a_completion_that_misses_a_record_rolls_the_batch_back_and_reruns_it() {
-    let mut batch = batch_inserting_orders();
+async fn a_record_inserted_but_not_completed_rolls_the_batch_back_and_reruns_it() {
+    let mut batch = batch_reserving();
+    let next = AtomicU64::new(10);
+    batch
+        .expect_insert_processing()
+        .times(2)
+        .returning(move |_| ready(Ok(RecordId(next.fetch_add(1, Ordering::SeqCst)))));
     let calls = AtomicUsize::new(0);
     batch
         .expect_complete()
-        .times(MEMBERS)
-        .returning(move |_, _| ready(Ok(u64::from(calls.fetch_add(1, Ordering::SeqCst) != 1))));
+        .times(2)
+        .returning(move |_, _| ready(Ok(u64::from(calls.fetch_add(1, Ordering::SeqCst) == 0))));
+    batch.expect_insert_orders().never();
     expect_rollback_only(&mut batch);
 
     let (outcomes, counted) = batch_of_members(batch, members_alone()).await;
@@ -155,8 +164,27 @@ async fn a_completion_that_misses_a_record_rolls_the_batch_back_and_reruns_it() 
 }
 
 #[tokio::test]
+async fn a_reservation_that_fails_rolls_the_batch_back_before_any_row() {
+    let mut batch = MockTx::new();
+    batch
+        .expect_reserve_order_ids()
+        .times(1)
+        .returning(|_| ready(Err(StoreError::Deadlock)));
+    batch.expect_insert_processing().never();
+    expect_rollback_only(&mut batch);
+
+    let (outcomes, counted) = batch_of_members(batch, members_alone()).await;
+
+    each_ran_alone(&outcomes);
+    assert_eq!(
+        *counted.reruns.lock().unwrap(),
+        [(RerunCause::Deadlock, MEMBERS)]
+    );
+}
+
+#[tokio::test]
 async fn a_lost_commit_answers_every_member_unknown_and_one_rolled_back_reruns_them() {
-    let mut lost = batch_completing();
+    let mut lost = batch_writing();
     lost.expect_commit()
         .times(1)
         .returning(|| ready(Err(CommitError::CommitOutcomeUnknown("gone".into()))));
@@ -172,7 +200,7 @@ async fn a_lost_commit_answers_every_member_unknown_and_one_rolled_back_reruns_t
     }
     assert_eq!(*counted.ran.lock().unwrap(), [MEMBERS]);
 
-    let mut certified_away = batch_completing();
+    let mut certified_away = batch_writing();
     certified_away
         .expect_commit()
         .times(1)

@@ -44,6 +44,15 @@ mock! {
             order: &NewOrder,
             created_at: DateTime<Utc>,
         ) -> impl Future<Output = Result<OrderId, StepError<CreateRefusal>>> + Send;
+        fn reserve_order_ids(
+            &mut self,
+            count: usize,
+        ) -> impl Future<Output = Result<Vec<OrderId>, StoreError>> + Send;
+        fn insert_orders<'a>(
+            &mut self,
+            orders: &[(OrderId, TenantId, &'a NewOrder)],
+            created_at: DateTime<Utc>,
+        ) -> impl Future<Output = Result<(), StepError<CreateRefusal>>> + Send;
     }
     impl OrderCancellations for Tx {
         fn lock_order(

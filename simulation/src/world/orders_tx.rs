@@ -16,26 +16,47 @@ impl OrderRepository for SimTx {
         &mut self,
         tenant: TenantId,
         order: &NewOrder,
-        _created_at: DateTime<Utc>,
+        created_at: DateTime<Utc>,
     ) -> Result<OrderId, StepError<CreateRefusal>> {
+        let Some(id) = self.reserve_order_ids(1).await?.pop() else {
+            return Err(StepError::Store(StoreError::Other("no order id".into())));
+        };
+        self.insert_orders(&[(id, tenant, order)], created_at)
+            .await?;
+        Ok(id)
+    }
+
+    /// As a store's block in memory: no statement.
+    async fn reserve_order_ids(&mut self, count: usize) -> Result<Vec<OrderId>, StoreError> {
+        let mut db = self.world().db();
+        Ok((0..count).map(|_| OrderId::new(db.next_id())).collect())
+    }
+
+    /// One statement for them all, each taking its `clientOrderRef`'s unique key in turn.
+    async fn insert_orders(
+        &mut self,
+        orders: &[(OrderId, TenantId, &NewOrder)],
+        _created_at: DateTime<Utc>,
+    ) -> Result<(), StepError<CreateRefusal>> {
         self.statement().await?;
-        let reference = order.client_order_ref.as_str().to_owned();
-        if !self
-            .claim(&LockKey::OrderRef(tenant.get(), reference.clone()))
-            .await?
-        {
-            return Err(StepError::Rejected(CreateRefusal::ClientOrderRefConflict));
-        }
-        let id = self.world().db().next_id();
-        self.write(|writes| {
-            writes.orders.push(OrderRow {
-                id,
-                tenant: tenant.get(),
-                client_order_ref: reference,
-                sku: order.sku.as_str().to_owned(),
+        for (id, tenant, order) in orders {
+            let reference = order.client_order_ref.as_str().to_owned();
+            if !self
+                .claim(&LockKey::OrderRef(tenant.get(), reference.clone()))
+                .await?
+            {
+                return Err(StepError::Rejected(CreateRefusal::ClientOrderRefConflict));
+            }
+            self.write(|writes| {
+                writes.orders.push(OrderRow {
+                    id: id.get(),
+                    tenant: tenant.get(),
+                    client_order_ref: reference,
+                    sku: order.sku.as_str().to_owned(),
+                });
             });
-        });
-        Ok(OrderId::new(id))
+        }
+        Ok(())
     }
 }
 

@@ -5,12 +5,9 @@ use application::ports::OrderRepository;
 use application::ports::StoreError;
 use application::{CreateRefusal, StepError};
 use chrono::{DateTime, NaiveDateTime, Utc};
-use diesel::deserialize::FromSqlRow;
 use diesel::dsl::{self, Values};
-use diesel::expression::QueryMetadata;
 use diesel::prelude::*;
 use diesel::query_builder::{QueryFragment, QueryId};
-use diesel::sql_types::{BigInt, Binary};
 use diesel_async::RunQueryDsl;
 use domain::{NewOrder, OrderId, OrderStatus, TenantId};
 
@@ -18,7 +15,7 @@ use crate::sql::bad_value::bad_row;
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Unique, refused_on};
 use crate::sql::connection::SqlConnection;
-use crate::sql::multi_row::{MultiValues, Returning, ids_in_order};
+use crate::sql::multi_row::MultiValues;
 use crate::sql::rows::to_i64;
 use crate::sql::schema::orders;
 
@@ -34,6 +31,7 @@ pub(crate) const CLIENT_ORDER_REF: Unique = Unique {
 // prepared and closed on every insert.
 #[diesel(treat_none_as_default_value = false)]
 pub(crate) struct NewOrderRow<'a> {
+    id: i64,
     tenant_id: i64,
     client_order_ref: &'a [u8],
     sku: &'a [u8],
@@ -47,11 +45,13 @@ pub(crate) type InsertOrder<'a> = Values<dsl::insert_into<orders::table>, NewOrd
 
 impl<'a> NewOrderRow<'a> {
     fn of(
+        id: OrderId,
         tenant: TenantId,
         order: &'a NewOrder,
         created_at: DateTime<Utc>,
     ) -> Result<Self, StoreError> {
         Ok(Self {
+            id: to_i64(id.get())?,
             tenant_id: to_i64(tenant.get())?,
             client_order_ref: order.client_order_ref.as_str().as_bytes(),
             sku: order.sku.as_str().as_bytes(),
@@ -63,91 +63,48 @@ impl<'a> NewOrderRow<'a> {
     }
 }
 
-/// What names a returned order: its id, tenant and `clientOrderRef`.
-type OrderKeys = (BigInt, BigInt, Binary);
-type OrderKeyRow = (i64, i64, Vec<u8>);
-
 pub(crate) type InsertOrders<'a> =
-    Returning<MultiValues<<NewOrderRow<'a> as Insertable<orders::table>>::Values>, OrderKeys>;
+    MultiValues<<NewOrderRow<'a> as Insertable<orders::table>>::Values>;
 
-/// A batch's orders in one statement, their ids in their order; any `clientOrderRef`
-/// already used is the refusal, for the batch. Without `RETURNING`, one insert per order.
-pub(crate) async fn insert_many<'a, C>(
+/// Orders under their reserved ids (`docs/storage.md#order-ids`), several in one
+/// statement; any `clientOrderRef` already used is the refusal, for all of them.
+pub(crate) async fn insert<'a, C>(
     conn: &mut C,
-    ids: C::InsertIds,
-    rows: &'a [(TenantId, &'a NewOrder)],
+    rows: &'a [(OrderId, TenantId, &'a NewOrder)],
     created_at: DateTime<Utc>,
-) -> Result<Vec<OrderId>, StepError<CreateRefusal>>
+) -> Result<(), StepError<CreateRefusal>>
 where
     C: SqlConnection,
-    InsertOrder<'a>: QueryFragment<C::Backend>,
+    InsertOrder<'a>: QueryFragment<C::Backend> + QueryId + Send,
     InsertOrders<'a>: QueryFragment<C::Backend> + QueryId + Send,
-    C::Backend: QueryMetadata<OrderKeys>,
-    OrderKeyRow: FromSqlRow<OrderKeys, C::Backend>,
 {
-    if !C::returns_rows(ids) || rows.len() < 2 {
-        let mut inserted = Vec::with_capacity(rows.len());
-        for (tenant, order) in rows {
-            inserted.push(insert(conn, ids, *tenant, order, created_at).await?);
-        }
-        return Ok(inserted);
-    }
-    let values = rows
-        .iter()
-        .map(|(tenant, order)| NewOrderRow::of(*tenant, order, created_at))
-        .collect::<Result<Vec<_>, _>>()?;
-    let insert: InsertOrders<'a> = Returning::new(
-        MultiValues::new("orders", values),
-        &["id", "tenant_id", "client_order_ref"],
-    );
-    let returned: Vec<OrderKeyRow> = insert.load(conn).await.map_err(|error| {
+    let refused = |error| {
         refused_on::<C::Backend, _>(
             error,
             CLIENT_ORDER_REF,
             CreateRefusal::ClientOrderRefConflict,
         )
-    })?;
-    let returned: Vec<_> = returned
-        .into_iter()
-        .map(|(id, tenant, reference)| (id, (tenant, reference)))
-        .collect();
-    let ids = ids_in_order(
-        rows,
-        &returned,
-        |(tenant, order), (row_tenant, reference)| {
-            u64::try_from(*row_tenant) == Ok(tenant.get())
-                && reference.as_slice() == order.client_order_ref.as_str().as_bytes()
-        },
-    )
-    .ok_or_else(|| bad_row("orders", "id"))?;
-    Ok(ids.into_iter().map(OrderId::new).collect())
-}
-
-/// A `clientOrderRef` the tenant already used is the create's refusal.
-pub(crate) async fn insert<'a, C>(
-    conn: &mut C,
-    ids: C::InsertIds,
-    tenant: TenantId,
-    order: &'a NewOrder,
-    created_at: DateTime<Utc>,
-) -> Result<OrderId, StepError<CreateRefusal>>
-where
-    C: SqlConnection,
-    InsertOrder<'a>: QueryFragment<C::Backend>,
-{
-    let insert =
-        diesel::insert_into(orders::table).values(NewOrderRow::of(tenant, order, created_at)?);
-    let id = conn
-        .insert_returning_id(ids, insert)
-        .await
-        .map_err(|error| {
-            refused_on::<C::Backend, _>(
-                error,
-                CLIENT_ORDER_REF,
-                CreateRefusal::ClientOrderRefConflict,
-            )
-        })?;
-    Ok(OrderId::new(id))
+    };
+    let mut values = rows
+        .iter()
+        .map(|(id, tenant, order)| NewOrderRow::of(*id, *tenant, order, created_at))
+        .collect::<Result<Vec<_>, _>>()?;
+    let inserted = if values.len() == 1 {
+        let Some(row) = values.pop() else {
+            return Ok(());
+        };
+        diesel::insert_into(orders::table)
+            .values(row)
+            .execute(conn)
+            .await
+    } else {
+        MultiValues::new("orders", values).execute(conn).await
+    };
+    match inserted {
+        Ok(n) if n == rows.len() => Ok(()),
+        Ok(_) => Err(bad_row("orders", "id").into()),
+        Err(error) => Err(refused(error)),
+    }
 }
 
 for_both_transactions! {
@@ -158,21 +115,30 @@ for_both_transactions! {
             order: &NewOrder,
             created_at: DateTime<Utc>,
         ) -> Result<OrderId, StepError<CreateRefusal>> {
-            self.run("order insert", async |conn, ids| {
-                insert(conn, ids, tenant, order, created_at).await
-            })
-            .await
+            let Some(id) = self.reserve_order_ids(1).await?.pop() else {
+                return Err(bad_row("orders", "id").into());
+            };
+            self.insert_orders(&[(id, tenant, order)], created_at).await?;
+            Ok(id)
+        }
+
+        async fn reserve_order_ids(&mut self, count: usize) -> Result<Vec<OrderId>, StoreError> {
+            Ok(self
+                .order_ids(count)
+                .await?
+                .into_iter()
+                .map(OrderId::new)
+                .collect())
         }
 
         async fn insert_orders(
             &mut self,
-            orders: &[(TenantId, &NewOrder)],
+            orders: &[(OrderId, TenantId, &NewOrder)],
             created_at: DateTime<Utc>,
-        ) -> Result<Vec<OrderId>, StepError<CreateRefusal>> {
-            self.run("order batch insert", async |conn, ids| {
-                insert_many(conn, ids, orders, created_at).await
-            })
-            .await
+        ) -> Result<(), StepError<CreateRefusal>> {
+            let statement = if orders.len() == 1 { "order insert" } else { "order batch insert" };
+            self.run(statement, async |conn, _| insert(conn, orders, created_at).await)
+                .await
         }
     }
 }

@@ -1,10 +1,10 @@
 //! Leading a request of a batched operation (`docs/storage.md#batched-creates`): a batch of
 //! one is the flow of every other request; a batch of several is one transaction with the
-//! design's order kept for every member (their key records first, then their business
-//! rows, then their answers, then one `COMMIT`), and any failure before the commit runs
-//! every member again alone.
+//! design's order kept for every member (their key records first, inserted complete with
+//! the answers planned before any row, then their business rows, then one `COMMIT`), and
+//! any failure before the commit runs every member again alone.
 
-use domain::{Completion, ExistingRecord, RecordId, RecordState};
+use domain::{Completion, ExistingRecord, RecordState};
 use tracing::Instrument;
 
 use super::{Coordinator, Request};
@@ -187,7 +187,36 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 ..m.record.clone()
             })
             .collect();
-        let ids = match tx.insert_processing_batch(&records).await {
+        let steps: Vec<BatchMember<Op::Input>> = members
+            .iter()
+            .map(|m| BatchMember {
+                context: StepContext { now, ..m.context },
+                input: m.input.clone(),
+            })
+            .collect();
+        // Every answer is known before the first row: each record goes in complete.
+        let plan = match tx.plan_batch(op, &steps).await {
+            Ok(plan)
+                if plan.responses.len() == members.len() && plan.ids.len() == members.len() =>
+            {
+                plan
+            }
+            Ok(_) | Err(StepError::Internal(_)) => {
+                return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
+            }
+            Err(StepError::Rejected(_)) => {
+                return rolled_back(tx, Ended::Rerun(RerunCause::Refused)).await;
+            }
+            Err(StepError::Store(error)) => return rolled_back(tx, ended_by(&error)).await,
+        };
+        let mut completed: Vec<(NewRecord, Completion)> = Vec::with_capacity(records.len());
+        for (record, response) in records.into_iter().zip(plan.responses) {
+            match Completion::new(response, now, self.settings.retention) {
+                Ok(completion) => completed.push((record, completion)),
+                Err(_) => return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await,
+            }
+        }
+        let ids = match tx.insert_completed_batch(&completed).await {
             Ok(ids) if ids.len() == members.len() => ids,
             Ok(_) => return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await,
             Err(InsertRecordError::KeyAlreadyRegistered) => {
@@ -195,7 +224,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             }
             Err(InsertRecordError::Store(error)) => return rolled_back(tx, ended_by(&error)).await,
         };
-        for record in &records {
+        for (record, _) in &completed {
             if self
                 .hooks
                 .after_record_insert(&record.scope, &record.key)
@@ -205,49 +234,29 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
             }
         }
-        let steps: Vec<BatchMember<Op::Input>> = members
-            .iter()
-            .map(|m| BatchMember {
-                context: StepContext { now, ..m.context },
-                input: m.input.clone(),
-            })
-            .collect();
-        let responses = match tx.step_batch(op, &steps).await {
-            Ok(responses) if responses.len() == members.len() => responses,
-            Ok(_) | Err(StepError::Internal(_)) => {
+        match tx.step_batch(op, &steps, &plan.ids).await {
+            Ok(()) => {}
+            Err(StepError::Internal(_)) => {
                 return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
             }
             Err(StepError::Rejected(_)) => {
                 return rolled_back(tx, Ended::Rerun(RerunCause::Refused)).await;
             }
             Err(StepError::Store(error)) => return rolled_back(tx, ended_by(&error)).await,
-        };
-        let completed_at = self.clock.now();
-        let mut completions: Vec<(RecordId, Completion)> = Vec::with_capacity(ids.len());
-        for (id, response) in ids.iter().zip(responses) {
-            match Completion::new(response, completed_at, self.settings.retention) {
-                Ok(completion) => completions.push((*id, completion)),
-                Err(_) => return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await,
-            }
-        }
-        match tx.complete_batch(&completions).await {
-            Ok(n) if n == completions.len() as u64 => {}
-            Ok(_) => return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await,
-            Err(error) => return rolled_back(tx, ended_by(&error)).await,
         }
         let committed = tx
             .commit()
             .instrument(tracing::info_span!(target: "spans", "commit"))
             .await;
         match committed {
-            Ok(()) => Ok(members
-                .iter()
-                .zip(completions)
-                .map(|(member, (id, completion))| BatchAnswer::Executed {
+            Ok(()) => Ok(ids
+                .into_iter()
+                .zip(completed)
+                .map(|(id, (record, completion))| BatchAnswer::Executed {
                     response: completion.response.clone(),
                     record: Box::new(ExistingRecord {
                         id,
-                        fingerprint: member.record.fingerprint,
+                        fingerprint: record.fingerprint,
                         state: RecordState::Completed(completion),
                     }),
                 })

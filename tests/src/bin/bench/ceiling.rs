@@ -84,7 +84,7 @@ diesel::table! {
 /// prepared once per connection, like the service's: the inserts through diesel's query
 /// builder, the completion through [`Complete`] (diesel never caches a DSL `UPDATE`). Five
 /// round trips, as the service's with `RETURNING`.
-pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str) {
+pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str, order_id: i64) {
     use api_idempotency::dsl as r;
     const OPERATION: &[u8] = b"orders.create.v1";
     diesel::insert_into(r::api_idempotency)
@@ -101,7 +101,7 @@ pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str) {
         .execute(conn)
         .await
         .expect("ceiling record insert");
-    insert_order(conn, key).await;
+    insert_order(conn, key, order_id).await;
     let event = format!(
         r#"{{"eventId":"00000000-0000-4000-8000-000000000000","type":"orders.created.v1","tenantId":{CEILING_TENANT},"occurredAt":"2026-01-01T00:00:00.000000Z","order":{{"orderId":"1","clientOrderRef":"{key}","sku":"SKU-1","quantity":1,"createdAt":"2026-01-01T00:00:00.000000Z"}}}}"#
     );
@@ -252,11 +252,13 @@ async fn insert_floor_order(conn: &mut AsyncMysqlConnection, key: &str) {
         .expect("floor insert");
 }
 
-/// The creation's second statement.
-async fn insert_order(conn: &mut AsyncMysqlConnection, key: &str) {
+/// The creation's second statement, under an id reserved beforehand as the service's are
+/// (`docs/storage.md#order-ids`).
+async fn insert_order(conn: &mut AsyncMysqlConnection, key: &str, id: i64) {
     use orders::dsl as o;
     diesel::insert_into(o::orders)
         .values((
+            o::id.eq(id),
             o::tenant_id.eq(CEILING_TENANT),
             o::client_order_ref.eq(key.as_bytes()),
             o::sku.eq(b"SKU-1".as_slice()),
@@ -266,6 +268,28 @@ async fn insert_order(conn: &mut AsyncMysqlConnection, key: &str) {
         .execute(conn)
         .await
         .expect("order insert");
+}
+
+#[derive(diesel::QueryableByName)]
+struct LastInsertId {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    id: i64,
+}
+
+/// The first of `count` order ids reserved in `id_blocks` as the service reserves its
+/// blocks, so that none is an id a running server's block still holds. On a session with
+/// autocommit on.
+pub(crate) async fn reserve_order_ids(conn: &mut AsyncMysqlConnection, count: u64) -> i64 {
+    conn.batch_execute(&format!(
+        "UPDATE id_blocks SET next_id = LAST_INSERT_ID(next_id + {count}) WHERE name = 'orders'"
+    ))
+    .await
+    .expect("order ids reserved");
+    let end: LastInsertId = diesel::sql_query("SELECT LAST_INSERT_ID() AS id")
+        .get_result(conn)
+        .await
+        .expect("reserved order ids");
+    end.id - i64::try_from(count).expect("a count")
 }
 
 /// Turns the session's autocommit off (`on` true: the transactional session) or back on, as the service's
@@ -297,6 +321,12 @@ pub(crate) async fn measure(
             tokio::spawn(async move {
                 let mut conn = pool.get().await.expect("ceiling connection");
                 let writes = !matches!(work, Work::Read | Work::Floor);
+                // More than a phase can create, for this worker alone.
+                let first_id = if writes {
+                    reserve_order_ids(&mut conn, 10_000_000).await
+                } else {
+                    0
+                };
                 if writes {
                     transactional(&mut conn, true).await;
                 }
@@ -304,13 +334,14 @@ pub(crate) async fn measure(
                 let mut i = 0usize;
                 while Instant::now() < deadline {
                     let key = format!("{label}-{w}-{i}");
+                    let order_id = first_id + i64::try_from(i).expect("an index");
                     match work {
-                        Work::Create => create(&mut conn, &key).await,
+                        Work::Create => create(&mut conn, &key, order_id).await,
                         Work::Read => read(&mut conn, &read_keys[i % read_keys.len()]).await,
                         Work::Mixed if i % 5 == 4 => {
                             read(&mut conn, &format!("{label}-{w}-{}", i - 1)).await;
                         }
-                        Work::Mixed => create(&mut conn, &key).await,
+                        Work::Mixed => create(&mut conn, &key, order_id).await,
                         Work::Floor => insert_floor_order(&mut conn, &key).await,
                     }
                     done.fetch_add(1, Ordering::Relaxed);
@@ -333,10 +364,16 @@ pub(crate) async fn measure(
 pub(crate) async fn seed(pool: &Pool<AsyncMysqlConnection>, label: &str, n: usize) -> Vec<String> {
     let mut conn = pool.get().await.expect("seed connection");
     let mut keys = Vec::with_capacity(n);
+    let first_id = reserve_order_ids(&mut conn, u64::try_from(n).expect("a count")).await;
     transactional(&mut conn, true).await;
     for i in 0..n {
         let key = format!("{label}-seed-{i}");
-        create(&mut conn, &key).await;
+        create(
+            &mut conn,
+            &key,
+            first_id + i64::try_from(i).expect("an index"),
+        )
+        .await;
         keys.push(key);
     }
     transactional(&mut conn, false).await;

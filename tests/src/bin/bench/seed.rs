@@ -20,13 +20,14 @@ pub(crate) async fn active_orders(
     count: u64,
 ) -> Vec<u64> {
     let mut conn = pool.get().await.expect("seed connection");
+    let first = crate::ceiling::reserve_order_ids(&mut conn, count).await;
     // Five digits crossed: up to 100 000 rows in one statement, in MySQL 8 and MariaDB.
     conn.batch_execute(&format!(
-        "INSERT INTO orders (tenant_id, client_order_ref, sku, quantity, created_at) \
+        "INSERT INTO orders (id, tenant_id, client_order_ref, sku, quantity, created_at) \
          WITH d (x) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 \
            UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 \
            UNION ALL SELECT 8 UNION ALL SELECT 9) \
-         SELECT 1, CONCAT('{prefix}', n), 'SKU-1', 1, NOW(6) FROM \
+         SELECT {first} + n, 1, CONCAT('{prefix}', n), 'SKU-1', 1, NOW(6) FROM \
            (SELECT a.x + 10 * b.x + 100 * c.x + 1000 * e.x + 10000 * f.x AS n \
             FROM d a, d b, d c, d e, d f) numbers \
          WHERE n < {count} ORDER BY n"
