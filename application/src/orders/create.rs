@@ -51,8 +51,8 @@ pub trait OrderRepository {
     ) -> impl Future<Output = Result<OrderId, StepError<CreateRefusal>>> + Send;
 
     /// Ids for `count` new orders that no other order has or will be given: a batch's
-    /// answers name its orders before any row is written
-    /// (`docs/storage.md#batched-creates`).
+    /// answers name its orders before any row is written (`docs/storage.md#order-ids`).
+    /// [`OrderRepository::insert_order`] takes its id the same way.
     ///
     /// # Errors
     /// When the store cannot give them now.
