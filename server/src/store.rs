@@ -96,6 +96,14 @@ pub(crate) trait WorkerStore:
 
     fn connection_budget(config: &Self::Config) -> usize;
 
+    /// Transaction connections kept for batches, `batches` at once (MySQL): only they
+    /// prepare the batches' multi-row statements. The embedded store writes on one
+    /// connection anyway.
+    #[must_use]
+    fn with_batch_connections(self, _batches: usize) -> Self {
+        self
+    }
+
     /// For `users` that each use one connection at a time (the capture workers).
     fn open_for(config: &Self::Config, users: usize) -> impl Future<Output = anyhow::Result<Self>> {
         let config = Self::with_connections(config, users);
@@ -119,6 +127,10 @@ impl WorkerStore for MysqlStore {
 
     fn connection_budget(config: &MysqlConfig) -> usize {
         config.max_connections
+    }
+
+    fn with_batch_connections(self, batches: usize) -> Self {
+        MysqlStore::with_batch_connections(self, batches)
     }
 }
 

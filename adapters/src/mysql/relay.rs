@@ -29,7 +29,7 @@ impl OutboxRelayStore for MysqlStore {
     type Claim = MysqlClaim;
 
     async fn claim(&self, limit: usize) -> Result<MysqlClaim, StoreError> {
-        let mut tx = self.begin_with(Some(CLAIM_ISOLATION)).await?;
+        let mut tx = self.begin_with(Some(CLAIM_ISOLATION), false).await?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let (rows, deferred) = tx
             .run("outbox claim", async |conn, _| {

@@ -28,6 +28,9 @@ use crate::telemetry::statement_span;
 
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
 
+/// Batches in flight by default (`BATCH_IN_FLIGHT`), and so the batches' connections.
+const DEFAULT_BATCH_CONNECTIONS: usize = 2;
+
 impl Detach for PooledConnection {
     fn detach(self) {
         drop(Self::take(self));
@@ -74,6 +77,10 @@ pub enum ConnectError {
 pub struct MysqlStore {
     pool: Pool<AsyncMysqlConnection>,
     transactions: Pool<AsyncMysqlConnection>,
+    /// Batches of requests take their transactions here (`docs/storage.md#batched-creates`):
+    /// a connection prepares each multi-row statement once per size and keeps it, so a few
+    /// connections hold those statements instead of every connection of the process.
+    batches: Pool<AsyncMysqlConnection>,
     learnt: Learnt,
     database_timeout: Duration,
     migration_timeout: Duration,
@@ -106,7 +113,7 @@ impl MysqlStore {
     pub fn lazy(config: &MysqlConfig) -> Result<Self, ConnectError> {
         let learnt = Learnt::default();
         let nodes = Arc::new(node_urls(&config.url));
-        let pool = |mode: SessionMode| {
+        let pool = |mode: SessionMode, max_size: usize| {
             let manager = AsyncDieselConnectionManager::<AsyncMysqlConnection>::new_with_config(
                 &config.url,
                 manager_config(
@@ -116,20 +123,29 @@ impl MysqlStore {
                     mode,
                 ),
             );
-            let mut pool = Pool::builder(manager).max_size(config.max_connections);
+            let mut pool = Pool::builder(manager).max_size(max_size);
             if nodes.len() > 1 {
                 pool = pool.post_recycle(retire_after(config.node_return));
             }
             pool.build().map_err(ConnectError::Pool)
         };
         Ok(Self {
-            pool: pool(SessionMode::Autocommit)?,
-            transactions: pool(SessionMode::Transactions)?,
+            pool: pool(SessionMode::Autocommit, config.max_connections)?,
+            transactions: pool(SessionMode::Transactions, config.max_connections)?,
+            batches: pool(SessionMode::Transactions, DEFAULT_BATCH_CONNECTIONS)?,
             learnt,
             database_timeout: config.database_timeout,
             migration_timeout: config.migration_timeout,
             free_order_ids: FreeIds::default(),
         })
+    }
+
+    /// As many connections for batches as the process runs batches at once
+    /// (`BATCH_IN_FLIGHT`); a further batch waits for one.
+    #[must_use]
+    pub fn with_batch_connections(self, connections: usize) -> Self {
+        self.batches.resize(connections.max(1));
+        self
     }
 
     /// Learnt at the pool's first connection, so known before any transaction begins.
@@ -186,12 +202,19 @@ impl MysqlStore {
         checkout(&self.pool, deadline).await
     }
 
-    /// As [`Self::connection`], from the pool whose sessions have autocommit off.
+    /// As [`Self::connection`], from the pool whose sessions have autocommit off (or its
+    /// batches' share of them).
     pub(super) async fn transaction_connection(
         &self,
         deadline: Instant,
+        for_batch: bool,
     ) -> Result<PooledConnection, StoreError> {
-        checkout(&self.transactions, deadline).await
+        let pool = if for_batch {
+            &self.batches
+        } else {
+            &self.transactions
+        };
+        checkout(pool, deadline).await
     }
 
     /// One deadline for checkout and `work` (`statement` names it in the log); a

@@ -62,16 +62,24 @@ impl UnitOfWork for MysqlStore {
     type Tx = MysqlTx;
 
     async fn begin(&self) -> Result<MysqlTx, StoreError> {
-        self.begin_with(None).await
+        self.begin_with(None, false).await
+    }
+
+    async fn begin_batch(&self) -> Result<MysqlTx, StoreError> {
+        self.begin_with(None, true).await
     }
 }
 
 impl MysqlStore {
     /// Sends nothing but `setup` (`SET TRANSACTION ...`, for the transaction its first
     /// statement will begin): the session has autocommit off, so no `BEGIN` is needed.
-    pub(super) async fn begin_with(&self, setup: Option<&str>) -> Result<MysqlTx, StoreError> {
+    pub(super) async fn begin_with(
+        &self,
+        setup: Option<&str>,
+        for_batch: bool,
+    ) -> Result<MysqlTx, StoreError> {
         let deadline = self.deadline();
-        let mut conn = self.transaction_connection(deadline).await?;
+        let mut conn = self.transaction_connection(deadline, for_batch).await?;
         if let Some(setup) = setup {
             let span = statement_span(self.system(), "transaction setup");
             let set = bounded(deadline, "transaction setup", async {

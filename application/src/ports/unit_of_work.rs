@@ -22,6 +22,16 @@ pub trait UnitOfWork: Send + Sync {
     /// # Errors
     /// `ConnectionLost` when no connection can be had, `Timeout`, `Other`.
     fn begin(&self) -> impl Future<Output = Result<Self::Tx, StoreError>> + Send;
+
+    /// The transaction of a batch of requests (`docs/storage.md#batched-creates`): a store
+    /// may keep a few connections for batches, so that only they prepare and keep the
+    /// batches' multi-row statements, one per size.
+    ///
+    /// # Errors
+    /// As [`UnitOfWork::begin`].
+    fn begin_batch(&self) -> impl Future<Output = Result<Self::Tx, StoreError>> + Send {
+        self.begin()
+    }
 }
 
 /// Dropping it without `commit` or `rollback` must roll it back, and a connection in an

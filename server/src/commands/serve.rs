@@ -72,6 +72,12 @@ async fn serve_with<S: WorkerStore>(
     let replay_cache = ReplayCache::new(config.replay_cache)
         .map(|cache| Arc::new(cache.with_hit_counter(metrics.replay_cache_hits())));
     let in_flight = Arc::new(InFlight::new().with_wait_counter(metrics.same_key_waits()));
+    // Each HTTP worker's store keeps as many transaction connections for batches as the
+    // process may have in flight, since any worker may drive them all.
+    let batch_connections = config
+        .batching
+        .as_ref()
+        .map_or(1, |settings| settings.max_in_flight);
     let batching = config.batching.map(|settings| {
         let observer: Arc<dyn BatchObserver> = metrics.clone();
         Arc::new(Batching::new(settings).with_observer(observer))
@@ -118,7 +124,9 @@ async fn serve_with<S: WorkerStore>(
                 let batching = batching.clone();
                 let metrics = Arc::clone(&shared_metrics);
                 async move {
-                    let store = S::open_worker(&database).await?;
+                    let store = S::open_worker(&database)
+                        .await?
+                        .with_batch_connections(batch_connections);
                     let mut coordinator = Coordinator::new(
                         store.clone(),
                         store.clone(),

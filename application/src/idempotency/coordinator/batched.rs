@@ -175,7 +175,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     {
         let mut tx = self
             .unit_of_work
-            .begin()
+            .begin_batch()
             .await
             .map_err(|error| ended_by(&error))?;
         // One time for the batch, as for one request: its members commit together.
