@@ -41,6 +41,8 @@ impl Refusal for CreateRefusal {
 }
 
 pub trait OrderRepository {
+    /// One order, under an id reserved as [`OrderRepository::reserve_order_ids`] does.
+    ///
     /// # Errors
     /// `Rejected(ClientOrderRefConflict)` ONLY for the `(tenant_id, client_order_ref)` key.
     fn insert_order(
@@ -48,11 +50,24 @@ pub trait OrderRepository {
         tenant: TenantId,
         order: &NewOrder,
         created_at: DateTime<Utc>,
-    ) -> impl Future<Output = Result<OrderId, StepError<CreateRefusal>>> + Send;
+    ) -> impl Future<Output = Result<OrderId, StepError<CreateRefusal>>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            let Some(id) = self.reserve_order_ids(1).await?.pop() else {
+                return Err(StepError::Store(StoreError::Other(
+                    "no order id was reserved".into(),
+                )));
+            };
+            self.insert_orders(&[(id, tenant, order)], created_at)
+                .await?;
+            Ok(id)
+        }
+    }
 
     /// Ids for `count` new orders that no other order has or will be given: a batch's
     /// answers name its orders before any row is written (`docs/storage.md#order-ids`).
-    /// [`OrderRepository::insert_order`] takes its id the same way.
     ///
     /// # Errors
     /// When the store cannot give them now.
@@ -106,20 +121,18 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
         tx: &mut Tx,
         members: &[BatchMember<NewOrder>],
     ) -> Result<BatchPlan, StepError<CreateRefusal>> {
-        let ids = tx.reserve_order_ids(members.len()).await?;
-        if ids.len() != members.len() {
-            return Err(StepError::Store(StoreError::Other(
-                "fewer order ids than orders".into(),
-            )));
-        }
-        let responses = created_orders(members, ids.iter().map(|id| id.get()))
+        // Fewer ids than members makes fewer responses: the coordinator then runs each alone.
+        let ids: Vec<u64> = tx
+            .reserve_order_ids(members.len())
+            .await?
+            .iter()
+            .map(|id| id.get())
+            .collect();
+        let responses = created_orders(members, ids.iter().copied())
             .iter()
             .map(|order| answer(Answer::Created(order.location()), order.to_json()))
             .collect::<Result<_, _>>()?;
-        Ok(BatchPlan {
-            ids: ids.iter().map(|id| id.get()).collect(),
-            responses,
-        })
+        Ok(BatchPlan { ids, responses })
     }
 
     async fn execute_batch(

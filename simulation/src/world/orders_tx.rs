@@ -12,20 +12,6 @@ use super::db::{EventRow, LockKey, OrderRow};
 use super::tx::SimTx;
 
 impl OrderRepository for SimTx {
-    async fn insert_order(
-        &mut self,
-        tenant: TenantId,
-        order: &NewOrder,
-        created_at: DateTime<Utc>,
-    ) -> Result<OrderId, StepError<CreateRefusal>> {
-        let Some(id) = self.reserve_order_ids(1).await?.pop() else {
-            return Err(StepError::Store(StoreError::Other("no order id".into())));
-        };
-        self.insert_orders(&[(id, tenant, order)], created_at)
-            .await?;
-        Ok(id)
-    }
-
     /// As a store's block in memory: no statement.
     async fn reserve_order_ids(&mut self, count: usize) -> Result<Vec<OrderId>, StoreError> {
         let mut db = self.world().db();

@@ -109,19 +109,6 @@ where
 
 for_both_transactions! {
     impl OrderRepository {
-        async fn insert_order(
-            &mut self,
-            tenant: TenantId,
-            order: &NewOrder,
-            created_at: DateTime<Utc>,
-        ) -> Result<OrderId, StepError<CreateRefusal>> {
-            let Some(id) = self.reserve_order_ids(1).await?.pop() else {
-                return Err(bad_row("orders", "id").into());
-            };
-            self.insert_orders(&[(id, tenant, order)], created_at).await?;
-            Ok(id)
-        }
-
         async fn reserve_order_ids(&mut self, count: usize) -> Result<Vec<OrderId>, StoreError> {
             Ok(self
                 .order_ids(count)
