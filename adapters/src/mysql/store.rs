@@ -3,6 +3,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use application::BatchSettings;
 use application::ports::StoreError;
 use diesel::OptionalExtension;
 use diesel::deserialize::FromSqlRow;
@@ -27,9 +28,6 @@ use crate::sql::tx_connection::Detach;
 use crate::telemetry::statement_span;
 
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
-
-/// Batches in flight by default (`BATCH_IN_FLIGHT`), and so the batches' connections.
-const DEFAULT_BATCH_CONNECTIONS: usize = 2;
 
 impl Detach for PooledConnection {
     fn detach(self) {
@@ -132,7 +130,11 @@ impl MysqlStore {
         Ok(Self {
             pool: pool(SessionMode::Autocommit, config.max_connections)?,
             transactions: pool(SessionMode::Transactions, config.max_connections)?,
-            batches: pool(SessionMode::Transactions, DEFAULT_BATCH_CONNECTIONS)?,
+            // As many as batches in flight by default, until told otherwise.
+            batches: pool(
+                SessionMode::Transactions,
+                BatchSettings::default().max_in_flight,
+            )?,
             learnt,
             database_timeout: config.database_timeout,
             migration_timeout: config.migration_timeout,

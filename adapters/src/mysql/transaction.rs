@@ -1,7 +1,5 @@
 //! The unit of work: one pooled connection holding one open transaction.
 
-use std::time::Duration;
-
 use application::ports::{CommitError, StoreError, UnitOfWork};
 use diesel_async::{AsyncMysqlConnection, SimpleAsyncConnection};
 use tokio::time::{Instant, timeout_at};
@@ -20,10 +18,8 @@ use crate::telemetry::statement_span;
 #[derive(Debug)]
 pub struct MysqlTx {
     conn: TxConnection<PooledConnection>,
-    timeout: Duration,
-    ids: InsertIds,
-    system: &'static str,
-    /// Where its creates take their orders' ids from.
+    /// Its deadlines, insert ids and span names, and where its creates take their orders'
+    /// ids from.
     store: MysqlStore,
 }
 
@@ -35,10 +31,10 @@ impl MysqlTx {
         statement: &'static str,
         work: impl AsyncFnOnce(&mut AsyncMysqlConnection, InsertIds) -> Result<T, E>,
     ) -> Result<T, E> {
-        let deadline = Instant::now() + self.timeout;
-        let ids = self.ids;
+        let deadline = Instant::now() + self.store.database_timeout();
+        let ids = self.store.insert_ids();
         let answered = timeout_at(deadline, work(self.conn.get()?, ids))
-            .instrument(statement_span(self.system, statement))
+            .instrument(statement_span(self.store.system(), statement))
             .await;
         match answered {
             Ok(result) => result,
@@ -92,9 +88,6 @@ impl MysqlStore {
         }
         Ok(MysqlTx {
             conn: TxConnection::new(conn),
-            timeout: self.database_timeout(),
-            ids: self.insert_ids(),
-            system: self.system(),
             store: self.clone(),
         })
     }
@@ -106,9 +99,9 @@ impl MysqlTx {
         let Some(mut conn) = self.conn.take() else {
             return Err(CommitError::CommitOutcomeUnknown(Box::new(Finished)));
         };
-        let deadline = Instant::now() + self.timeout;
+        let deadline = Instant::now() + self.store.database_timeout();
         let committed = timeout_at(deadline, conn.batch_execute("COMMIT"))
-            .instrument(statement_span(self.system, "commit"));
+            .instrument(statement_span(self.store.system(), "commit"));
         match committed.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(error)) => {
@@ -131,7 +124,7 @@ impl MysqlTx {
         let Some(mut conn) = self.conn.take() else {
             return Ok(());
         };
-        let deadline = Instant::now() + self.timeout;
+        let deadline = Instant::now() + self.store.database_timeout();
         let rolled_back = bounded(deadline, "rollback", async {
             conn.batch_execute("ROLLBACK").await.map_err(store_error)
         });
