@@ -4,8 +4,8 @@
 //! - a creation: one transaction of four statements (insert the record, insert the
 //!   order, insert its outbox event, complete the record by its unique key);
 //! - a replay: one point read of a completed record by its unique key;
-//! - the single-insert floor: one autocommit `INSERT` of an order-sized row, what a service
-//!   pays the database when it keeps its idempotency records elsewhere.
+//! - the single-insert floor (`floor.rs`): one autocommit `INSERT` of an order-sized row,
+//!   what a service pays the database when it keeps its idempotency records elsewhere.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,8 +19,11 @@ use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 
+use crate::floor::insert_floor_order;
+use crate::order_ids::reserve_order_ids;
+
 /// The tenant the ceiling writes under, apart from the service's rows.
-const CEILING_TENANT: i64 = 999_999;
+pub(crate) const CEILING_TENANT: i64 = 999_999;
 
 /// A pool as large as the concurrency.
 pub(crate) fn pool(url: &str, size: usize) -> Pool<AsyncMysqlConnection> {
@@ -31,7 +34,7 @@ pub(crate) fn pool(url: &str, size: usize) -> Pool<AsyncMysqlConnection> {
         .expect("ceiling pool")
 }
 
-fn now() -> chrono::NaiveDateTime {
+pub(crate) fn now() -> chrono::NaiveDateTime {
     chrono::Utc::now().naive_utc()
 }
 
@@ -216,42 +219,6 @@ pub(crate) enum Work {
     Floor,
 }
 
-diesel::table! {
-    /// The floor's table: `orders`' shape, apart, so the run's orders still equal its events.
-    floor_orders (id) {
-        id -> BigInt,
-        tenant_id -> BigInt,
-        client_order_ref -> Varbinary,
-        sku -> Varbinary,
-        quantity -> SmallInt,
-        created_at -> Datetime,
-    }
-}
-
-/// Creates the floor's table, a copy of `orders`' definition, empty.
-pub(crate) async fn prepare_floor(pool: &Pool<AsyncMysqlConnection>) {
-    let mut conn = pool.get().await.expect("floor connection");
-    conn.batch_execute("DROP TABLE IF EXISTS floor_orders; CREATE TABLE floor_orders LIKE orders")
-        .await
-        .expect("floor table");
-}
-
-/// The floor's unit: one order-sized row, in autocommit.
-async fn insert_floor_order(conn: &mut AsyncMysqlConnection, key: &str) {
-    use floor_orders::dsl as f;
-    diesel::insert_into(f::floor_orders)
-        .values((
-            f::tenant_id.eq(CEILING_TENANT),
-            f::client_order_ref.eq(key.as_bytes()),
-            f::sku.eq(b"SKU-1".as_slice()),
-            f::quantity.eq(1_i16),
-            f::created_at.eq(now()),
-        ))
-        .execute(conn)
-        .await
-        .expect("floor insert");
-}
-
 /// The creation's second statement, under an id reserved beforehand as the service's are
 /// (`docs/storage.md#order-ids`).
 async fn insert_order(conn: &mut AsyncMysqlConnection, key: &str, id: i64) {
@@ -268,28 +235,6 @@ async fn insert_order(conn: &mut AsyncMysqlConnection, key: &str, id: i64) {
         .execute(conn)
         .await
         .expect("order insert");
-}
-
-#[derive(diesel::QueryableByName)]
-struct LastInsertId {
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    id: i64,
-}
-
-/// The first of `count` order ids reserved in `id_blocks` as the service reserves its
-/// blocks, so that none is an id a running server's block still holds. On a session with
-/// autocommit on.
-pub(crate) async fn reserve_order_ids(conn: &mut AsyncMysqlConnection, count: u64) -> i64 {
-    conn.batch_execute(&format!(
-        "UPDATE id_blocks SET next_id = LAST_INSERT_ID(next_id + {count}) WHERE name = 'orders'"
-    ))
-    .await
-    .expect("order ids reserved");
-    let end: LastInsertId = diesel::sql_query("SELECT LAST_INSERT_ID() AS id")
-        .get_result(conn)
-        .await
-        .expect("reserved order ids");
-    end.id - i64::try_from(count).expect("a count")
 }
 
 /// Turns the session's autocommit off (`on` true: the transactional session) or back on, as the service's

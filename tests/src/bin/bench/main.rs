@@ -21,8 +21,10 @@
 mod ceiling;
 mod cost;
 mod embedded;
+mod floor;
 mod galera;
 mod load;
+mod order_ids;
 mod readme;
 mod relay;
 mod render;

@@ -12,6 +12,7 @@ use tokio::runtime::Runtime;
 
 use crate::ceiling::{self, Work};
 use crate::cost::{Client, Cost, Meter};
+use crate::floor;
 use crate::load::{self, Request, Run};
 use crate::report::{self, Measured, Scenario};
 use crate::seed;
@@ -126,7 +127,7 @@ impl Bench {
     /// The single-insert floor at `concurrency`: a reference for the database's cost of a
     /// create, not a scenario of the service (no HTTP), reported as a row of its own.
     pub(crate) fn floor(&self, concurrency: usize) -> Scenario {
-        self.runtime.block_on(ceiling::prepare_floor(&self.pool));
+        self.runtime.block_on(floor::prepare_floor(&self.pool));
         let floor = self.ceiling(
             &format!("floor{concurrency}"),
             Work::Floor,

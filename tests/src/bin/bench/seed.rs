@@ -20,7 +20,7 @@ pub(crate) async fn active_orders(
     count: u64,
 ) -> Vec<u64> {
     let mut conn = pool.get().await.expect("seed connection");
-    let first = crate::ceiling::reserve_order_ids(&mut conn, count).await;
+    let first = crate::order_ids::reserve_order_ids(&mut conn, count).await;
     // Five digits crossed: up to 100 000 rows in one statement, in MySQL 8 and MariaDB.
     conn.batch_execute(&format!(
         "INSERT INTO orders (id, tenant_id, client_order_ref, sku, quantity, created_at) \
