@@ -9,7 +9,7 @@ mod retry_pause;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use domain::{Fingerprint, Fingerprinted, IdempotencyKey, RetentionPolicy, Scope};
 use futures_util::future::{Either, select};
@@ -200,13 +200,16 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             key,
             input,
         };
-        let started = Instant::now();
+        let started = self.clock.monotonic();
         loop {
-            if let Some(cached) = self
-                .replay_cache
-                .as_ref()
-                .and_then(|cache| cache.get(&request.scope, key, self.clock.now()))
-            {
+            if let Some(cached) = self.replay_cache.as_ref().and_then(|cache| {
+                cache.get(
+                    &request.scope,
+                    key,
+                    self.clock.now(),
+                    self.clock.monotonic(),
+                )
+            }) {
                 return self.answer_from(&request, cached.record());
             }
             let Some(in_flight) = &self.in_flight else {
@@ -223,7 +226,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             let left = self
                 .settings
                 .same_key_wait
-                .saturating_sub(started.elapsed());
+                .saturating_sub(self.clock.monotonic().saturating_sub(started));
             match select(std::pin::pin!(landing(follower)), self.clock.pause(left)).await {
                 Either::Left((Some(record), _)) => {
                     return self.answer_from(&request, &record);

@@ -9,7 +9,7 @@
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use domain::{ExistingRecord, IdempotencyKey, RecordState, Scope};
@@ -66,15 +66,12 @@ struct Entry {
     record: ExistingRecord,
     /// The record's own expiry, a date the database keeps: on the wall clock.
     expires_at: DateTime<Utc>,
-    /// The end of the time to live, on the monotonic clock: a step of the wall clock
-    /// (back, or forward) neither stretches nor cuts how late another process's eviction
-    /// is seen.
-    fresh_until: Instant,
+    /// The end of the time to live, on the clock's monotonic reading: a step of the wall
+    /// clock (back, or forward) neither stretches nor cuts how late another process's
+    /// eviction is seen.
+    fresh_until: Duration,
     weight: u64,
 }
-
-/// The monotonic clock the time to live is measured on.
-type Monotonic = Arc<dyn Fn() -> Instant + Send + Sync>;
 
 /// A hit: the entry itself, which the cache may drop meanwhile without harm.
 pub(crate) struct Cached(Arc<Entry>);
@@ -102,7 +99,6 @@ impl Weighter<CacheKey, Arc<Entry>> for ByBytes {
 pub struct ReplayCache {
     entries: quick_cache::sync::Cache<CacheKey, Arc<Entry>, ByBytes>,
     ttl: Duration,
-    monotonic: Monotonic,
     hits: Arc<AtomicU64>,
 }
 
@@ -133,16 +129,8 @@ impl ReplayCache {
                 ByBytes { least },
             ),
             ttl,
-            monotonic: Arc::new(Instant::now),
             hits: Arc::default(),
         })
-    }
-
-    /// The time to live measured on `monotonic` instead of the process's clock.
-    #[cfg(test)]
-    fn with_monotonic(mut self, monotonic: Monotonic) -> Self {
-        self.monotonic = monotonic;
-        self
     }
 
     /// Counts the answers served from a copy (a metric's value).
@@ -152,17 +140,18 @@ impl ReplayCache {
         self
     }
 
-    /// A copy still valid at `now`, shared rather than copied; an outdated one is dropped
-    /// on the way.
+    /// A copy still valid at `now` (and at the clock's `monotonic` reading), shared rather
+    /// than copied; an outdated one is dropped on the way.
     pub(crate) fn get(
         &self,
         scope: &Scope,
         key: &IdempotencyKey,
         now: DateTime<Utc>,
+        monotonic: Duration,
     ) -> Option<Cached> {
         let lookup = Lookup { scope, key };
         let entry = self.entries.get(&lookup)?;
-        if now < entry.expires_at && (self.monotonic)() < entry.fresh_until {
+        if now < entry.expires_at && monotonic < entry.fresh_until {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Some(Cached(entry));
         }
@@ -178,12 +167,13 @@ impl ReplayCache {
         key: &IdempotencyKey,
         record: &ExistingRecord,
         now: DateTime<Utc>,
+        monotonic: Duration,
     ) {
         let RecordState::Completed(completion) = &record.state else {
             return;
         };
         // A time to live past what the clock can count keeps nothing rather than panicking.
-        let Some(fresh_until) = (self.monotonic)().checked_add(self.ttl) else {
+        let Some(fresh_until) = monotonic.checked_add(self.ttl) else {
             return;
         };
         if completion.expires_at <= now {

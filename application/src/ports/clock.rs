@@ -2,7 +2,8 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::time::Duration;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 
@@ -14,5 +15,13 @@ pub trait Clock: Send + Sync {
     fn pause(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
         let _ = duration;
         Box::pin(std::future::ready(()))
+    }
+
+    /// Time since a fixed start on a clock that never steps, for waits and the replay
+    /// cache's time to live: a step of the wall clock must neither stretch nor cut them.
+    /// The default is the process's own monotonic clock.
+    fn monotonic(&self) -> Duration {
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed()
     }
 }

@@ -21,6 +21,12 @@ impl Clock for SimClock {
             + TimeDelta::microseconds(self.0.micros())
     }
 
+    /// The same step count: the coordinator's waits and the replay cache's time to live
+    /// are measured on the run's time, as everything else.
+    fn monotonic(&self) -> Duration {
+        Duration::from_micros(u64::try_from(self.0.micros()).unwrap_or(0))
+    }
+
     /// Any pause may end at any step: the code's deadlines must hold whenever they fire.
     /// The length asked for is not used, so a jittered pause leaves the run the same.
     fn pause(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {

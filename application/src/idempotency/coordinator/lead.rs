@@ -36,7 +36,13 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         );
         if let (Some(cache), Some(record), false) = (&self.replay_cache, &completed, executed_here)
         {
-            cache.remember(&request.scope, request.key, record, self.clock.now());
+            cache.remember(
+                &request.scope,
+                request.key,
+                record,
+                self.clock.now(),
+                self.clock.monotonic(),
+            );
         }
         (outcome, completed)
     }

@@ -2,8 +2,6 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::time::Instant;
-
 use chrono::TimeDelta;
 
 use super::*;
@@ -49,42 +47,50 @@ fn cache(ttl_secs: u64, max_entries: usize, max_bytes: usize) -> ReplayCache {
     .unwrap()
 }
 
-/// A monotonic clock the test moves: `base` plus the millis in the counter.
-fn moved_clock() -> (Monotonic, Arc<AtomicU64>) {
-    let base = Instant::now();
-    let millis = Arc::new(AtomicU64::new(0));
-    let read = Arc::clone(&millis);
-    let clock: Monotonic =
-        Arc::new(move || base + Duration::from_millis(read.load(Ordering::SeqCst)));
-    (clock, millis)
+/// A monotonic reading `millis` after the start.
+fn at(millis: u64) -> Duration {
+    Duration::from_millis(millis)
 }
 
 #[test]
 fn a_copy_serves_until_its_time_to_live_or_its_record_s_expiry_whichever_is_first() {
-    let (clock, millis) = moved_clock();
-    let cache = cache(2, 100, 1 << 20).with_monotonic(clock);
+    let cache = cache(2, 100, 1 << 20);
     let seconds = |s| t0() + TimeDelta::seconds(s);
-    cache.remember(&scope(), &key(1), &completed(86_400, 10), t0());
-    cache.remember(&scope(), &key(2), &completed(1, 10), t0());
+    cache.remember(&scope(), &key(1), &completed(86_400, 10), t0(), at(0));
+    cache.remember(&scope(), &key(2), &completed(1, 10), t0(), at(0));
 
-    millis.store(1_000, Ordering::SeqCst);
-    assert!(cache.get(&scope(), &key(1), seconds(1)).is_some());
-    assert!(cache.get(&scope(), &key(2), t0()).is_some());
-    assert!(cache.get(&scope(), &key(2), seconds(1)).is_none(), "expiry");
-    millis.store(2_000, Ordering::SeqCst);
-    assert!(cache.get(&scope(), &key(1), seconds(2)).is_none(), "ttl");
+    assert!(
+        cache
+            .get(&scope(), &key(1), seconds(1), at(1_000))
+            .is_some()
+    );
+    assert!(cache.get(&scope(), &key(2), t0(), at(1_000)).is_some());
+    assert!(
+        cache
+            .get(&scope(), &key(2), seconds(1), at(1_000))
+            .is_none(),
+        "expiry"
+    );
+    assert!(
+        cache
+            .get(&scope(), &key(1), seconds(2), at(2_000))
+            .is_none(),
+        "ttl"
+    );
     assert!(cache.is_empty(), "an outdated copy is dropped when met");
 }
 
 #[test]
 fn a_wall_clock_stepped_back_does_not_stretch_the_time_to_live() {
-    let (clock, millis) = moved_clock();
-    let cache = cache(2, 100, 1 << 20).with_monotonic(clock);
-    cache.remember(&scope(), &key(1), &completed(86_400, 10), t0());
+    let cache = cache(2, 100, 1 << 20);
+    cache.remember(&scope(), &key(1), &completed(86_400, 10), t0(), at(0));
     // Two seconds pass, while the wall clock is set an hour back.
-    millis.store(2_000, Ordering::SeqCst);
     let stepped_back = t0() - TimeDelta::hours(1);
-    assert!(cache.get(&scope(), &key(1), stepped_back).is_none());
+    assert!(
+        cache
+            .get(&scope(), &key(1), stepped_back, at(2_000))
+            .is_none()
+    );
 }
 
 #[test]
@@ -94,32 +100,33 @@ fn an_expired_or_running_record_is_not_kept_and_a_forgotten_one_is_gone() {
         state: RecordState::Processing,
         ..completed(60, 10)
     };
-    cache.remember(&scope(), &key(1), &running, t0());
+    cache.remember(&scope(), &key(1), &running, t0(), at(0));
     cache.remember(
         &scope(),
         &key(2),
         &completed(1, 10),
         t0() + TimeDelta::seconds(1),
+        at(0),
     );
     assert!(cache.is_empty());
 
-    cache.remember(&scope(), &key(3), &completed(60, 10), t0());
+    cache.remember(&scope(), &key(3), &completed(60, 10), t0(), at(0));
     cache.forget(&scope(), &key(3));
-    assert!(cache.get(&scope(), &key(3), t0()).is_none());
+    assert!(cache.get(&scope(), &key(3), t0(), at(0)).is_none());
 }
 
 #[test]
 fn entries_and_bytes_are_both_bounded() {
     let few = cache(2, 50, 1 << 20);
     for n in 0..500 {
-        few.remember(&scope(), &key(n), &completed(60, 10), t0());
+        few.remember(&scope(), &key(n), &completed(60, 10), t0(), at(0));
     }
     // Full, near its bound (50 here), not empty: the bound, not an eviction of everything.
     assert!((40..=50).contains(&few.len()), "{} entries", few.len());
 
     let small = cache(2, 10_000, 64 * 1024);
     for n in 0..500 {
-        small.remember(&scope(), &key(n), &completed(60, 4096), t0());
+        small.remember(&scope(), &key(n), &completed(60, 4096), t0(), at(0));
     }
     assert!(
         small.len() <= 16,
@@ -140,4 +147,38 @@ fn zero_turns_it_off() {
         };
         assert!(ReplayCache::new(settings).is_none());
     }
+}
+
+/// A copy answers only its own scope and key: a tenant, an actor or an operation next to
+/// the one that stored it, or a neighbouring key, finds nothing.
+#[test]
+fn a_copy_is_found_only_under_its_own_scope_and_key() {
+    let cache = cache(60, 100, 1 << 20);
+    let own = scope();
+    cache.remember(&own, &key(1), &completed(86_400, 10), t0(), at(0));
+    let neighbours = [
+        Scope {
+            tenant: TenantId::parse(2).unwrap(),
+            ..own.clone()
+        },
+        Scope {
+            actor: ActorId::parse(3).unwrap(),
+            ..own.clone()
+        },
+        Scope {
+            operation: Operation::parse("orders.cancel.v1").unwrap(),
+            ..own.clone()
+        },
+    ];
+    for neighbour in &neighbours {
+        assert!(
+            cache.get(neighbour, &key(1), t0(), at(0)).is_none(),
+            "found under {neighbour:?}"
+        );
+    }
+    assert!(
+        cache.get(&own, &key(2), t0(), at(0)).is_none(),
+        "another key"
+    );
+    assert!(cache.get(&own, &key(1), t0(), at(0)).is_some(), "its own");
 }
