@@ -98,6 +98,7 @@ fn step<S: Scenario>(
     }
     if choice.chance(faults.crash) {
         let process = choice.below(scenario.processes());
+        world.strike();
         executor.crash(ProcessId(process));
         Arc::clone(scenario).restart(process);
         history.push(world.micros(), Event::Crashed { process });
@@ -105,6 +106,7 @@ fn step<S: Scenario>(
     }
     if scenario.drops_requests() && choice.chance(faults.request_dropped) {
         let process = choice.below(scenario.processes());
+        world.strike();
         executor.drop_one_of(ProcessId(process));
         return Ok(());
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use application::{CreateRefusal, Outcome};
 
 use super::requests::{dispatch, receive, send};
-use super::shared::{Body, Shared};
+use super::shared::{Body, Shared, Who};
 use crate::locked::locked;
 
 /// What a client does after a round of answers for one key.
@@ -39,36 +39,34 @@ fn next(answers: &[Option<Outcome<CreateRefusal>>]) -> Next {
     }
 }
 
-/// One client's intents, one after another.
+/// One client's intents, one after another. Keys are the same strings for every client,
+/// and so are the bodies of one actor's clients in both tenants.
 pub(crate) async fn client(shared: Arc<Shared>, client: usize, intents: usize) {
     let choice = shared.world.choice().clone();
+    let who = Who::client(client);
+    let actor = format!("a{}", who.actor);
     for intent in 0..intents {
-        let sku = format!("c{client}-i{intent}");
+        let sku = format!("{actor}-i{intent}");
         'keys: for generation in 0..3 {
-            let key = format!("{sku}-k{generation}");
-            let Some(body) = Body::new(sku.clone(), &key, &sku, 1) else {
+            let key = format!("i{intent}-k{generation}");
+            let Some(body) = Body::new(sku.clone(), &format!("{actor}-{key}"), &sku, 1) else {
                 return;
             };
-            locked(&shared.keys_in_use).insert(key.clone(), body.clone());
+            locked(&shared.keys_in_use).insert((who, key.clone()), body.clone());
             for _ in 0..6 {
                 let copies = 1 + usize::from(choice.chance(300)) + usize::from(choice.chance(100));
                 // Copies sent at once, as a client that retried before its first answer came.
                 let mut pending = Vec::with_capacity(copies + 1);
                 for _ in 0..copies {
                     let process = choice.below(shared.processes.count());
-                    pending.push((true, dispatch(&shared, process, &key, &body)));
+                    pending.push((true, dispatch(&shared, process, who, &key, &body)));
                 }
                 if choice.chance(80)
-                    && let Some(other) = Body::new(
-                        format!("{key}-x"),
-                        &format!("{key}-x"),
-                        &format!("{key}-x"),
-                        2,
-                    )
+                    && let Some(other) = Body::named(&format!("{actor}-{key}-x"), 2)
                 {
                     // Another body under the same key, racing the first.
                     let process = choice.below(shared.processes.count());
-                    pending.push((false, dispatch(&shared, process, &key, &other)));
+                    pending.push((false, dispatch(&shared, process, who, &key, &other)));
                 }
                 let mut answers = Vec::with_capacity(pending.len());
                 for (mine, request) in pending {
@@ -79,12 +77,12 @@ pub(crate) async fn client(shared: Arc<Shared>, client: usize, intents: usize) {
                 }
                 match next(&answers) {
                     Next::Done => {
-                        locked(&shared.succeeded).insert(sku.clone());
-                        after_success(&shared, &key).await;
+                        locked(&shared.succeeded).insert((who.tenant, sku.clone()));
+                        after_success(&shared, who, &key).await;
                         break 'keys;
                     }
                     Next::NewKey => {
-                        locked(&shared.keys_in_use).remove(&key);
+                        locked(&shared.keys_in_use).remove(&(who, key.clone()));
                         continue 'keys;
                     }
                     Next::Again => {}
@@ -97,22 +95,23 @@ pub(crate) async fn client(shared: Arc<Shared>, client: usize, intents: usize) {
 
 /// After a success: sometimes the same `clientOrderRef` under a new key (refused, as
 /// the order exists), or another body under the used key (refused as key reuse).
-async fn after_success(shared: &Arc<Shared>, key: &str) {
+async fn after_success(shared: &Arc<Shared>, who: Who, key: &str) {
     let choice = shared.world.choice().clone();
     let process = choice.below(shared.processes.count());
+    let actor = format!("a{}", who.actor);
     if choice.chance(150)
-        && let Some(duplicate) = Body::new(format!("{key}-dup"), key, &format!("{key}-dup"), 1)
-    {
-        send(shared, process, &format!("{key}-dup"), &duplicate).await;
-    }
-    if choice.chance(150)
-        && let Some(other) = Body::new(
-            format!("{key}-r"),
-            &format!("{key}-r"),
-            &format!("{key}-r"),
-            3,
+        && let Some(duplicate) = Body::new(
+            format!("{actor}-{key}-dup"),
+            &format!("{actor}-{key}"),
+            &format!("{actor}-{key}-dup"),
+            1,
         )
     {
-        send(shared, process, key, &other).await;
+        send(shared, process, who, &format!("{key}-dup"), &duplicate).await;
+    }
+    if choice.chance(150)
+        && let Some(other) = Body::named(&format!("{actor}-{key}-r"), 3)
+    {
+        send(shared, process, who, key, &other).await;
     }
 }

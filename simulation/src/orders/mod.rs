@@ -74,15 +74,15 @@ pub(crate) fn run(seed: u64, scale: Option<Scale>) -> Report {
 /// In a calm world every intent's key still in use is asked once more: each must now get
 /// a definite answer, and every intent a client saw succeed has its one order.
 fn last_look(executor: &mut Executor, shared: &Arc<Shared>, steps: &mut u64) -> Result<(), String> {
-    for (key, body) in shared.keys_in_use() {
+    for (who, key, body) in shared.keys_in_use() {
         let asking = Arc::clone(shared);
         executor.spawner().spawn(None, async move {
-            let answer = requests::send(&asking, 0, &key, &body).await;
+            let answer = requests::send(&asking, 0, who, &key, &body).await;
             if !requests::is_definite(answer.as_ref()) {
                 asking.history.push(
                     asking.world.micros(),
                     Event::Violation(format!(
-                        "key {key}: no definite answer in a calm world: {answer:?}"
+                        "key {who}:{key}: no definite answer in a calm world: {answer:?}"
                     )),
                 );
             }
@@ -90,10 +90,14 @@ fn last_look(executor: &mut Executor, shared: &Arc<Shared>, steps: &mut u64) -> 
     }
     drive(executor, &shared.world, &shared.history, shared, steps)?;
     let db = shared.world.db();
-    for sku in shared.succeeded_intents() {
-        if !db.orders.iter().any(|order| order.sku == sku) {
+    for (tenant, sku) in shared.succeeded_intents() {
+        if !db
+            .orders
+            .iter()
+            .any(|order| order.tenant == tenant && order.sku == sku)
+        {
             return Err(format!(
-                "intent {sku} was answered as done and has no order"
+                "intent {sku} of tenant {tenant} was answered as done and has no order"
             ));
         }
     }

@@ -8,7 +8,7 @@ use application::{Caller, CreateOrder, CreateRefusal, Outcome};
 use domain::{ActorId, IdempotencyKey, TenantId};
 use futures_channel::oneshot;
 
-use super::shared::{ACTOR, Body, Shared, TENANT};
+use super::shared::{Body, Sent, Shared, Who};
 use crate::executor::ProcessId;
 use crate::history::Event;
 
@@ -18,39 +18,49 @@ pub(crate) struct Pending {
     answer: oneshot::Receiver<Outcome<CreateRefusal>>,
 }
 
-/// Hands one request to `process` at once; `None` when it cannot be sent.
+/// Hands one request of `who` to `process` at once; `None` when it cannot be sent.
 pub(crate) fn dispatch(
     shared: &Arc<Shared>,
     process: usize,
+    who: Who,
     key: &str,
     body: &Body,
 ) -> Option<Pending> {
     let (Ok(tenant), Ok(actor), Ok(parsed)) = (
-        TenantId::parse(TENANT),
-        ActorId::parse(ACTOR),
+        TenantId::parse(who.tenant),
+        ActorId::parse(who.actor),
         IdempotencyKey::parse(key),
     ) else {
         return None;
     };
     let coordinator = shared.processes.get(process)?;
+    let scoped = format!("{who}:{key}");
     shared.note(Event::Sent {
         process,
-        key: key.to_owned(),
+        key: scoped.clone(),
         body: body.label.clone(),
     });
     let (reply, answer) = oneshot::channel();
     let task_shared = Arc::clone(shared);
     let (task_key, task_body) = (key.to_owned(), body.clone());
+    let sent_at = shared.world.strikes();
     shared.spawner.spawn(Some(ProcessId(process)), async move {
         let caller = Caller::new(tenant, actor, "orders:create");
         let outcome = coordinator
             .run(&CreateOrder, &caller, &parsed, &task_body.order)
             .await;
-        task_shared.check(process, &task_key, &task_body, &outcome);
+        let sent = Sent {
+            process,
+            who,
+            key: &task_key,
+            body: &task_body,
+        };
+        let lived_through = (sent_at, task_shared.world.strikes());
+        task_shared.check(&sent, lived_through, &outcome);
         let _ = reply.send(outcome);
     });
     Some(Pending {
-        key: key.to_owned(),
+        key: scoped,
         answer,
     })
 }
@@ -74,10 +84,11 @@ pub(crate) async fn receive(
 pub(crate) async fn send(
     shared: &Arc<Shared>,
     process: usize,
+    who: Who,
     key: &str,
     body: &Body,
 ) -> Option<Outcome<CreateRefusal>> {
-    receive(shared, dispatch(shared, process, key, body)).await
+    receive(shared, dispatch(shared, process, who, key, body)).await
 }
 
 /// An answer that says what happened (or definitely did not), as a calm world gives.

@@ -13,10 +13,26 @@ use super::processes::Processes;
 use crate::executor::Spawner;
 use crate::history::{Event, History};
 use crate::locked::locked;
-use crate::world::{RecordKey, World};
+use crate::world::{RecordKey, Strikes, World};
 
-pub(super) const TENANT: u64 = 1;
-pub(super) const ACTOR: u64 = 1;
+/// Who sends a client's requests. Clients share key strings, and the clients of one actor
+/// in two tenants send byte-identical bodies: only the scope tells their requests apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Who {
+    pub(crate) tenant: u64,
+    pub(crate) actor: u64,
+}
+
+impl Who {
+    /// Client `c`: tenants 1 and 2 by turns, actors 1, 1, 2, 2, ...
+    pub(super) fn client(client: usize) -> Self {
+        let client = u64::try_from(client).unwrap_or(u64::MAX - 1);
+        Self {
+            tenant: 1 + client % 2,
+            actor: 1 + client / 2,
+        }
+    }
+}
 
 /// A request body, with the label the history shows for it.
 #[derive(Debug, Clone)]
@@ -36,6 +52,26 @@ impl Body {
             },
         })
     }
+
+    /// A body whose label, reference and SKU are all `name`.
+    pub(super) fn named(name: &str, quantity: i64) -> Option<Self> {
+        Self::new(name.to_owned(), name, name, quantity)
+    }
+}
+
+impl std::fmt::Display for Who {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "t{}a{}", self.tenant, self.actor)
+    }
+}
+
+/// One request as its client sent it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sent<'a> {
+    pub(crate) process: usize,
+    pub(crate) who: Who,
+    pub(crate) key: &'a str,
+    pub(crate) body: &'a Body,
 }
 
 /// What the run's tasks share.
@@ -48,9 +84,9 @@ pub(crate) struct Shared {
     executed: Mutex<BTreeSet<RecordKey>>,
     /// Each intent's key still in use, with its body, for the calm run's last look: a key
     /// given up after a definite refusal is not asked again, as its client would not.
-    pub(super) keys_in_use: Mutex<BTreeMap<String, Body>>,
-    /// The intents a client saw succeed.
-    pub(crate) succeeded: Mutex<BTreeSet<String>>,
+    pub(super) keys_in_use: Mutex<BTreeMap<(Who, String), Body>>,
+    /// The intents a client saw succeed: tenant and SKU.
+    pub(crate) succeeded: Mutex<BTreeSet<(u64, String)>>,
     /// Commits at the last look at the database.
     pub(crate) commits_seen: AtomicU64,
 }
@@ -74,14 +110,14 @@ impl Shared {
         }
     }
 
-    pub(crate) fn keys_in_use(&self) -> Vec<(String, Body)> {
+    pub(crate) fn keys_in_use(&self) -> Vec<(Who, String, Body)> {
         locked(&self.keys_in_use)
             .iter()
-            .map(|(key, body)| (key.clone(), body.clone()))
+            .map(|((who, key), body)| (*who, key.clone(), body.clone()))
             .collect()
     }
 
-    pub(crate) fn succeeded_intents(&self) -> Vec<String> {
+    pub(crate) fn succeeded_intents(&self) -> Vec<(u64, String)> {
         locked(&self.succeeded).iter().cloned().collect()
     }
 
@@ -92,25 +128,36 @@ impl Shared {
     /// Checks an answer against the database as it is now, in the step that gave it.
     pub(super) fn check(
         &self,
-        process: usize,
-        key: &str,
-        body: &Body,
+        sent: &Sent<'_>,
+        lived_through: (Strikes, Strikes),
         outcome: &Outcome<CreateRefusal>,
     ) {
-        let record: RecordKey = (TENANT, ACTOR, "orders.create.v1".to_owned(), key.to_owned());
-        let verdict = checks::answer(
+        let Sent {
+            process,
+            who,
+            key,
+            body,
+        } = *sent;
+        let record: RecordKey = (
+            who.tenant,
+            who.actor,
+            "orders.create.v1".to_owned(),
+            key.to_owned(),
+        );
+        let verdict = checks::check(
             &self.world.db(),
             &Answered {
                 record: &record,
-                tenant: TENANT,
+                tenant: who.tenant,
                 input: &body.order,
                 outcome,
+                lived_through,
             },
             &mut locked(&self.executed),
         );
         self.note(Event::Answered {
             process,
-            key: key.to_owned(),
+            key: format!("{who}:{key}"),
             body: body.label.clone(),
             answer: summary(outcome),
         });

@@ -64,6 +64,8 @@ pub(crate) struct OrderRow {
     pub(crate) tenant: u64,
     pub(crate) client_order_ref: String,
     pub(crate) sku: String,
+    pub(crate) quantity: u8,
+    pub(crate) created_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

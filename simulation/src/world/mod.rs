@@ -12,7 +12,7 @@ mod payments_tx;
 mod reader;
 mod tx;
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub(crate) use clock::SimClock;
@@ -34,6 +34,30 @@ pub(crate) struct World {
     faults: Mutex<Faults>,
     /// Microseconds since the run's start.
     micros: AtomicI64,
+    /// Every fault that struck (drawn, or a wait the scheduler ended), and the deadlocks
+    /// among them (drawn, certification, or a lock cycle the requests made themselves).
+    struck: AtomicU64,
+    deadlocks: AtomicU64,
+}
+
+/// How many faults had struck at one moment: a failure only a fault explains is legal
+/// only for a request that lived through one (`docs/simulation.md#invariants`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Strikes {
+    any: u64,
+    deadlocks: u64,
+}
+
+impl Strikes {
+    /// Whether any fault struck at all before this moment.
+    pub(crate) fn any(self) -> bool {
+        self.any > 0
+    }
+
+    /// Whether a deadlock (or a certification failure) struck between `self` and `later`.
+    pub(crate) fn deadlock_before(self, later: Self) -> bool {
+        later.deadlocks > self.deadlocks
+    }
 }
 
 impl World {
@@ -44,6 +68,8 @@ impl World {
             choice,
             faults: Mutex::new(faults),
             micros: AtomicI64::new(0),
+            struck: AtomicU64::new(0),
+            deadlocks: AtomicU64::new(0),
         })
     }
 
@@ -66,7 +92,29 @@ impl World {
 
     /// True `per_mille` times in a thousand, unless the world is calm.
     pub(crate) fn fails(&self, per_mille: impl FnOnce(&Faults) -> u32) -> bool {
-        self.choice.chance(per_mille(&self.faults()))
+        let fails = self.choice.chance(per_mille(&self.faults()));
+        if fails {
+            self.strike();
+        }
+        fails
+    }
+
+    /// A fault struck that [`World::fails`] did not draw (a crash, a dropped request).
+    pub(crate) fn strike(&self) {
+        self.struck.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A transaction was rolled back as a deadlock's victim or by certification.
+    pub(crate) fn deadlock_struck(&self) {
+        self.deadlocks.fetch_add(1, Ordering::Relaxed);
+        self.strike();
+    }
+
+    pub(crate) fn strikes(&self) -> Strikes {
+        Strikes {
+            any: self.struck.load(Ordering::Relaxed),
+            deadlocks: self.deadlocks.load(Ordering::Relaxed),
+        }
     }
 
     pub(crate) fn tick(&self, micros: i64) {
@@ -80,7 +128,11 @@ impl World {
     /// Ends one pending wait (a pause, a lock wait), picked by the seed.
     pub(crate) fn fire_one(&self) -> bool {
         self.tick(1_000);
-        self.parked.fire_one(&self.choice)
+        let fired = self.parked.fire_one(&self.choice);
+        if fired {
+            self.strike();
+        }
+        fired
     }
 
     pub(crate) fn parked(&self) -> &Parked {

@@ -22,7 +22,7 @@ impl OrderRepository for SimTx {
     async fn insert_orders(
         &mut self,
         orders: &[(OrderId, TenantId, &NewOrder)],
-        _created_at: DateTime<Utc>,
+        created_at: DateTime<Utc>,
     ) -> Result<(), StepError<CreateRefusal>> {
         self.statement().await?;
         for (id, tenant, order) in orders {
@@ -39,6 +39,8 @@ impl OrderRepository for SimTx {
                     tenant: tenant.get(),
                     client_order_ref: reference,
                     sku: order.sku.as_str().to_owned(),
+                    quantity: order.quantity.get(),
+                    created_at,
                 });
             });
         }

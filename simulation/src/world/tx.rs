@@ -128,6 +128,7 @@ impl SimTx {
             return Err(StoreError::Timeout);
         }
         if self.world.fails(|f| f.deadlock) {
+            self.world.deadlock_struck();
             self.abort();
             return Err(StoreError::Deadlock);
         }
@@ -158,6 +159,7 @@ impl SimTx {
                 Claim::Free => return Ok(true),
                 Claim::Taken => return Ok(false),
                 Claim::Deadlock => {
+                    self.world.deadlock_struck();
                     self.abort();
                     return Err(StoreError::Deadlock);
                 }
@@ -235,6 +237,7 @@ impl RecordTx for SimTx {
             return Err(unknown());
         }
         if self.world.fails(|f| f.commit_rolled_back) {
+            self.world.deadlock_struck();
             self.abort();
             return Err(CommitError::RolledBack);
         }
