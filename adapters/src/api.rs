@@ -9,7 +9,7 @@ use application::payments::{CapturePayment, RefundPayment};
 use application::{CreateOrder, ReadOrder, leased::ReadOperation};
 
 use crate::admin::http::{operation_routes as admin_operations, record_routes as admin_records};
-use crate::http::routes::{document, probes, served};
+use crate::http::routes::{document, probes, problem_types, served};
 
 served! {
     operations: [CreateOrder, CancelOrder, CapturePayment, RefundPayment],
@@ -28,6 +28,7 @@ served! {
         get "/readyz" => probes::readyz,
         get "/metrics" => probes::metrics,
         get "/openapi.json" => document::openapi_json,
+        get "/problems/{code}" => problem_types::problem_type,
     ],
 }
 

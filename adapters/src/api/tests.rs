@@ -191,3 +191,48 @@ fn each_route_documents_the_parameters_its_query_reads() {
         );
     }
 }
+
+/// Every `code` enum of the document's schemas, with the `type` enum beside it.
+fn documented_problem_types(value: &serde_json::Value, found: &mut Vec<(String, String)>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if let (Some(codes), Some(types)) = (
+                map.get("code").and_then(|c| c["enum"].as_array()),
+                map.get("type").and_then(|t| t["enum"].as_array()),
+            ) {
+                assert_eq!(codes.len(), types.len(), "{map:?}");
+                for (code, uri) in codes.iter().zip(types) {
+                    found.push((
+                        code.as_str().unwrap().to_owned(),
+                        uri.as_str().unwrap().to_owned(),
+                    ));
+                }
+            }
+            map.values()
+                .for_each(|inner| documented_problem_types(inner, found));
+        }
+        serde_json::Value::Array(items) => items
+            .iter()
+            .for_each(|inner| documented_problem_types(inner, found)),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_problem_type_the_document_lists_has_its_page() {
+    let mut found = Vec::new();
+    documented_problem_types(&openapi_document(), &mut found);
+    assert!(found.len() > 20, "{found:?}");
+    for (code, uri) in found {
+        assert_eq!(uri, format!("/problems/{code}"));
+        let page = PROBLEM_TYPES.page(&code).map(maud::Markup::into_string);
+        assert!(
+            page.is_some_and(|page| page.contains(&format!("<code>{code}</code>"))),
+            "{code} has no page"
+        );
+    }
+    assert!(
+        openapi_document()["paths"]["/problems/{code}"]["get"].is_object(),
+        "the pages are in the document"
+    );
+}

@@ -11,7 +11,7 @@ use tests::{ALL_PERMISSIONS, forged_token, token};
 use crate::support::{App, full_token};
 
 /// Every route of `docs/http-api.md#routes`, as the document names it.
-const ROUTES: [(&str, &str); 18] = [
+const ROUTES: [(&str, &str); 19] = [
     ("/api/orders", "post"),
     ("/api/orders/{orderId}", "get"),
     ("/api/orders/{orderId}/cancel", "post"),
@@ -30,6 +30,7 @@ const ROUTES: [(&str, &str); 18] = [
     ("/readyz", "get"),
     ("/metrics", "get"),
     ("/openapi.json", "get"),
+    ("/problems/{code}", "get"),
 ];
 
 /// The checks the main run holds every response to: the document's statuses, headers and
@@ -82,6 +83,53 @@ async fn the_document_is_openapi_3_1_with_every_route_and_needs_no_token() {
             "{method} {path} is not in the document"
         );
     }
+    app.finish().await;
+}
+
+/// A problem's `type` is a page of this server's that says what the problem means and
+/// whether the same request with the same key can succeed later; it needs no token.
+#[tokio::test]
+async fn a_problems_type_resolves_to_its_description() {
+    let app = App::start().await;
+    let body = tests::order_json("REF-T", "SKU-1", 1);
+    for (reply, retry_verdict) in [
+        (
+            app.api.create("not-a-token", "type-1", &body),
+            "May succeed later",
+        ),
+        (
+            app.api.send(
+                "POST",
+                "/api/orders",
+                &[
+                    (
+                        "authorization",
+                        format!("Bearer {}", full_token()).as_bytes(),
+                    ),
+                    ("idempotency-key", b"type-2"),
+                    ("content-type", b"application/json"),
+                ],
+                b"{}",
+            ),
+            "Gets this answer again",
+        ),
+    ] {
+        let problem = reply.json();
+        let code = problem["code"].as_str().unwrap().to_owned();
+        let uri = problem["type"].as_str().unwrap();
+        assert_eq!(uri, format!("/problems/{code}"));
+        let page = app.api.get(uri, None);
+        assert_eq!(page.status, 200, "{uri}");
+        assert_eq!(
+            page.header("content-type").as_deref(),
+            Some("text/html; charset=utf-8")
+        );
+        let text = String::from_utf8_lossy(&page.body);
+        assert!(text.contains(&format!("<code>{code}</code>")), "{text}");
+        assert!(text.contains(retry_verdict), "{code}: {text}");
+    }
+    let unknown = app.api.get("/problems/no_such_problem", None);
+    assert_eq!(unknown.status_code(), (404, Some("not_found".into())));
     app.finish().await;
 }
 

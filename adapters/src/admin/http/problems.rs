@@ -54,7 +54,7 @@ impl ProblemForm for AdminRefusal {
                     "A worker holds the operation now. Retry after Retry-After seconds.",
                 );
                 problem.retry_after = Some(u32::try_from(*retry_after_secs).unwrap_or(u32::MAX));
-                problem
+                problem.may_succeed_later()
             }
             Self::UnknownKind => Problem::new(
                 409,

@@ -9,13 +9,29 @@ use super::members::FieldError;
 
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
+/// Where each problem type is described: `type` is `/problems/<code>` (`GET` serves the
+/// description, `docs/http-api.md#problem-types`).
+pub(crate) const PROBLEM_TYPES: &str = "/problems";
+
+/// Whether the same request, with the same key, can succeed later: what a client most
+/// needs to know of a problem, said on its type's page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Later {
+    /// Nothing was done that stands in the way (or it cannot be told yet): the same
+    /// request with the same key may succeed later.
+    MaySucceed,
+    /// The same request with the same key meets this answer again: the request (or the
+    /// resource) must change first.
+    SameAnswer,
+}
+
 /// The `Retry-After` of `409 request_in_progress`, every `503`, and a pending operation.
 pub const RETRY_AFTER_SECS: u32 = 1;
 
 /// One error response. Texts are fixed per code: no token, header or body is ever quoted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({
-    "type": "urn:problem:invalid_body",
+    "type": "/problems/invalid_body",
     "title": "Invalid body",
     "status": 400,
     "detail": "The body does not match the operation's schema; see errors.",
@@ -23,9 +39,11 @@ pub const RETRY_AFTER_SECS: u32 = 1;
     "errors": [{"pointer": "/quantity", "reason": "must be at most 100"}]
 }))]
 pub struct Problem {
-    /// A URI naming the problem type, one per code (`urn:problem:<code>`).
+    /// The problem type, one per code: `/problems/<code>`, a URI reference to this
+    /// service's description of it (what it means, whether the same request with the same
+    /// key can succeed later).
     #[serde(rename = "type")]
-    #[schema(format = "uri", example = "urn:problem:invalid_body")]
+    #[schema(format = "uri-reference", example = "/problems/invalid_body")]
     pub type_uri: String,
     /// A short summary.
     pub title: &'static str,
@@ -53,6 +71,10 @@ pub struct Problem {
     /// `Retry-After` to send, in seconds.
     #[serde(skip)]
     pub retry_after: Option<u32>,
+    /// Told on the type's page, not in the document.
+    #[serde(skip)]
+    #[schema(ignore)]
+    pub later: Later,
 }
 
 /// A violation in the `errors` array.
@@ -70,7 +92,7 @@ impl Problem {
     #[must_use]
     pub fn new(status: u16, code: &'static str, title: &'static str, detail: &'static str) -> Self {
         Self {
-            type_uri: format!("urn:problem:{code}"),
+            type_uri: format!("{PROBLEM_TYPES}/{code}"),
             title,
             status,
             detail,
@@ -79,11 +101,19 @@ impl Problem {
             state: None,
             operation_id: None,
             retry_after: None,
+            later: Later::SameAnswer,
         }
     }
 
+    /// With `Retry-After`: the same request may succeed later.
     pub(crate) fn retry(mut self) -> Self {
         self.retry_after = Some(RETRY_AFTER_SECS);
+        self.may_succeed_later()
+    }
+
+    #[must_use]
+    pub fn may_succeed_later(mut self) -> Self {
+        self.later = Later::MaySucceed;
         self
     }
 
@@ -173,6 +203,7 @@ impl Problem {
             "Unauthorized",
             "Send a valid, unexpired bearer token.",
         )
+        .may_succeed_later()
     }
 
     #[must_use]
@@ -183,6 +214,7 @@ impl Problem {
             "Forbidden",
             "The token does not grant this operation.",
         )
+        .may_succeed_later()
     }
 
     #[must_use]
@@ -226,6 +258,7 @@ impl Problem {
             "Request timeout",
             "The request body did not arrive in time; nothing was done.",
         )
+        .may_succeed_later()
     }
 
     #[must_use]
@@ -236,6 +269,7 @@ impl Problem {
             "Internal error",
             "The request failed and was rolled back; nothing was stored.",
         )
+        .may_succeed_later()
     }
 
     /// For a read; an idempotent `POST` answers [`Problem::outcome_unknown`] instead.

@@ -18,7 +18,18 @@ pub(crate) fn narrowed(problems: &[Problem]) -> RefOr<Schema> {
     statuses.dedup();
     let mut codes: Vec<&str> = problems.iter().map(|p| p.code).collect();
     codes.dedup();
+    let mut types: Vec<&str> = problems.iter().map(|p| p.type_uri.as_str()).collect();
+    types.dedup();
     let narrowing = ObjectBuilder::new()
+        .property(
+            "type",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .description(Some(
+                    "The page describing the problem type: `GET` it (`/problems/{code}`).",
+                ))
+                .enum_values(Some(types)),
+        )
         .property(
             "status",
             ObjectBuilder::new()
@@ -37,75 +48,57 @@ pub(crate) fn narrowed(problems: &[Problem]) -> RefOr<Schema> {
         .into()
 }
 
-macro_rules! problem_schema {
-    ($(#[$doc:meta])* $name:ident => [$($problem:expr),+ $(,)?]) => {
-        $(#[$doc])*
-        #[derive(Debug)]
-        pub(crate) struct $name;
+macro_rules! problem_schemas {
+    ($($(#[$doc:meta])* $name:ident => [$($problem:expr),+ $(,)?])+) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug)]
+            pub(crate) struct $name;
 
-        impl PartialSchema for $name {
-            fn schema() -> RefOr<Schema> {
-                narrowed(&[$($problem),+])
-            }
-        }
-
-        impl ToSchema for $name {
-            fn name() -> Cow<'static, str> {
-                Cow::Borrowed(stringify!($name))
+            impl PartialSchema for $name {
+                fn schema() -> RefOr<Schema> {
+                    narrowed(&[$($problem),+])
+                }
             }
 
-            fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
-                schemas.push((Problem::name().into_owned(), Problem::schema()));
-                <Problem as ToSchema>::schemas(schemas);
+            impl ToSchema for $name {
+                fn name() -> Cow<'static, str> {
+                    Cow::Borrowed(stringify!($name))
+                }
+
+                fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+                    schemas.push((Problem::name().into_owned(), Problem::schema()));
+                    <Problem as ToSchema>::schemas(schemas);
+                }
             }
+        )+
+
+        /// Every problem of these schemas: the routes' shared ones, for the problem types'
+        /// pages.
+        pub(crate) fn shared_problems() -> Vec<Problem> {
+            vec![$($($problem),+),+]
         }
     };
 }
 
-problem_schema! {
+problem_schemas! {
     IdempotentBadRequest => [
         Problem::for_key(KeyError::Missing),
         Problem::for_key(KeyError::Empty),
         Problem::invalid_body(&[]),
     ]
-}
-problem_schema! {
     Unauthorized => [Problem::unauthorized()]
-}
-problem_schema! {
     Forbidden => [Problem::forbidden()]
-}
-problem_schema! {
     NotFound => [Problem::not_found()]
-}
-problem_schema! {
     RequestTimeout => [Problem::request_timeout()]
-}
-problem_schema! {
     PayloadTooLarge => [Problem::payload_too_large()]
-}
-problem_schema! {
     UnsupportedMediaType => [Problem::unsupported_media_type()]
-}
-problem_schema! {
     KeyReused => [Problem::key_reused()]
-}
-problem_schema! {
     Internal => [Problem::internal()]
-}
-problem_schema! {
     IdempotentUnavailable => [Problem::outcome_unknown()]
-}
-problem_schema! {
     ReadUnavailable => [Problem::unavailable()]
-}
-problem_schema! {
     AdminBadQuery => [Problem::invalid_query(&[])]
-}
-problem_schema! {
     AdminBadBody => [Problem::invalid_body(&[])]
-}
-problem_schema! {
     AdminConflict => [
         AdminRefusal::OperationState(OperationState::NeedsReview).problem(),
         AdminRefusal::KeyRetentionPassed.problem(),
@@ -114,8 +107,6 @@ problem_schema! {
         AdminRefusal::OperationConflict.problem(),
         AdminRefusal::UnknownKind.problem(),
     ]
-}
-problem_schema! {
     KeyConflict => [
         AdminRefusal::KeyState(KeyState::Processing).problem(),
         AdminRefusal::OperationUnfinished {

@@ -105,6 +105,7 @@ macro_rules! served {
                 config.app_data(actix_web::web::Data::new(
                     $crate::http::routes::ApiDocument(&DOCUMENT),
                 ));
+                config.app_data(actix_web::web::Data::new(&*PROBLEM_TYPES));
                 $(config.route(
                     <$operation as $crate::http::route::PostRoute>::PATH,
                     actix_web::web::post().to($crate::http::routes::idempotent_post::<S, H, $operation>),
@@ -144,6 +145,20 @@ macro_rules! served {
         static DOCUMENT: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
             serde_json::to_vec(&openapi_document()).unwrap_or_default()
         });
+
+        /// Every problem the document lists, by code, for `GET /problems/{code}`.
+        static PROBLEM_TYPES: std::sync::LazyLock<$crate::http::routes::ProblemTypes> =
+            std::sync::LazyLock::new(|| {
+                use $crate::http::edge::refusal_form::ProblemForm as _;
+                let mut problems = $crate::http::openapi::problem_schemas::shared_problems();
+                problems.push($crate::http::edge::problem::Problem::in_progress());
+                $(problems.extend(
+                    <<$operation as application::IdempotentOperation>::Refusal as application::Refusal>::ALL
+                        .iter()
+                        .map(|refusal| refusal.problem()),
+                );)+
+                $crate::http::routes::ProblemTypes::gathered(problems)
+            });
 
         /// The leased kinds' record steps by name, for the admin's resolve.
         #[must_use]
