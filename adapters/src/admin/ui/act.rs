@@ -1,6 +1,6 @@
 //! Resolving, retrying and cancelling an operation from the page
 //! (`docs/admin.md#the-on-call-page`): a confirmation that says what will be done (`GET`,
-//! changes nothing), then the change (`POST`), checked for its origin, its CSRF token and
+//! changes nothing, only for `admin:write`), then the change (`POST`), checked for its origin, its CSRF token and
 //! `admin:write`, refused when the operation moved on since the page was drawn, and made
 //! through the admin use case the API's routes call, judged, fenced and audited alike.
 
@@ -14,7 +14,7 @@ use super::act_form::{Asked, asked, bad_form, effect};
 use super::change::{Shown, admin_request, confirmation, refusal, told};
 use super::layout::{not_found, unavailable};
 use super::session::see_other;
-use super::signed::{Signed, SignedChange};
+use super::signed::{Signed, SignedChange, Writer};
 use crate::admin::http::checks::admin;
 use crate::http::route::PathIds;
 use crate::http::routes::state::AppState;
@@ -79,7 +79,7 @@ async fn still_as_shown<S: AdminStore + 'static, H: FlowHooks + 'static>(
 
 pub(super) async fn confirm<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    signed: Signed<S, H>,
+    Writer(signed): Writer<S, H>,
 ) -> HttpResponse {
     let Signed { state, .. } = &signed;
     let shown = signed.shown();

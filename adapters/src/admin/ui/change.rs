@@ -1,7 +1,8 @@
 //! What every change made from the page shares (`docs/admin.md#the-on-call-page`): the
-//! confirmation page, which changes nothing and says what the change will do; the checks
-//! its `POST` passes before anything is read (origin, session, CSRF token, `admin:write`);
-//! and the page that tells a refusal, nothing having been done.
+//! confirmation page, which changes nothing and says what the change will do, drawn only
+//! for a token with `admin:write`; the checks its `POST` passes before anything is read
+//! (origin, session, CSRF token, `admin:write`); and the page that tells a refusal,
+//! nothing having been done.
 
 use actix_web::http::StatusCode;
 use actix_web::web::{Bytes, Payload};
@@ -40,12 +41,22 @@ pub(super) async fn checked(
             "This form's CSRF token is missing or not this session's.",
         ));
     }
-    if !session.caller.has_permission(ADMIN_WRITE) {
-        return Err(refused(
-            "Your token does not carry the admin:write permission.",
-        ));
+    match unless_writer(&session) {
+        Some(refused) => Err(refused),
+        None => Ok((session, body)),
     }
-    Ok((session, body))
+}
+
+/// The `403` page for a token without `admin:write`, `None` for one with it: the one
+/// check of every confirmation page and every change's `POST`. The page carries no form
+/// and no CSRF token, so a reader is never handed the means of a change it may not make.
+pub(super) fn unless_writer(session: &Session) -> Option<HttpResponse> {
+    (!session.caller.has_permission(ADMIN_WRITE)).then(|| {
+        refused(
+            "Your token does not carry the admin:write permission, which every change from \
+             this page needs; it may read, not change.",
+        )
+    })
 }
 
 /// Who the change is audited under: the token's tenant and actor, as the API's routes do.

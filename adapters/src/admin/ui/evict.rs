@@ -1,9 +1,9 @@
 //! Evicting an idempotency record from the page (`docs/admin.md#the-on-call-page`): a
-//! confirmation that says what will be done (`GET`, changes nothing), then the change
-//! (`POST`, the record's address in its query as the API's `DELETE` takes it), checked for
-//! its origin, its CSRF token and `admin:write`, refused when the record under the key is
-//! not the one the page showed (made again since), and made through the use case the
-//! API's eviction calls, audited alike.
+//! confirmation that says what will be done (`GET`, changes nothing, only for
+//! `admin:write`), then the change (`POST`, the record's address in its query as the
+//! API's `DELETE` takes it), checked for its origin, its CSRF token and `admin:write`,
+//! refused when the record under the key is not the one the page showed (made again
+//! since), and made through the use case the API's eviction calls, audited alike.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse};
@@ -16,7 +16,7 @@ use super::change::{Shown, admin_request, confirmation, refusal, told};
 use super::keys::{KEYS, address_query, facts};
 use super::layout::{frame, html as respond, not_found, unavailable};
 use super::sign_in::field;
-use super::signed::{Signed, SignedChange};
+use super::signed::{Signed, SignedChange, Writer};
 use crate::admin::http::checks::admin;
 use crate::admin::http::key_query;
 
@@ -33,7 +33,7 @@ fn not_understood(shown: Shown<'_>) -> HttpResponse {
 
 pub(super) async fn confirm<S: AdminStore + 'static, H: FlowHooks + 'static>(
     request: HttpRequest,
-    signed: Signed<S, H>,
+    Writer(signed): Writer<S, H>,
 ) -> HttpResponse {
     let Signed { session, state, .. } = &signed;
     let shown = signed.shown();

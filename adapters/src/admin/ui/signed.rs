@@ -1,7 +1,7 @@
 //! What every page but the sign-in form begins with, written once as extractors: the
 //! operator's session (else the way to the sign-in form), the app's state and the CSRF
-//! key the page's forms are made with; for a change's `POST`, also every check it passes
-//! and its form body.
+//! key the page's forms are made with; for a confirmation page, also `admin:write`; for a
+//! change's `POST`, also every check it passes and its form body.
 
 use actix_web::dev::Payload;
 use actix_web::error::InternalError;
@@ -11,7 +11,7 @@ use application::admin::AdminStore;
 use application::ports::{FlowHooks, UnitOfWork};
 use futures_util::future::LocalBoxFuture;
 
-use super::change::checked;
+use super::change::{checked, unless_writer};
 use super::csrf::CsrfKey;
 use super::session::{Session, session};
 use crate::http::routes::state::AppState;
@@ -50,6 +50,26 @@ impl<S: AdminStore + 'static, H: FlowHooks + 'static> FromRequest for Signed<S, 
                     key,
                 }),
                 Err(to_sign_in) => Err(answered_as_is(to_sign_in)),
+            }
+        })
+    }
+}
+
+/// A signed-in operator whose token carries `admin:write`: what every confirmation page
+/// takes, so a reader gets the `403` page before anything is read or drawn.
+pub(super) struct Writer<S: UnitOfWork, H>(pub(super) Signed<S, H>);
+
+impl<S: AdminStore + 'static, H: FlowHooks + 'static> FromRequest for Writer<S, H> {
+    type Error = actix_web::Error;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let signed = Signed::<S, H>::from_request(request, payload);
+        Box::pin(async move {
+            let signed = signed.await?;
+            match unless_writer(&signed.session) {
+                Some(refused) => Err(answered_as_is(refused)),
+                None => Ok(Self(signed)),
             }
         })
     }

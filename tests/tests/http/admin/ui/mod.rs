@@ -2,7 +2,8 @@
 //! operator sees and what a tenant admin does not (`pages`); over plain HTTP, the CSRF and
 //! origin checks, the security headers and the switch (`guards`); resolving (`resolve`),
 //! retrying and cancelling (`retry_cancel`, and over plain HTTP `action_guards`) behind
-//! their confirmation; looking up and evicting an idempotency key (`keys`).
+//! their confirmation; looking up and evicting an idempotency key (`keys`); every
+//! confirmation refused to a token without `admin:write` (`write_only`).
 
 mod action_guards;
 mod browser;
@@ -11,3 +12,4 @@ mod keys;
 mod pages;
 mod resolve;
 mod retry_cancel;
+mod write_only;
