@@ -35,7 +35,7 @@ served! {
 /// The on-call page under `/admin/` (`docs/admin.md#the-on-call-page`): HTML over the
 /// admin routes' use cases, added by the server only with `ADMIN_UI=1` and, being no API,
 /// absent from the document.
-pub use crate::admin::ui::{CsrfKey, routes as admin_ui_routes};
+pub use crate::admin::ui::{CsrfKey, PublicOrigin, PublicOriginError, routes as admin_ui_routes};
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use actix_web::App;
 use actix_web::middleware::from_fn;
 use adapters::SystemClock;
-use adapters::api::{CsrfKey, admin_ui_routes, leased_kinds, routes};
+use adapters::api::{CsrfKey, PublicOrigin, admin_ui_routes, leased_kinds, routes};
 use adapters::http::listener::{Limits, bind, http_server};
 use adapters::http::{AppState, JwksVerifier, ProblemForms, TokenVerifier, request_context};
 use adapters::metrics::Metrics;
@@ -97,15 +97,16 @@ async fn serve_with<S: WorkerStore>(
         None => None,
     };
 
-    // One key for every worker: a form drawn by one is checked by another.
-    let admin_ui = config.admin_ui.then(CsrfKey::random);
-    if admin_ui.is_some() {
-        tracing::info!("ADMIN_UI=1: the on-call page is served under /admin/");
-    }
-
     let listener = bind(config.bind_addr)
         .with_context(|| format!("BIND_ADDR: cannot listen on {}", config.bind_addr))?;
     let address = listener.local_addr()?;
+    // One key for every worker: a form drawn by one is checked by another.
+    let admin_ui = config.admin_ui.then(|| {
+        (
+            CsrfKey::random(),
+            page_origin(config.admin_public_origin, address),
+        )
+    });
     let limits = Limits {
         workers,
         shutdown_timeout_secs: config.shutdown_timeout_secs,
@@ -157,8 +158,8 @@ async fn serve_with<S: WorkerStore>(
             })
             .configure(routes::<S, Hooks>(Arc::clone(&metrics)))
             .configure(move |config| {
-                if let Some(key) = admin_ui {
-                    admin_ui_routes::<S, Hooks>(key)(config);
+                if let Some((key, origin)) = admin_ui {
+                    admin_ui_routes::<S, Hooks>(key, origin)(config);
                 }
             })
     };
@@ -214,6 +215,22 @@ async fn serve_with<S: WorkerStore>(
     }
     tracing::info!("shut down");
     result
+}
+
+/// Where the on-call page's forms must come from: the configured origin, else `http://`
+/// and the address listened on (its loopback for every interface), logged either way.
+fn page_origin(configured: Option<PublicOrigin>, address: std::net::SocketAddr) -> PublicOrigin {
+    let origin = configured.unwrap_or_else(|| {
+        if address.ip().is_unspecified() {
+            tracing::warn!(
+                "ADMIN_UI=1 on every interface without ADMIN_PUBLIC_ORIGIN: the page's forms \
+                 are accepted only from a page opened at the loopback address"
+            );
+        }
+        PublicOrigin::of_listener(address)
+    });
+    tracing::info!(%origin, "ADMIN_UI=1: the on-call page is served under /admin/");
+    origin
 }
 
 /// Waits for SIGTERM or Ctrl-C, then stops accepting and lets in-flight requests finish.

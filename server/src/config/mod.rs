@@ -17,7 +17,7 @@ pub(crate) mod payments;
 pub(crate) mod replay_cache;
 pub(crate) mod secret;
 
-use self::admin_ui::admin_ui;
+use self::admin_ui::{admin_public_origin, admin_ui};
 use self::auth::{AuthConfig, auth_config};
 use self::batching::batching;
 pub(crate) use self::database::DatabaseConfig;
@@ -132,6 +132,9 @@ pub(crate) struct ServeConfig {
     pub(crate) batching: Option<application::BatchSettings>,
     /// Whether the on-call page is served under `/admin/` (`ADMIN_UI=1`).
     pub(crate) admin_ui: bool,
+    /// The origin its forms must come from (`ADMIN_PUBLIC_ORIGIN`); `None`: the address
+    /// the server listens on.
+    pub(crate) admin_public_origin: Option<adapters::api::PublicOrigin>,
 }
 
 impl ServeConfig {
@@ -166,6 +169,7 @@ impl ServeConfig {
             replay_cache: replay_cache(lookup)?,
             batching: batching(lookup)?,
             admin_ui: admin_ui(lookup)?,
+            admin_public_origin: admin_public_origin(lookup)?,
         })
     }
 }
@@ -212,6 +216,7 @@ mod tests {
         assert!(config.events.test_pause_dir.is_none());
         assert!(config.payments.provider_url.is_none());
         assert!(!config.admin_ui);
+        assert!(config.admin_public_origin.is_none());
     }
 
     #[test]
@@ -228,6 +233,7 @@ mod tests {
             ("DATABASE_TIMEOUT_SECS", "0"),
             ("MIGRATION_TIMEOUT_SECS", "0"),
             ("PROVIDER_TIMEOUT_MS", "30000"),
+            ("ADMIN_PUBLIC_ORIGIN", "http://oncall.example/admin"),
         ];
         for (variable, value) in cases {
             let mut vars = BASE.to_vec();

@@ -12,7 +12,7 @@ use maud::{Markup, html};
 
 use super::csrf::CsrfKey;
 use super::layout::{frame, html as respond, not_found, refused, unavailable};
-use super::origin::is_same_origin;
+use super::origin::unless_same_origin;
 use super::session::{Session, session};
 use crate::http::edge::admit::bounded_body;
 use crate::http::edge::auth::TokenVerifier;
@@ -30,8 +30,8 @@ pub(super) async fn checked(
     body_timeout: std::time::Duration,
     key: &CsrfKey,
 ) -> Result<(Session, Bytes), HttpResponse> {
-    if !is_same_origin(request) {
-        return Err(refused("This form was not sent from this server's page."));
+    if let Some(elsewhere) = unless_same_origin(request) {
+        return Err(elsewhere);
     }
     let session = session(request, keys).await?;
     let body = bounded_body(request, payload, body_timeout).await?;
@@ -42,7 +42,7 @@ pub(super) async fn checked(
         ));
     }
     match unless_writer(&session) {
-        Some(refused) => Err(refused),
+        Some(reader) => Err(reader),
         None => Ok((session, body)),
     }
 }

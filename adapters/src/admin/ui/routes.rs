@@ -1,5 +1,6 @@
 //! The on-call page's routes under `/admin` and what wraps them all: the security headers
-//! on every response, a `404` page for anything unknown, the CSRF key.
+//! on every response, a `404` page for anything unknown, the CSRF key and the public
+//! origin the page's forms are checked against.
 
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::middleware::from_fn;
@@ -10,20 +11,24 @@ use application::ports::FlowHooks;
 
 use super::csrf::CsrfKey;
 use super::layout::not_found;
+use super::public_origin::PublicOrigin;
 use super::session::see_other;
 use super::{act, audit, evict, headers, home, keys, operation, operations, sign_in};
 
 /// The stylesheet, in the binary: the page needs no file beside it.
 const STYLESHEET: &str = include_str!("admin.css");
 
-/// Every route of the on-call page; the server adds them only with `ADMIN_UI=1`.
+/// Every route of the on-call page; the server adds them only with `ADMIN_UI=1`. Its
+/// changes are accepted only from pages of `origin`.
 pub fn routes<S: AdminStore + 'static, H: FlowHooks + 'static>(
     key: CsrfKey,
+    origin: PublicOrigin,
 ) -> impl FnOnce(&mut ServiceConfig) {
     move |config| {
         config.service(
             web::scope("/admin")
                 .app_data(Data::new(key))
+                .app_data(Data::new(origin))
                 .wrap(from_fn(headers::secure))
                 .route("", web::get().to(|| async { see_other("/admin/") }))
                 .route("/", web::get().to(home::page::<S, H>))

@@ -10,7 +10,7 @@ use maud::html;
 
 use super::csrf::CsrfKey;
 use super::layout::{self, frame, refused};
-use super::origin::is_same_origin;
+use super::origin::unless_same_origin;
 use super::session::{SIGN_IN, fits_a_cookie, session, signed_in, signed_out};
 use crate::http::edge::admit::bounded_body;
 use crate::http::edge::auth::AuthError;
@@ -52,8 +52,8 @@ pub(super) async fn submit<S: AdminStore + 'static, H: FlowHooks + 'static>(
     state: Data<AppState<S, H>>,
 ) -> HttpResponse {
     // A form of another site must not sign a browser in under the attacker's token.
-    if !is_same_origin(&request) {
-        return refused("This form was not sent from this server's page.");
+    if let Some(elsewhere) = unless_same_origin(&request) {
+        return elsewhere;
     }
     let body = match bounded_body(&request, payload, state.body_timeout).await {
         Ok(body) => body,
@@ -92,8 +92,8 @@ pub(super) async fn sign_out<S: AdminStore + 'static, H: FlowHooks + 'static>(
     state: Data<AppState<S, H>>,
     key: Data<CsrfKey>,
 ) -> HttpResponse {
-    if !is_same_origin(&request) {
-        return refused("This form was not sent from this server's page.");
+    if let Some(elsewhere) = unless_same_origin(&request) {
+        return elsewhere;
     }
     let session = match session(&request, &state.keys).await {
         Ok(session) => session,

@@ -68,7 +68,7 @@ impl<S: AdminStore + 'static, H: FlowHooks + 'static> FromRequest for Writer<S, 
         Box::pin(async move {
             let signed = signed.await?;
             match unless_writer(&signed.session) {
-                Some(refused) => Err(answered_as_is(refused)),
+                Some(reader) => Err(answered_as_is(reader)),
                 None => Ok(Self(signed)),
             }
         })

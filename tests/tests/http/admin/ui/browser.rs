@@ -16,7 +16,9 @@ use crate::support::App;
 /// Chromium on two busy cores can take seconds to draw a page.
 const WAIT: Duration = Duration::from_secs(30);
 
-/// A server with `ADMIN_UI=1`.
+/// A server with `ADMIN_UI=1`. Its public origin is left to the default, `http://` and the
+/// address it listens on: [`tests::Service::base_url`], the address these tests and
+/// Chromium open, so the page's own forms pass the origin check.
 pub(super) async fn app_with_ui() -> App {
     App::start_with(|options| options.env.push(("ADMIN_UI".into(), "1".into()))).await
 }
