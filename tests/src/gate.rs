@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use application::ports::{FlowHooks, HookVerdict};
+use application::ports::{FlowHooks, HookVerdict, KeyPoint};
 use domain::{IdempotencyKey, Scope};
 use tokio::sync::oneshot;
 
@@ -39,7 +39,10 @@ impl LeaderGate {
 }
 
 impl FlowHooks for LeaderGate {
-    async fn after_record_insert(&self, _scope: &Scope, _key: &IdempotencyKey) -> HookVerdict {
+    async fn at_key(&self, point: KeyPoint, _scope: &Scope, _key: &IdempotencyKey) -> HookVerdict {
+        if point != KeyPoint::RecordInserted {
+            return HookVerdict::Continue;
+        }
         let held = self.once.lock().ok().and_then(|mut once| once.take());
         let Some((inserted, verdict)) = held else {
             return HookVerdict::Continue;

@@ -57,7 +57,7 @@ pub use history::{FinalState, History, assert_legal, assert_recorded_run_legal};
 pub use identity_provider::{AUDIENCE, ISSUER, IdentityProvider, PUBLISHED, valid_claims};
 pub use nats::{Broker, PrivateNats};
 pub use nats_cluster::NatsCluster;
-pub use pause::{PAUSE_KEY_PREFIX, PauseDir};
+pub use pause::{HOLD_KEY_PREFIX, PAUSE_KEY_PREFIX, PauseDir};
 pub use ports::{ReservedPort, reserve_port};
 pub use process::process_cpu_time;
 pub use prometheus::{ALERT_RULES, PrivatePrometheus};

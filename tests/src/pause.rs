@@ -3,11 +3,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use adapters::pause_file::PauseFileHooks;
+use adapters::pause_file::{PauseFileHooks, key_point};
+use application::ports::KeyPoint;
 
 use crate::TempDir;
 
-pub use adapters::pause_file::PAUSE_KEY_PREFIX;
+pub use adapters::pause_file::{HOLD_KEY_PREFIX, PAUSE_KEY_PREFIX};
 
 /// A fresh directory through which a test holds and releases paused requests.
 #[derive(Debug)]
@@ -95,5 +96,25 @@ impl PauseDir {
     /// Lets a process stopped at `point` go on.
     pub fn release_point(&self, point: &str) {
         self.write_release(point, "continue");
+    }
+
+    /// Arms `point` for the request with `key` (one starting with [`HOLD_KEY_PREFIX`]): the
+    /// next request with it stops there, once.
+    pub fn arm_key(&self, key: &str, point: KeyPoint) {
+        self.arm(&key_point(key, point));
+    }
+
+    /// Blocks until the request with `key` stopped at its armed `point`.
+    ///
+    /// # Panics
+    /// After 60 s.
+    pub fn wait_until_key_reached(&self, key: &str, point: KeyPoint) {
+        self.wait_until_reached(&key_point(key, point));
+    }
+
+    /// Lets the request with `key` stopped at `point` go on; a request no longer there
+    /// leaves the file unread.
+    pub fn release_key(&self, key: &str, point: KeyPoint) {
+        self.release_point(&key_point(key, point));
     }
 }

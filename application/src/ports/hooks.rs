@@ -11,18 +11,59 @@ pub enum HookVerdict {
     Abort,
 }
 
-/// Lets a test hold a leader between insert and commit, so race tests need no sleeps.
+/// Lets a test hold a leader inside its transaction, so race tests need no sleeps.
 pub trait FlowHooks: Send + Sync {
-    fn after_record_insert(
+    /// At `point` of the idempotent request with `key`. `Abort` rolls the transaction back
+    /// and fails the request; at [`KeyPoint::Committed`] it is too late and ignored.
+    fn at_key(
         &self,
+        point: KeyPoint,
         scope: &Scope,
         key: &IdempotencyKey,
-    ) -> impl Future<Output = HookVerdict> + Send;
+    ) -> impl Future<Output = HookVerdict> + Send {
+        let _ = (point, scope, key);
+        std::future::ready(HookVerdict::Continue)
+    }
 
     /// Where a test holds a background flow, to kill it or let its lease run out.
     fn reached(&self, point: PausePoint) -> impl Future<Output = ()> + Send {
         let _ = point;
         std::future::ready(())
+    }
+}
+
+/// Where an idempotent request's transaction passes, in order, for every operation (and
+/// for every member of a batch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyPoint {
+    /// The transaction has begun (its connection is taken); the key's record is not yet
+    /// written.
+    BeforeRecord,
+    /// The key's record is written, uncommitted.
+    RecordInserted,
+    /// The step and the record's completion are written; `COMMIT` is next.
+    BeforeCommit,
+    /// `COMMIT` answered; the answer is not yet sent.
+    Committed,
+}
+
+impl KeyPoint {
+    pub const ALL: [Self; 4] = [
+        Self::BeforeRecord,
+        Self::RecordInserted,
+        Self::BeforeCommit,
+        Self::Committed,
+    ];
+
+    /// As a test arms it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::BeforeRecord => "before-record",
+            Self::RecordInserted => "record-inserted",
+            Self::BeforeCommit => "before-commit",
+            Self::Committed => "committed",
+        }
     }
 }
 
@@ -53,19 +94,24 @@ impl PausePoint {
 #[derive(Debug, Clone, Default)]
 pub struct NoHooks;
 
-impl FlowHooks for NoHooks {
-    fn after_record_insert(
-        &self,
-        _scope: &Scope,
-        _key: &IdempotencyKey,
-    ) -> impl Future<Output = HookVerdict> + Send {
-        std::future::ready(HookVerdict::Continue)
-    }
-}
+impl FlowHooks for NoHooks {}
 
 #[cfg(test)]
 mod tests {
-    use super::PausePoint;
+    use super::{KeyPoint, PausePoint};
+
+    #[test]
+    fn key_points_are_named_as_the_tests_arm_them() {
+        assert_eq!(
+            KeyPoint::ALL.map(KeyPoint::name),
+            [
+                "before-record",
+                "record-inserted",
+                "before-commit",
+                "committed"
+            ]
+        );
+    }
 
     #[test]
     fn pause_points_are_named_as_the_tests_arm_them() {

@@ -12,7 +12,7 @@ mod unit_of_work;
 pub use authorizer::{PermissionAuthorizer, ReplayAuthorizer};
 pub use clock::Clock;
 pub use errors::{CommitError, InsertRecordError, StoreError};
-pub use hooks::{FlowHooks, HookVerdict, NoHooks, PausePoint};
+pub use hooks::{FlowHooks, HookVerdict, KeyPoint, NoHooks, PausePoint};
 pub use purge::RecordPurger;
 pub use readiness::Readiness;
 pub use record_reader::RecordReader;

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use application::ports::{FlowHooks, HookVerdict};
+use application::ports::{FlowHooks, HookVerdict, KeyPoint};
 use application::{
     BatchObserver, BatchSettings, Batching, Coordinator, CreateOrder, Outcome, RerunCause,
 };
@@ -44,7 +44,10 @@ struct Held {
 }
 
 impl FlowHooks for Held {
-    async fn after_record_insert(&self, _: &Scope, _: &IdempotencyKey) -> HookVerdict {
+    async fn at_key(&self, point: KeyPoint, _: &Scope, _: &IdempotencyKey) -> HookVerdict {
+        if point != KeyPoint::RecordInserted {
+            return HookVerdict::Continue;
+        }
         self.arrived.fetch_add(1, Ordering::SeqCst);
         match self.gate.acquire().await {
             Ok(permit) => permit.forget(),

@@ -1,7 +1,7 @@
 //! Lock waits, lost connections and aborts: each classified on its own, never taken for a
 //! replay. Deadlocks have a file of their own.
 
-use application::ports::{FlowHooks, HookVerdict, InsertRecordError, StoreError};
+use application::ports::{FlowHooks, HookVerdict, InsertRecordError, KeyPoint, StoreError};
 use application::{CreateOrder, FailureCause, Outcome, UnknownCause};
 use domain::{IdempotencyKey, Scope};
 
@@ -53,8 +53,12 @@ async fn a_lost_connection_during_the_transaction_is_an_unknown_outcome() {
 struct AbortingHooks;
 
 impl FlowHooks for AbortingHooks {
-    async fn after_record_insert(&self, _scope: &Scope, _key: &IdempotencyKey) -> HookVerdict {
-        HookVerdict::Abort
+    async fn at_key(&self, point: KeyPoint, _scope: &Scope, _key: &IdempotencyKey) -> HookVerdict {
+        if point == KeyPoint::RecordInserted {
+            HookVerdict::Abort
+        } else {
+            HookVerdict::Continue
+        }
     }
 }
 

@@ -5,11 +5,9 @@
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
-use application::ports::{
-    Delivery, FlowHooks, HookVerdict, NoHooks, PausePoint, ShipmentState, StoreError,
-};
+use application::ports::{Delivery, FlowHooks, NoHooks, PausePoint, ShipmentState, StoreError};
 use application::{HandleError, Handled, Order, RequestShipments, handle_delivery, order_created};
-use domain::{IdempotencyKey, OrderId, Scope};
+use domain::OrderId;
 use uuid::Uuid;
 
 use crate::support::*;
@@ -172,14 +170,6 @@ async fn a_database_that_cannot_begin_is_left_to_a_redelivery() {
 struct Recording(Arc<Mutex<Vec<PausePoint>>>);
 
 impl FlowHooks for Recording {
-    fn after_record_insert(
-        &self,
-        _scope: &Scope,
-        _key: &IdempotencyKey,
-    ) -> impl Future<Output = HookVerdict> + Send {
-        std::future::ready(HookVerdict::Continue)
-    }
-
     fn reached(&self, point: PausePoint) -> impl Future<Output = ()> + Send {
         self.0.lock().unwrap().push(point);
         std::future::ready(())

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use application::ports::{
-    Clock, FlowHooks, HookVerdict, InsertRecordError, NoHooks, RecordTx, StoreError,
+    Clock, FlowHooks, HookVerdict, InsertRecordError, KeyPoint, NoHooks, RecordTx, StoreError,
 };
 use application::{
     Caller, Coordinator, CoordinatorSettings, CreateOrder, CreateRefusal, InFlight, Outcome,
@@ -235,7 +235,10 @@ impl Gate {
 }
 
 impl FlowHooks for Gate {
-    async fn after_record_insert(&self, _scope: &Scope, _key: &IdempotencyKey) -> HookVerdict {
+    async fn at_key(&self, point: KeyPoint, _scope: &Scope, _key: &IdempotencyKey) -> HookVerdict {
+        if point != KeyPoint::RecordInserted {
+            return HookVerdict::Continue;
+        }
         match self.0.acquire().await {
             Ok(permit) => permit.forget(),
             Err(_closed) => return HookVerdict::Abort,

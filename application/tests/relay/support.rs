@@ -4,11 +4,10 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use application::ports::{
-    Clock, EventPublisher, FlowHooks, HookVerdict, OutboxClaim, OutboxRelayStore, PausePoint,
-    PendingEvent, PendingSummary, PublishError, StoreError, Stored,
+    Clock, EventPublisher, FlowHooks, OutboxClaim, OutboxRelayStore, PausePoint, PendingEvent,
+    PendingSummary, PublishError, StoreError, Stored,
 };
 use chrono::{DateTime, Utc};
-use domain::{IdempotencyKey, Scope};
 use mockall::mock;
 use uuid::Uuid;
 
@@ -72,11 +71,6 @@ mock! {
 mock! {
     pub(crate) Hooks {}
     impl FlowHooks for Hooks {
-        fn after_record_insert(
-            &self,
-            scope: &Scope,
-            key: &IdempotencyKey,
-        ) -> impl Future<Output = HookVerdict> + Send;
         fn reached(&self, point: PausePoint) -> impl Future<Output = ()> + Send;
     }
 }

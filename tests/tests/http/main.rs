@@ -11,6 +11,7 @@ mod batches;
 mod body;
 mod cancel;
 mod deadlines;
+mod disconnects;
 mod embedded;
 mod hostile;
 mod in_memory;

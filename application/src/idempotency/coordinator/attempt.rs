@@ -1,7 +1,10 @@
 //! One run of the transaction: the record's insert first, then the operation's step,
 //! the completion and the commit.
 
-use domain::{Completion, ExistingRecord, Fingerprint, RecordId, RecordState, StoredResponse};
+use domain::{
+    Completion, ExistingRecord, Fingerprint, IdempotencyKey, RecordId, RecordState, Scope,
+    StoredResponse,
+};
 use tracing::Instrument;
 
 use super::{Coordinator, Request};
@@ -10,8 +13,8 @@ use crate::idempotency::operation::{
 };
 use crate::idempotency::outcome::{FailureCause, Outcome, UnknownCause};
 use crate::ports::{
-    CommitError, FlowHooks, HookVerdict, InsertRecordError, NewRecord, RecordReader, RecordTx,
-    StoreError, UnitOfWork,
+    CommitError, FlowHooks, HookVerdict, InsertRecordError, KeyPoint, NewRecord, RecordReader,
+    RecordTx, StoreError, UnitOfWork,
 };
 
 pub(super) enum Attempt<R> {
@@ -44,6 +47,9 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             Ok(tx) => tx,
             Err(error) => return classify(error),
         };
+        if self.hooks.at_key(KeyPoint::BeforeRecord, scope, key).await == HookVerdict::Abort {
+            return rollback_with(tx, failed(FailureCause::Aborted)).await;
+        }
         let now = self.clock.now();
         let record = NewRecord {
             scope: scope.clone(),
@@ -62,7 +68,12 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 return rollback_with(tx, classify(error)).await;
             }
         };
-        if self.hooks.after_record_insert(scope, key).await == HookVerdict::Abort {
+        if self
+            .hooks
+            .at_key(KeyPoint::RecordInserted, scope, key)
+            .await
+            == HookVerdict::Abort
+        {
             return rollback_with(tx, failed(FailureCause::Aborted)).await;
         }
         // Only an operation that may store a refusal pays for the mark its undo needs.
@@ -79,7 +90,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             Ok(response) => response,
             Err(StepError::Rejected(refusal)) if may_store && refusal.is_stored() => {
                 return self
-                    .store_refusal(tx, record_id, fingerprint, refusal)
+                    .store_refusal(tx, (scope, key), record_id, fingerprint, refusal)
                     .await;
             }
             Err(StepError::Rejected(rejection)) => {
@@ -90,7 +101,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 return rollback_with(tx, failed(FailureCause::Internal(error))).await;
             }
         };
-        self.complete_and_commit(tx, record_id, fingerprint, response)
+        self.complete_and_commit(tx, (scope, key), record_id, fingerprint, response)
             .await
     }
 
@@ -98,6 +109,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     async fn store_refusal<Rf: Refusal>(
         &self,
         mut tx: U::Tx,
+        who: (&Scope, &IdempotencyKey),
         record: RecordId,
         fingerprint: Fingerprint,
         refusal: Rf,
@@ -113,7 +125,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             Err(error) => return rollback_with(tx, failed(FailureCause::Internal(error))).await,
         };
         match self
-            .complete_and_commit(tx, record, fingerprint, response)
+            .complete_and_commit(tx, who, record, fingerprint, response)
             .await
         {
             Attempt::Executed { response, record } => Attempt::Stored {
@@ -125,9 +137,11 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         }
     }
 
+    /// The hooks' last two points are here, so a stored refusal passes them too.
     async fn complete_and_commit<Rf>(
         &self,
         mut tx: U::Tx,
+        (scope, key): (&Scope, &IdempotencyKey),
         record: RecordId,
         fingerprint: Fingerprint,
         response: StoredResponse,
@@ -144,19 +158,26 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             Ok(_) => return rollback_with(tx, failed(FailureCause::RecordNotCompleted)).await,
             Err(error) => return rollback_with(tx, classify(error)).await,
         }
+        if self.hooks.at_key(KeyPoint::BeforeCommit, scope, key).await == HookVerdict::Abort {
+            return rollback_with(tx, failed(FailureCause::Aborted)).await;
+        }
         let committed = tx
             .commit()
             .instrument(tracing::info_span!(target: "spans", "commit"))
             .await;
         match committed {
-            Ok(()) => Attempt::Executed {
-                response: completion.response.clone(),
-                record: ExistingRecord {
-                    id: record,
-                    fingerprint,
-                    state: RecordState::Completed(completion),
-                },
-            },
+            Ok(()) => {
+                // Too late to abort: the verdict is ignored.
+                let _ = self.hooks.at_key(KeyPoint::Committed, scope, key).await;
+                Attempt::Executed {
+                    response: completion.response.clone(),
+                    record: ExistingRecord {
+                        id: record,
+                        fingerprint,
+                        state: RecordState::Completed(completion),
+                    },
+                }
+            }
             // Galera's lost certification looks like this: nothing was committed, so run again.
             Err(CommitError::RolledBack) => Attempt::Deadlocked,
             Err(CommitError::CommitOutcomeUnknown(_)) => {

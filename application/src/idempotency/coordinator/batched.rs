@@ -15,8 +15,8 @@ use crate::idempotency::operation::{
 };
 use crate::idempotency::outcome::{Outcome, UnknownCause};
 use crate::ports::{
-    CommitError, FlowHooks, HookVerdict, InsertRecordError, NewRecord, RecordReader, RecordTx,
-    StoreError, UnitOfWork,
+    CommitError, FlowHooks, HookVerdict, InsertRecordError, KeyPoint, NewRecord, RecordReader,
+    RecordTx, StoreError, UnitOfWork,
 };
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
@@ -216,6 +216,9 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 Err(_) => return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await,
             }
         }
+        if !self.each_member(KeyPoint::BeforeRecord, &completed).await {
+            return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
+        }
         let ids = match tx.insert_completed_batch(&completed).await {
             Ok(ids) if ids.len() == members.len() => ids,
             Ok(_) => return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await,
@@ -224,15 +227,8 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             }
             Err(InsertRecordError::Store(error)) => return rolled_back(tx, ended_by(&error)).await,
         };
-        for (record, _) in &completed {
-            if self
-                .hooks
-                .after_record_insert(&record.scope, &record.key)
-                .await
-                == HookVerdict::Abort
-            {
-                return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
-            }
+        if !self.each_member(KeyPoint::RecordInserted, &completed).await {
+            return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
         }
         match tx.step_batch(op, &steps, &plan.ids).await {
             Ok(()) => {}
@@ -244,28 +240,47 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             }
             Err(StepError::Store(error)) => return rolled_back(tx, ended_by(&error)).await,
         }
+        if !self.each_member(KeyPoint::BeforeCommit, &completed).await {
+            return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
+        }
         let committed = tx
             .commit()
             .instrument(tracing::info_span!(target: "spans", "commit"))
             .await;
         match committed {
-            Ok(()) => Ok(ids
-                .into_iter()
-                .zip(completed)
-                .map(|(id, (record, completion))| BatchAnswer::Executed {
-                    response: completion.response.clone(),
-                    record: Box::new(ExistingRecord {
-                        id,
-                        fingerprint: record.fingerprint,
-                        state: RecordState::Completed(completion),
-                    }),
-                })
-                .collect()),
+            Ok(()) => {
+                // Too late to abort: the verdict is ignored.
+                let _ = self.each_member(KeyPoint::Committed, &completed).await;
+                Ok(ids
+                    .into_iter()
+                    .zip(completed)
+                    .map(|(id, (record, completion))| BatchAnswer::Executed {
+                        response: completion.response.clone(),
+                        record: Box::new(ExistingRecord {
+                            id,
+                            fingerprint: record.fingerprint,
+                            state: RecordState::Completed(completion),
+                        }),
+                    })
+                    .collect())
+            }
             Err(CommitError::RolledBack) => Err(Ended::Rerun(RerunCause::RolledBackAtCommit)),
             Err(CommitError::CommitOutcomeUnknown(_)) => {
                 Err(Ended::Unknown(UnknownCause::CommitOutcomeUnknown))
             }
         }
+    }
+}
+
+impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
+    /// Every member passes `point`, in order; false when the hooks abort the batch.
+    async fn each_member(&self, point: KeyPoint, members: &[(NewRecord, Completion)]) -> bool {
+        for (record, _) in members {
+            if self.hooks.at_key(point, &record.scope, &record.key).await == HookVerdict::Abort {
+                return false;
+            }
+        }
+        true
     }
 }
 
