@@ -24,7 +24,7 @@ use super::insert_id::InsertIds;
 use super::nodes::{node_urls, retire_after};
 use super::order_ids::FreeIds;
 use super::session::{Learnt, SessionMode, manager_config};
-use crate::sql::tx_connection::Detach;
+use crate::sql::tx_connection::{Detach, TxConnection};
 use crate::telemetry::statement_span;
 
 pub(super) type PooledConnection = Object<AsyncMysqlConnection>;
@@ -220,7 +220,8 @@ impl MysqlStore {
     }
 
     /// One deadline for checkout and `work` (`statement` names it in the log); a
-    /// connection whose state is then unknown is discarded.
+    /// connection whose state is then unknown is discarded, and so is one whose caller
+    /// dropped this while `work` ran ([`TxConnection`]): its answer may still be unread.
     pub(crate) async fn with_connection<T>(
         &self,
         statement: &'static str,
@@ -228,8 +229,8 @@ impl MysqlStore {
     ) -> Result<T, StoreError> {
         let span = statement_span(self.system(), statement);
         let deadline = self.deadline();
-        let mut conn = self.connection(deadline).await?;
-        let result = bounded(deadline, statement, work(&mut conn))
+        let mut conn = TxConnection::new(self.connection(deadline).await?);
+        let result = bounded(deadline, statement, work(conn.get()?))
             .instrument(span)
             .await;
         release(conn, &result);
@@ -278,12 +279,14 @@ async fn checkout(
 
 /// Drops a connection that lost its server or ran out of time: fast recycling does not
 /// test idle connections, and a late answer must never meet the next statement.
-fn release<T>(conn: PooledConnection, result: &Result<T, StoreError>) {
+fn release<T>(mut conn: TxConnection<PooledConnection>, result: &Result<T, StoreError>) {
     if matches!(
         result,
         Err(StoreError::ConnectionLost(_) | StoreError::Timeout)
     ) {
-        conn.detach();
+        conn.discard();
+    } else {
+        conn.give_back();
     }
 }
 

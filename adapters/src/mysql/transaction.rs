@@ -9,7 +9,7 @@ use super::classify::{commit_error, store_error};
 use super::deadline::{bounded, timed_out};
 use super::insert_id::InsertIds;
 use super::store::{MysqlStore, PooledConnection};
-use crate::sql::tx_connection::{Detach, Finished, TxConnection};
+use crate::sql::tx_connection::{Finished, TxConnection};
 use crate::telemetry::statement_span;
 
 /// A connection of the pool whose sessions have autocommit off: the transaction began
@@ -75,43 +75,47 @@ impl MysqlStore {
         for_batch: bool,
     ) -> Result<MysqlTx, StoreError> {
         let deadline = self.deadline();
-        let mut conn = self.transaction_connection(deadline, for_batch).await?;
+        let mut conn = TxConnection::new(self.transaction_connection(deadline, for_batch).await?);
         if let Some(setup) = setup {
             let span = statement_span(self.system(), "transaction setup");
+            let session = conn.get()?;
             let set = bounded(deadline, "transaction setup", async {
-                conn.batch_execute(setup).await.map_err(store_error)
+                session.batch_execute(setup).await.map_err(store_error)
             });
-            if let Err(error) = set.instrument(span).await {
-                conn.detach();
-                return Err(error);
-            }
+            // Dropped, or failed, the connection is closed with `conn`.
+            set.instrument(span).await?;
         }
         Ok(MysqlTx {
-            conn: TxConnection::new(conn),
+            conn,
             store: self.clone(),
         })
     }
 }
 
 impl MysqlTx {
-    /// Any failure discards the connection.
+    /// Any failure discards the connection. It goes back to the pool only once `COMMIT`
+    /// answered: dropped while waiting (a client that hung up), it is closed with its
+    /// transaction, never pooled with the answer still unread.
     pub(crate) async fn commit_transaction(mut self) -> Result<(), CommitError> {
-        let Some(mut conn) = self.conn.take() else {
+        let Ok(conn) = self.conn.get() else {
             return Err(CommitError::CommitOutcomeUnknown(Box::new(Finished)));
         };
         let deadline = Instant::now() + self.store.database_timeout();
         let committed = timeout_at(deadline, conn.batch_execute("COMMIT"))
             .instrument(statement_span(self.store.system(), "commit"));
         match committed.await {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(())) => {
+                self.conn.give_back();
+                Ok(())
+            }
             Ok(Err(error)) => {
                 // After a 1213 the session is outside any transaction: a COMMIT sent anyway
                 // would answer OK and commit nothing.
-                conn.detach();
+                self.conn.discard();
                 Err(commit_error(error))
             }
             Err(_elapsed) => {
-                conn.detach();
+                self.conn.discard();
                 Err(CommitError::CommitOutcomeUnknown(Box::new(timed_out(
                     "commit",
                 ))))
@@ -119,9 +123,10 @@ impl MysqlTx {
         }
     }
 
-    /// A failure discards the connection.
+    /// A failure discards the connection; as for the commit, it is pooled only once
+    /// `ROLLBACK` answered.
     pub(crate) async fn rollback_transaction(mut self) -> Result<(), StoreError> {
-        let Some(mut conn) = self.conn.take() else {
+        let Ok(conn) = self.conn.get() else {
             return Ok(());
         };
         let deadline = Instant::now() + self.store.database_timeout();
@@ -129,9 +134,12 @@ impl MysqlTx {
             conn.batch_execute("ROLLBACK").await.map_err(store_error)
         });
         match rolled_back.await {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.conn.give_back();
+                Ok(())
+            }
             Err(error) => {
-                conn.detach();
+                self.conn.discard();
                 Err(error)
             }
         }

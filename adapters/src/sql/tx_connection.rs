@@ -18,7 +18,11 @@ pub(crate) trait Detach: DerefMut + Sized {
 }
 
 /// Without a clean COMMIT or ROLLBACK (dropped, or either failed) the connection is
-/// closed: the server rolls back, and no later caller inherits an unknown transaction.
+/// closed: the server rolls back, and no later caller inherits an unknown transaction. A
+/// future dropped while a statement is on the wire (a client that hung up) drops this with
+/// it, so the connection is closed rather than pooled with its answer unread: neither
+/// pool tests a connection it takes back (`RecyclingMethod::Fast`), and diesel's own
+/// transaction state never sees the statements sent here.
 pub(crate) struct TxConnection<P: Detach>(Option<P>);
 
 impl<P: Detach> TxConnection<P> {
@@ -32,9 +36,10 @@ impl<P: Detach> TxConnection<P> {
             .ok_or_else(|| StoreError::Other(Box::new(Finished)))
     }
 
-    /// `None` once the transaction has ended.
-    pub(crate) fn take(&mut self) -> Option<P> {
-        self.0.take()
+    /// Back to the pool: only once its last statement answered, so nothing unread is
+    /// left on it and no transaction is open.
+    pub(crate) fn give_back(&mut self) {
+        drop(self.0.take());
     }
 
     /// Ends the transaction now by closing its connection.

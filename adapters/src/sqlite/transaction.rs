@@ -11,7 +11,7 @@ use tracing::Instrument;
 use super::classify::store_error;
 use super::store::{Connection, PooledConnection, SqliteStore};
 use super::writer::Writer;
-use crate::sql::tx_connection::{Detach, TxConnection};
+use crate::sql::tx_connection::TxConnection;
 use crate::telemetry::statement_span;
 
 #[derive(diesel::QueryableByName)]
@@ -62,18 +62,21 @@ impl SqliteTx {
         Ok((above + 1..=above + count).collect())
     }
 
-    /// A failure discards the connection.
+    /// A failure discards the connection; it is pooled only once `statement` answered.
     async fn finish(&mut self, statement: &'static str) -> Result<(), StoreError> {
-        let Some(mut conn) = self.conn.take() else {
+        let Ok(conn) = self.conn.get() else {
             return Ok(());
         };
         let finished = conn
             .batch_execute(statement)
             .instrument(statement_span("sqlite", statement));
         match finished.await {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                self.conn.give_back();
+                Ok(())
+            }
             Err(error) => {
-                conn.detach();
+                self.conn.discard();
                 Err(store_error(error))
             }
         }
@@ -84,14 +87,22 @@ impl UnitOfWork for SqliteStore {
     type Tx = SqliteTx;
 
     async fn begin(&self) -> Result<SqliteTx, StoreError> {
-        let (mut conn, waiting) = self.writer().await?;
-        let begun = begin_immediate(&mut conn, self.busy_timeout())
+        let (conn, waiting) = self.writer().await?;
+        // Guarded from the `BEGIN` on: a request dropped while it runs (its statement
+        // finishes on SQLite's thread all the same) closes the connection, so the writer is
+        // never pooled inside a transaction no one holds.
+        let mut conn = TxConnection::new(conn);
+        let begun = begin_immediate(conn.get()?, self.busy_timeout())
             .instrument(statement_span("sqlite", "begin"))
             .await;
         drop(waiting);
-        begun?;
+        if let Err(error) = begun {
+            // No transaction began: the connection is sound.
+            conn.give_back();
+            return Err(error);
+        }
         Ok(SqliteTx {
-            conn: TxConnection::new(conn),
+            conn,
             writer: self.shared_writer(),
         })
     }

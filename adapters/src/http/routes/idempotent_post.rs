@@ -44,8 +44,9 @@ where
         Err(Undecodable::NotFound) => return refused(respond::problem(&Problem::not_found())),
     };
     drop(checks);
-    // A client that hangs up drops this future: the open transaction rolls back with its
-    // connection, as in a crash, and the retry executes or replays.
+    // A client that hangs up does not drop this future (half-closed connections are
+    // allowed): the request ends and the retry replays it. Dropped anyway (a stop), the
+    // open transaction rolls back with its connection, and the retry executes or replays.
     let outcome = state
         .coordinator
         .run(&Op::default(), &admitted.caller, &admitted.key, &input)
