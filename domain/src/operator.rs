@@ -24,6 +24,11 @@ impl ProviderId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    #[must_use]
+    pub fn into_string(self) -> String {
+        self.0
+    }
 }
 
 /// What a person found at the provider for an operation needing review.
@@ -85,17 +90,21 @@ pub enum AttemptError {
     ProviderStatus,
     /// A `4xx` the provider gave for our request: a bug or a configuration error.
     Refused,
-    /// An answer that was not a charge.
+    /// An answer that was not a charge or refund of the form asked for: unparseable, an id
+    /// not of [`ProviderId`]'s form, or other money than asked.
     Malformed,
     /// The operation outlived the provider's memory of its key, so no call was made.
     KeyRetentionPassed,
     /// What the operation stored at acceptance no longer reads as its kind's job, so no
     /// call was made.
     InputUnreadable,
+    /// The provider's definite answer could not be written: the store refused the end twice
+    /// the same way, so it would refuse it on every attempt.
+    CompletionFailed,
 }
 
 impl AttemptError {
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Timeout,
         Self::Transport,
         Self::ProviderStatus,
@@ -103,6 +112,7 @@ impl AttemptError {
         Self::Malformed,
         Self::KeyRetentionPassed,
         Self::InputUnreadable,
+        Self::CompletionFailed,
     ];
 
     #[must_use]
@@ -115,6 +125,7 @@ impl AttemptError {
             Self::Malformed => "malformed",
             Self::KeyRetentionPassed => "key_retention_passed",
             Self::InputUnreadable => "input_unreadable",
+            Self::CompletionFailed => "completion_failed",
         }
     }
 

@@ -22,6 +22,16 @@ pub(crate) struct Controls {
     pub(crate) decline: bool,
     /// Charge, then hold the answer until `POST /control/release` or `hold` turns off.
     pub(crate) hold: bool,
+    /// Every answer (of a call or a lookup) names this id instead of the one stored: a
+    /// provider that misbehaves, for the client's checks of what it records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) answer_id: Option<String>,
+    /// Every answer names this amount instead of the one charged or refunded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) answer_amount: Option<u64>,
+    /// Every answer names this currency instead of the one charged or refunded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) answer_currency: Option<String>,
 }
 
 /// What one call does, decided when it arrives.
@@ -46,6 +56,22 @@ impl Controls {
             decline: self.decline,
             hold: self.hold,
         }
+    }
+
+    /// `answer` (a charge's or refund's JSON) with the members these controls misstate.
+    pub(crate) fn misstated(&self, mut answer: serde_json::Value) -> serde_json::Value {
+        if let Some(members) = answer.as_object_mut() {
+            if let Some(id) = &self.answer_id {
+                members.insert("id".to_owned(), id.clone().into());
+            }
+            if let Some(amount) = self.answer_amount {
+                members.insert("amount".to_owned(), amount.into());
+            }
+            if let Some(currency) = &self.answer_currency {
+                members.insert("currency".to_owned(), currency.clone().into());
+            }
+        }
+        answer
     }
 }
 
@@ -73,6 +99,21 @@ mod tests {
         assert_eq!(controls, Controls::default());
         let third = controls.take_plan();
         assert!(!third.fail && !third.drop_after_charge);
+    }
+
+    #[test]
+    fn only_the_members_told_are_misstated() {
+        let answer = serde_json::json!({"id": "ch_1", "status": "succeeded", "amount": 5, "currency": "JPY"});
+        assert_eq!(Controls::default().misstated(answer.clone()), answer);
+        let told = Controls {
+            answer_id: Some("<b>".to_owned()),
+            answer_currency: Some("USD".to_owned()),
+            ..Controls::default()
+        };
+        assert_eq!(
+            told.misstated(answer),
+            serde_json::json!({"id": "<b>", "status": "succeeded", "amount": 5, "currency": "USD"})
+        );
     }
 
     #[test]

@@ -160,7 +160,10 @@ async fn carry_out(
         tracing::info!(id = %made.id, "hanging up without an answer");
         return Err(HungUp);
     }
-    Ok(json(StatusCode::CREATED, &made.answer()))
+    Ok(json(
+        StatusCode::CREATED,
+        &state.controls().misstated(made.answer()),
+    ))
 }
 
 async fn lookup(state: &State, resource: Resource, query: Option<&str>) -> Answer {
@@ -178,7 +181,7 @@ async fn lookup(state: &State, resource: Resource, query: Option<&str>) -> Answe
         return error(StatusCode::BAD_REQUEST, "idempotency_key is required");
     };
     match state.ledger.lock().await.get(resource, &key) {
-        Some(made) => json(StatusCode::OK, &made.answer()),
+        Some(made) => json(StatusCode::OK, &state.controls().misstated(made.answer())),
         None => error(StatusCode::NOT_FOUND, "nothing under this key"),
     }
 }

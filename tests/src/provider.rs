@@ -30,6 +30,15 @@ pub struct Controls {
     pub decline: bool,
     /// Charge, then hold the answer until [`ProviderStandIn::release`].
     pub hold: bool,
+    /// Every answer names this id instead of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_id: Option<String>,
+    /// Every answer names this amount instead of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_amount: Option<u64>,
+    /// Every answer names this currency instead of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_currency: Option<String>,
 }
 
 /// What the stand-in has seen (`GET /counters`).

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use application::payments::ProviderResource;
+use application::payments::{Money, ProviderRequest, ProviderResource};
 use application::ports::{Definite, NoAnswer, ProviderAnswer};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{Client, RequestBuilder, Response, StatusCode, Url, redirect};
@@ -74,11 +74,11 @@ impl HttpPaymentProvider {
         &self,
         resource: ProviderResource,
         key: &str,
-        body: &serde_json::Value,
+        request: &ProviderRequest<'_>,
     ) -> ProviderAnswer {
         let sent = async {
             let url = self.endpoint(resource)?;
-            let body = serde_json::to_vec(body).map_err(Failure::NotEncoded)?;
+            let body = serde_json::to_vec(&request.body()).map_err(Failure::NotEncoded)?;
             let request = self
                 .client
                 .post(url)
@@ -93,7 +93,7 @@ impl HttpPaymentProvider {
             .await
         };
         match sent.await {
-            Ok(exchange) => create_answer(&exchange),
+            Ok(exchange) => create_answer(&exchange, request.money),
             Err(failure) => ProviderAnswer::Unknown(failure.into()),
         }
     }
@@ -102,11 +102,13 @@ impl HttpPaymentProvider {
         &self,
         resource: ProviderResource,
         key: &str,
+        money: Money,
     ) -> Result<Option<Definite>, NoAnswer> {
         let mut url = self.endpoint(resource)?;
         url.query_pairs_mut().append_pair("idempotency_key", key);
         let request = self.client.get(url).header(ACCEPT, "application/json");
-        lookup_answer(&exchange(with_trace(request).send().await, &[StatusCode::OK]).await?)
+        let exchange = exchange(with_trace(request).send().await, &[StatusCode::OK]).await?;
+        lookup_answer(&exchange, money)
     }
 }
 

@@ -8,7 +8,7 @@ mod outcome;
 mod tls;
 mod wire;
 
-use application::payments::ProviderResource;
+use application::payments::{Money, ProviderRequest, ProviderResource};
 use application::ports::{Definite, NoAnswer, PaymentProvider, ProviderAnswer};
 use tracing::Instrument;
 
@@ -22,11 +22,11 @@ impl PaymentProvider for HttpPaymentProvider {
         &self,
         resource: ProviderResource,
         key: &str,
-        body: &serde_json::Value,
+        request: &ProviderRequest<'_>,
     ) -> ProviderAnswer {
         let span = call_span(&format!("provider {}", resource.one), "POST");
         let answer = self
-            .post(resource, key, body)
+            .post(resource, key, request)
             .instrument(span.clone())
             .await;
         if matches!(answer, ProviderAnswer::Unknown(_)) {
@@ -39,9 +39,13 @@ impl PaymentProvider for HttpPaymentProvider {
         &self,
         resource: ProviderResource,
         key: &str,
+        money: Money,
     ) -> Result<Option<Definite>, NoAnswer> {
         let span = call_span(&format!("provider {} lookup", resource.one), "GET");
-        let found = self.get(resource, key).instrument(span.clone()).await;
+        let found = self
+            .get(resource, key, money)
+            .instrument(span.clone())
+            .await;
         if found.is_err() {
             span.record("otel.status_code", "error");
         }

@@ -1,11 +1,12 @@
 //! How an HTTP exchange with the provider becomes an answer
 //! (`docs/long-running-operations.md#the-payment-provider`).
 
+use application::payments::Money;
 use application::ports::{Definite, NoAnswer, ProviderAnswer};
 use domain::AttemptError;
 use reqwest::StatusCode;
 
-use super::wire::parse_answer;
+use super::wire::{Misanswer, parse_answer};
 
 /// `body` is read only for success codes.
 #[derive(Debug)]
@@ -19,8 +20,12 @@ pub(super) struct Exchange {
 pub(super) enum Failure {
     #[error("provider answered {0}")]
     Status(StatusCode),
-    #[error("provider answered {0} with a body that is not a charge or refund")]
-    NotAnAnswer(StatusCode),
+    #[error("provider answered {status} with a body we cannot record")]
+    NotAnAnswer {
+        status: StatusCode,
+        #[source]
+        why: Misanswer,
+    },
     #[error("provider answered {status} with a body over {limit} bytes")]
     TooLarge { status: StatusCode, limit: usize },
     /// A bug or a configuration error on our side, not a decline.
@@ -44,7 +49,7 @@ impl Failure {
     fn class(&self) -> AttemptError {
         match self {
             Self::Status(_) => AttemptError::ProviderStatus,
-            Self::NotAnAnswer(_) | Self::TooLarge { .. } => AttemptError::Malformed,
+            Self::NotAnAnswer { .. } | Self::TooLarge { .. } => AttemptError::Malformed,
             Self::Refused(_) | Self::NotEncoded(_) | Self::Endpoint(_) => AttemptError::Refused,
             Self::Transport { source, .. } if source.is_timeout() => AttemptError::Timeout,
             Self::Transport { .. } => AttemptError::Transport,
@@ -58,15 +63,23 @@ impl From<Failure> for NoAnswer {
     }
 }
 
-pub(super) fn create_answer(exchange: &Exchange) -> ProviderAnswer {
+/// A success's body as a definite answer about `asked`.
+fn definite(exchange: &Exchange, asked: Money) -> Result<Definite, Failure> {
+    let body = exchange.body.as_deref().ok_or(Misanswer::NotAnAnswer);
+    body.and_then(|body| parse_answer(body, asked))
+        .map_err(|why| Failure::NotAnAnswer {
+            status: exchange.status,
+            why,
+        })
+}
+
+pub(super) fn create_answer(exchange: &Exchange, asked: Money) -> ProviderAnswer {
     let status = exchange.status;
     let failure = match status {
-        StatusCode::OK | StatusCode::CREATED => {
-            match exchange.body.as_deref().and_then(parse_answer) {
-                Some(charge) => return ProviderAnswer::Definite(charge),
-                None => Failure::NotAnAnswer(status),
-            }
-        }
+        StatusCode::OK | StatusCode::CREATED => match definite(exchange, asked) {
+            Ok(done) => return ProviderAnswer::Definite(done),
+            Err(failure) => failure,
+        },
         // The key is being processed, or we are being throttled: the charge may exist.
         StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS => Failure::Status(status),
         _ if status.is_client_error() => {
@@ -80,15 +93,13 @@ pub(super) fn create_answer(exchange: &Exchange) -> ProviderAnswer {
 }
 
 /// `404` is a definite "none"; anything but `200` and `404` is no answer.
-pub(super) fn lookup_answer(exchange: &Exchange) -> Result<Option<Definite>, NoAnswer> {
+pub(super) fn lookup_answer(
+    exchange: &Exchange,
+    asked: Money,
+) -> Result<Option<Definite>, NoAnswer> {
     let status = exchange.status;
     match status {
-        StatusCode::OK => exchange
-            .body
-            .as_deref()
-            .and_then(parse_answer)
-            .map(Some)
-            .ok_or_else(|| Failure::NotAnAnswer(status).into()),
+        StatusCode::OK => Ok(Some(definite(exchange, asked)?)),
         StatusCode::NOT_FOUND => Ok(None),
         _ => {
             if status.is_client_error() && status != StatusCode::TOO_MANY_REQUESTS {
@@ -131,14 +142,22 @@ mod tests {
 
     const CHARGE: &str = r#"{"id":"ch_1","status":"succeeded","amount":5,"currency":"JPY"}"#;
 
+    /// What [`CHARGE`] charged.
+    fn asked() -> Money {
+        Money {
+            amount: domain::Amount::parse(5).unwrap(),
+            currency: domain::Currency::parse("JPY").unwrap(),
+        }
+    }
+
     #[test]
     fn only_a_parseable_success_is_definite() {
         for status in [200, 201] {
             assert!(
-                matches!(create_answer(&exchange(status, CHARGE)), ProviderAnswer::Definite(c) if c.succeeded)
+                matches!(create_answer(&exchange(status, CHARGE), asked()), ProviderAnswer::Definite(c) if c.succeeded)
             );
             assert!(matches!(
-                create_answer(&exchange(status, "{")),
+                create_answer(&exchange(status, "{"), asked()),
                 ProviderAnswer::Unknown(_)
             ));
         }
@@ -147,7 +166,7 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    create_answer(&exchange(status, CHARGE)),
+                    create_answer(&exchange(status, CHARGE), asked()),
                     ProviderAnswer::Unknown(_)
                 ),
                 "{status}"
@@ -157,12 +176,17 @@ mod tests {
 
     #[test]
     fn lookup_knows_found_and_not_found_only() {
-        assert!(matches!(lookup_answer(&exchange(200, CHARGE)), Ok(Some(c)) if c.id == "ch_1"));
-        assert!(matches!(lookup_answer(&exchange(404, "")), Ok(None)));
-        assert!(lookup_answer(&exchange(200, "nope")).is_err());
+        assert!(
+            matches!(lookup_answer(&exchange(200, CHARGE), asked()), Ok(Some(c)) if c.id.as_str() == "ch_1")
+        );
+        assert!(matches!(
+            lookup_answer(&exchange(404, ""), asked()),
+            Ok(None)
+        ));
+        assert!(lookup_answer(&exchange(200, "nope"), asked()).is_err());
         for status in [201, 400, 409, 429, 500, 503] {
             assert!(
-                lookup_answer(&exchange(status, CHARGE)).is_err(),
+                lookup_answer(&exchange(status, CHARGE), asked()).is_err(),
                 "{status}"
             );
         }
@@ -172,7 +196,9 @@ mod tests {
     fn reasons_hold_no_body() {
         let secret = r#"{"id":"ch_secret","status":"pending"}"#;
         for status in [200, 201, 400, 500] {
-            if let ProviderAnswer::Unknown(reason) = create_answer(&exchange(status, secret)) {
+            if let ProviderAnswer::Unknown(reason) =
+                create_answer(&exchange(status, secret), asked())
+            {
                 let reason = application::ErrorChain(&reason).to_string();
                 assert!(!reason.contains("secret"), "{reason}");
             }

@@ -6,7 +6,7 @@
 use std::fmt::Debug;
 use std::future::Future;
 
-use domain::{AttemptError, OrderId, TenantId};
+use domain::{AttemptError, OrderId, ProviderId, TenantId};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
@@ -60,9 +60,11 @@ impl<J> Work<'_, J> {
 }
 
 /// A definite answer of the other service: it did the work (its id of it), or refused.
+/// The id is of the form a person may enter resolving an operation, so every id recorded
+/// fits its column and shows as it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Definite {
-    pub id: String,
+    pub id: ProviderId,
     pub succeeded: bool,
 }
 

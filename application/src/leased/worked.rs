@@ -14,6 +14,11 @@ pub enum Worked {
     RetryAt(DateTime<Utc>),
     /// The lease was lost while working: nothing more was written.
     LeaseLost,
+    /// Ended `needs_review` (`completion_failed`): the store refused the definite end twice
+    /// the same way, this error the second time.
+    Unrecorded {
+        error: StoreError,
+    },
     /// A write after the claim failed: nothing more was written; the lease runs out.
     Abandoned {
         step: Step,
@@ -35,6 +40,9 @@ impl PartialEq for Worked {
                     error: other_error,
                 },
             ) => step == other_step && same_error(error, other_error),
+            (Self::Unrecorded { error }, Self::Unrecorded { error: other }) => {
+                same_error(error, other)
+            }
             _ => false,
         }
     }

@@ -5,7 +5,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use domain::{AttemptError, Lease, OwnerId};
+use domain::{AttemptError, Lease, OperationState, OwnerId};
 use futures_util::future::{Either, select};
 
 use super::forwarding::{Calls, Records};
@@ -13,6 +13,7 @@ use super::operation::{Definite, LeasedOperation, ProviderAnswer, Work};
 use super::ports::{DueOperation, Ending, OperationEnd, OperationStore};
 use super::recorded::{RecordOf, decode_job};
 use super::worked::{Step, Worked};
+use crate::error_chain::same_error;
 use crate::ports::{Clock, FlowHooks, PausePoint, StoreError};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,8 +142,14 @@ where
         Ok(job) => job,
         Err(uncalled) => {
             let ending = Ending::NeedsReview(uncalled);
-            let attempts = operation.attempts;
-            return end::<K, S>(store, operation, &lease, &ending, attempts, clock.now()).await;
+            let uncalled_end = OperationEnd {
+                operation,
+                lease: &lease,
+                ending: &ending,
+                attempts: operation.attempts,
+                now: clock.now(),
+            };
+            return end::<K, S>(store, uncalled_end).await;
         }
     };
     let work = Work {
@@ -164,7 +171,12 @@ where
         Ok(Definite {
             id,
             succeeded: true,
-        }) => (Ending::Succeeded { provider_id: id }, operation.attempts),
+        }) => (
+            Ending::Succeeded {
+                provider_id: id.into_string(),
+            },
+            operation.attempts,
+        ),
         Ok(Definite {
             succeeded: false, ..
         }) => (Ending::Declined, operation.attempts),
@@ -188,37 +200,59 @@ where
             (Ending::NeedsReview(error), attempts)
         }
     };
-    end::<K, S>(store, operation, &lease, &ending, attempts, clock.now()).await
+    let answered = OperationEnd {
+        operation,
+        lease: &lease,
+        ending: &ending,
+        attempts,
+        now: clock.now(),
+    };
+    end::<K, S>(store, answered).await
 }
 
-async fn end<K, S>(
-    store: &S,
-    operation: &DueOperation,
-    lease: &Lease,
-    ending: &Ending,
-    attempts: u32,
-    now: DateTime<Utc>,
-) -> Result<Worked, (Step, StoreError)>
+/// A definite end the store refused is written once more: refused again the same way, it
+/// would be refused on every lease, calling the provider each time and holding the order,
+/// so the operation ends `needs_review` (`completion_failed`) for a person instead.
+async fn end<K, S>(store: &S, end: OperationEnd<'_>) -> Result<Worked, (Step, StoreError)>
 where
     K: LeasedOperation + Default,
     S: OperationStore<Tx: Records<K>>,
 {
-    let end = OperationEnd {
-        operation,
-        lease,
-        ending,
-        attempts,
-        now,
+    let record = RecordOf::<K>::new();
+    let refused = match store.complete(&end, &record).await {
+        Err(refused @ StoreError::Other(_))
+            if end.ending.state() != OperationState::NeedsReview =>
+        {
+            refused
+        }
+        written => return ended_as(written, end.ending),
     };
-    let ended = store
-        .complete(&end, &RecordOf::<K>::new())
-        .await
-        .map_err(|error| (Step::Completion, error))?;
-    Ok(if ended {
-        Worked::Ended(ending.clone())
-    } else {
-        Worked::LeaseLost
-    })
+    let again = match store.complete(&end, &record).await {
+        Err(again) if same_error(&refused, &again) => again,
+        written => return ended_as(written, end.ending),
+    };
+    let review = Ending::NeedsReview(AttemptError::CompletionFailed);
+    let counted = OperationEnd {
+        ending: &review,
+        attempts: end.attempts.saturating_add(1),
+        ..end
+    };
+    match store.complete(&counted, &record).await {
+        Ok(true) => Ok(Worked::Unrecorded { error: again }),
+        written => ended_as(written, &review),
+    }
+}
+
+/// `false` is the fence's refusal: another worker claimed the operation since.
+fn ended_as(
+    written: Result<bool, StoreError>,
+    ending: &Ending,
+) -> Result<Worked, (Step, StoreError)> {
+    match written {
+        Ok(true) => Ok(Worked::Ended(ending.clone())),
+        Ok(false) => Ok(Worked::LeaseLost),
+        Err(error) => Err((Step::Completion, error)),
+    }
 }
 
 /// An unknown outcome is resolved by the result query for the same key, never a new one.

@@ -183,7 +183,9 @@ impl<P: PaymentProvider + Sync> CallOut<P> for CapturePayment {
         provider: &P,
         work: &Work<'_, CaptureJob>,
     ) -> Result<Option<Definite>, NoAnswer> {
-        provider.lookup(work.key).await
+        provider
+            .lookup(work.key, &CaptureJob::of(work.order, work.job))
+            .await
     }
 }
 

@@ -11,7 +11,7 @@ pub use capture::{
     PaymentRecords, PaymentResult,
 };
 pub use events::write_payment_event;
-pub use provider::{CHARGES, PaymentProvider, ProviderResource};
+pub use provider::{CHARGES, Money, PaymentProvider, ProviderRequest, ProviderResource};
 pub use refund::{
     CapturedCharge, PAYMENTS_REFUNDED, REFUNDS, RefundAcceptance, RefundJob, RefundJobError,
     RefundPayment, RefundRecords, RefundRefusal, RefundRequest, RefundResult,

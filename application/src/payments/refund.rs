@@ -12,7 +12,7 @@ use domain::{
 use serde::{Deserialize, Serialize};
 
 use super::events::write_payment_event;
-use super::provider::{PaymentProvider, ProviderResource};
+use super::provider::{Money, PaymentProvider, ProviderRequest, ProviderResource};
 use crate::events::{EventType, OrderRevisions, OutboxWriter};
 use crate::idempotency::{
     Execute, IdempotentOperation, NOT_FOUND, Refusal, StepContext, StepError,
@@ -113,6 +113,17 @@ struct RefundMembers {
     amount: i64,
     currency: String,
     reason: String,
+}
+
+impl RefundJob {
+    /// What the refund gives back, as every answer about it must say.
+    #[must_use]
+    pub fn money(&self) -> Money {
+        Money {
+            amount: self.amount,
+            currency: self.currency,
+        }
+    }
 }
 
 /// A stored job that no longer reads as one.
@@ -247,13 +258,13 @@ impl<Tx: RefundAcceptance + Send> Execute<Tx> for RefundPayment {
 
 impl<P: PaymentProvider + Sync> CallOut<P> for RefundPayment {
     async fn call(&self, provider: &P, work: &Work<'_, RefundJob>) -> ProviderAnswer {
-        let body = serde_json::json!({
-            "charge": work.job.charge,
-            "amount": work.job.amount.get(),
-            "currency": work.job.currency.as_str(),
-            "reference": work.reference(),
-        });
-        provider.create(REFUNDS, work.key, &body).await
+        let reference = work.reference();
+        let request = ProviderRequest {
+            money: work.job.money(),
+            reference: &reference,
+            charge: Some(&work.job.charge),
+        };
+        provider.create(REFUNDS, work.key, &request).await
     }
 
     async fn look_up(
@@ -261,7 +272,7 @@ impl<P: PaymentProvider + Sync> CallOut<P> for RefundPayment {
         provider: &P,
         work: &Work<'_, RefundJob>,
     ) -> Result<Option<Definite>, NoAnswer> {
-        provider.find(REFUNDS, work.key).await
+        provider.find(REFUNDS, work.key, work.job.money()).await
     }
 }
 

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
 mod capture;
+mod completion;
 mod lease;
 #[path = "../common/no_tx.rs"]
 mod no_tx;

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use application::leased::{RecordEnd, Unobserved, Worked, WorkerPorts, WorkerSettings, work_once};
-use application::payments::{CapturePayment, ProviderResource};
+use application::payments::{CapturePayment, Money, ProviderRequest, ProviderResource};
 use application::ports::{
     Clock, Definite, DueOperation, Ending, NoAnswer, NoHooks, OperationEnd, OperationStore,
     PaymentProvider, ProviderAnswer, StoreError, UnitOfWork,
@@ -61,16 +61,17 @@ mock! {
 mock! {
     pub(crate) Provider {}
     impl PaymentProvider for Provider {
-        fn create(
+        fn create<'a>(
             &self,
             resource: ProviderResource,
             key: &str,
-            body: &serde_json::Value,
+            request: &ProviderRequest<'a>,
         ) -> impl Future<Output = ProviderAnswer> + Send;
         fn find(
             &self,
             resource: ProviderResource,
             key: &str,
+            money: Money,
         ) -> impl Future<Output = Result<Option<Definite>, NoAnswer>> + Send;
         fn charge(
             &self,
@@ -78,7 +79,11 @@ mock! {
             input: &PaymentCapture,
             reference: &str,
         ) -> impl Future<Output = ProviderAnswer> + Send;
-        fn lookup(&self, key: &str) -> impl Future<Output = Result<Option<Definite>, NoAnswer>> + Send;
+        fn lookup(
+            &self,
+            key: &str,
+            input: &PaymentCapture,
+        ) -> impl Future<Output = Result<Option<Definite>, NoAnswer>> + Send;
     }
 }
 
@@ -202,7 +207,7 @@ pub(crate) fn provider_answering(answer: ProviderAnswer) -> MockProvider {
 
 pub(crate) fn charged(id: &str, succeeded: bool) -> Definite {
     Definite {
-        id: id.to_owned(),
+        id: domain::ProviderId::parse(id).unwrap(),
         succeeded,
     }
 }

@@ -60,9 +60,9 @@ async fn an_answer_lost_after_the_charge_is_resolved_by_the_result_query_under_t
     )));
     provider
         .expect_lookup()
-        .withf(|key| key == KEY)
+        .withf(|key, _| key == KEY)
         .times(1)
-        .returning(|_| ready(Ok(Some(charged("ch_3", true)))));
+        .returning(|_, _| ready(Ok(Some(charged("ch_3", true)))));
 
     assert!(matches!(
         work(&store, &provider, &operation(0)).await,
@@ -93,7 +93,7 @@ async fn no_charge_found_counts_the_attempt_and_retries_later_with_backoff() {
     provider
         .expect_lookup()
         .times(1)
-        .returning(|_| ready(Ok(None)));
+        .returning(|_, _| ready(Ok(None)));
 
     assert!(matches!(
         work(&store, &provider, &operation(1)).await,
@@ -115,7 +115,7 @@ async fn the_last_attempt_without_an_answer_ends_needs_review_never_a_new_key() 
     provider
         .expect_lookup()
         .times(1)
-        .returning(|_| ready(Err(NoAnswer::new(AttemptError::Transport, "reset"))));
+        .returning(|_, _| ready(Err(NoAnswer::new(AttemptError::Transport, "reset"))));
 
     assert_eq!(
         work(&store, &provider, &operation(2)).await,

@@ -6,6 +6,7 @@ use adapters::metrics::Metrics;
 use application::ErrorChain;
 use application::leased::Worked;
 use application::ports::{DueOperation, Ending};
+use domain::{AttemptError, OperationState};
 
 /// The `type` label of `operation`: its kind's name as the list of served kinds spells it.
 fn kind_label(operation: &DueOperation) -> &'static str {
@@ -53,6 +54,16 @@ pub(crate) fn report(operation: &DueOperation, worked: &Worked, metrics: Option<
                 "lease lost to another worker; this worker wrote nothing more"
             );
         }
+        Worked::Unrecorded { error } => {
+            tracing::warn!(
+                %operation_id,
+                state = "needs_review",
+                last_error = AttemptError::CompletionFailed.as_str(),
+                error = %ErrorChain(error),
+                "operation needs review: the database refused to record the provider's \
+                 answer twice the same way; for a person to look at"
+            );
+        }
         Worked::Abandoned { step, error } => {
             tracing::warn!(
                 %operation_id,
@@ -69,6 +80,9 @@ pub(crate) fn report(operation: &DueOperation, worked: &Worked, metrics: Option<
             Worked::NotClaimed => {}
             Worked::Ended(ending) => {
                 metrics.count_operation_ended(kind_label(operation), ending.state());
+            }
+            Worked::Unrecorded { .. } => {
+                metrics.count_operation_ended(kind_label(operation), OperationState::NeedsReview);
             }
             Worked::RetryAt(_) => metrics.count_operation_retry(),
             Worked::LeaseLost => metrics.count_operation_lease_loss(),

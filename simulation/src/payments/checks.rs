@@ -67,16 +67,17 @@ pub(super) fn at_the_end(shared: &Shared) -> Result<(), String> {
     let db = shared.world.db();
     for (id, row) in &db.operations {
         let charge = ledger.charges.get(&row.downstream_key);
-        let paid: Vec<&String> = db
+        let paid: Vec<&str> = db
             .payments
             .iter()
             .filter(|(op, _)| op == id)
-            .map(|(_, charge)| charge)
+            .map(|(_, charge)| charge.as_str())
             .collect();
         let revision = db.revisions.get(&row.order.get()).copied();
         let fine = match row.state {
             OperationState::Succeeded => {
-                charge.is_some_and(|c| c.succeeded && paid == [&c.id]) && revision == Some(2)
+                charge.is_some_and(|c| c.succeeded && paid == [c.id.as_str()])
+                    && revision == Some(2)
             }
             OperationState::Declined => {
                 charge.is_some_and(|c| !c.succeeded) && paid.is_empty() && revision == Some(1)

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use application::leased::{Definite, NoAnswer, ProviderAnswer};
-use application::payments::{PaymentProvider, ProviderResource};
-use domain::AttemptError;
+use application::payments::{Money, PaymentProvider, ProviderRequest, ProviderResource};
+use domain::{AttemptError, ProviderId};
 
 use crate::executor::interleave;
 use crate::locked::locked;
@@ -82,7 +82,7 @@ impl PaymentProvider for SimProvider {
         &self,
         _resource: ProviderResource,
         key: &str,
-        body: &serde_json::Value,
+        request: &ProviderRequest<'_>,
     ) -> ProviderAnswer {
         self.on_the_wire().await;
         if self.world.fails(|f| f.remote_fails) {
@@ -100,17 +100,18 @@ impl PaymentProvider for SimProvider {
             Some(charge) => charge.clone(),
             None => {
                 ledger.next += 1;
+                let Ok(id) = ProviderId::parse(&format!("ch_{}", ledger.next)) else {
+                    return ProviderAnswer::Unknown(no_answer());
+                };
                 let charge = Definite {
-                    id: format!("ch_{}", ledger.next),
+                    id,
                     succeeded: !declines,
                 };
                 ledger.charges.insert(key.to_owned(), charge.clone());
-                let reference = body
-                    .get("reference")
-                    .and_then(serde_json::Value::as_str)
-                    .unwrap_or_default()
-                    .to_owned();
-                *ledger.per_reference.entry(reference).or_default() += 1;
+                *ledger
+                    .per_reference
+                    .entry(request.reference.to_owned())
+                    .or_default() += 1;
                 charge
             }
         };
@@ -132,6 +133,7 @@ impl PaymentProvider for SimProvider {
         &self,
         _resource: ProviderResource,
         key: &str,
+        _money: Money,
     ) -> Result<Option<Definite>, NoAnswer> {
         self.on_the_wire().await;
         let fails = self.world.fails(|f| f.read_fails);

@@ -20,5 +20,6 @@ mod openapi;
 mod outcomes;
 mod payments;
 mod processes;
+mod provider_answers;
 mod reads;
 mod support;

@@ -16,9 +16,9 @@ async fn a_charge_succeeds_and_the_lookup_finds_it() {
     };
 
     assert!(charge.succeeded);
-    assert!(charge.id.starts_with("ch_"), "{}", charge.id);
-    assert_eq!(client.lookup(&key).await, Ok(Some(charge)));
-    assert_eq!(client.lookup(&new_key()).await, Ok(None));
+    assert!(charge.id.as_str().starts_with("ch_"), "{:?}", charge.id);
+    assert_eq!(client.lookup(&key, &capture(1200)).await, Ok(Some(charge)));
+    assert_eq!(client.lookup(&new_key(), &capture(1200)).await, Ok(None));
     let counters = stand_in.counters();
     assert_eq!(
         (
@@ -85,7 +85,7 @@ async fn a_decline_is_definite_and_kept_under_its_key() {
         client.charge(&key, &capture(700), "op-1").await,
         ProviderAnswer::Definite(declined.clone())
     );
-    assert_eq!(client.lookup(&key).await, Ok(Some(declined)));
+    assert_eq!(client.lookup(&key, &capture(700)).await, Ok(Some(declined)));
     let other = client.charge(&new_key(), &capture(700), "op-2").await;
     assert!(
         matches!(other, ProviderAnswer::Definite(ref c) if c.succeeded),
@@ -124,7 +124,10 @@ async fn a_restarted_provider_still_knows_its_charges() {
     let stand_in = ProviderStandIn::start_with_state_file(&state_file);
     let client = HttpPaymentProvider::new(stand_in.url(), TIMEOUT).unwrap();
 
-    assert_eq!(client.lookup(&key).await, Ok(Some(charge.clone())));
+    assert_eq!(
+        client.lookup(&key, &capture(800)).await,
+        Ok(Some(charge.clone()))
+    );
     assert_eq!(
         client.charge(&key, &capture(800), "op-1").await,
         ProviderAnswer::Definite(charge)

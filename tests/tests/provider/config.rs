@@ -43,5 +43,5 @@ async fn a_provider_that_is_not_listening_is_unknown() {
         matches!(&answer, ProviderAnswer::Unknown(r) if !ErrorChain(r).to_string().contains(&key)),
         "{answer:?}"
     );
-    assert!(client.lookup(&key).await.is_err());
+    assert!(client.lookup(&key, &capture(100)).await.is_err());
 }

@@ -30,7 +30,7 @@ async fn a_503_before_charging_is_unknown_and_nothing_was_charged() {
     let reason = ErrorChain(&no_answer).to_string();
     assert!(reason.contains("503"), "{reason}");
     assert!(!reason.contains(&key), "the reason names the key: {reason}");
-    assert_eq!(client.lookup(&key).await, Ok(None));
+    assert_eq!(client.lookup(&key, &capture(900)).await, Ok(None));
     assert_eq!(stand_in.counters().charges, 0);
 
     // The count is used up: the retry under the same key charges.
@@ -54,7 +54,7 @@ async fn a_provider_that_is_down_answers_neither_charge_nor_lookup() {
         client.charge(&key, &capture(900), "op-1").await,
         ProviderAnswer::Unknown(_)
     ));
-    let lookup = client.lookup(&key).await;
+    let lookup = client.lookup(&key, &capture(900)).await;
 
     let reason = ErrorChain(&lookup.unwrap_err()).to_string();
     assert!(!reason.contains(&key), "the reason names the key: {reason}");
@@ -78,7 +78,7 @@ async fn a_connection_dropped_after_charging_is_unknown_and_the_lookup_finds_the
     let reason = ErrorChain(&no_answer).to_string();
     assert!(!reason.contains(&key), "the reason names the key: {reason}");
     let found = client
-        .lookup(&key)
+        .lookup(&key, &capture(1500))
         .await
         .unwrap()
         .expect("the charge was made");
@@ -119,7 +119,7 @@ async fn an_answer_slower_than_the_timeout_is_unknown_and_the_charge_still_happe
     // Hanging up does not stop a provider: the charge is made after the delay. (Whether
     // it is made yet when the client gives up is the machine's timing, so it is not asked.)
     stand_in.wait_for(WAIT, |c| c.charges == 1 && c.in_flight == 0);
-    assert!(matches!(client.lookup(&key).await, Ok(Some(c)) if c.succeeded));
+    assert!(matches!(client.lookup(&key, &capture(300)).await, Ok(Some(c)) if c.succeeded));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -140,7 +140,7 @@ async fn a_held_answer_arrives_when_released() {
     // Charged, answer held: the lookup already sees the charge.
     stand_in.wait_for(WAIT, |c| c.held == 1 && c.charges == 1);
     let made = client
-        .lookup(&key)
+        .lookup(&key, &capture(400))
         .await
         .unwrap()
         .expect("charged before the answer");
