@@ -39,6 +39,10 @@ pub struct Limits {
     pub workers: usize,
     /// How long requests in flight may finish after a stop.
     pub shutdown_timeout_secs: u64,
+    /// A request whose client closed its side is dropped at once, not run to its end: only
+    /// a test build does this, to prove a transaction abandoned midway ends with its
+    /// connection (`docs/http-api.md#a-client-that-hangs-up`).
+    pub drop_on_hang_up: bool,
 }
 
 /// Binds `address` (port 0 picks a free one; the result names it).
@@ -98,6 +102,7 @@ where
             .keep_alive(KeepAlive::Timeout(KEEP_ALIVE))
             .client_request_timeout(HEAD_TIMEOUT)
             .client_disconnect_timeout(DISCONNECT_TIMEOUT)
+            .h1_allow_half_closed(!limits.drop_on_hang_up)
             .local_addr(address)
             .finish(map_config(app, |()| AppConfig::default()));
         fn_service(|io: TcpStream| async move {

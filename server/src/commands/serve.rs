@@ -110,6 +110,7 @@ async fn serve_with<S: WorkerStore>(
     let limits = Limits {
         workers,
         shutdown_timeout_secs: config.shutdown_timeout_secs,
+        drop_on_hang_up: config.events.test_drop_on_hang_up,
     };
     let app = move || {
         let (database, keys, hooks) = (worker_database.clone(), keys.clone(), hooks.clone());

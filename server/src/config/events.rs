@@ -25,6 +25,10 @@ pub(crate) struct EventsConfig {
     pub(crate) consumer_ack_wait: Duration,
     /// `IDEMPOTENCY_TEST_PAUSE_DIR`: test-only pause points (see `adapters::pause_file`).
     pub(crate) test_pause_dir: Option<PathBuf>,
+    /// `IDEMPOTENCY_TEST_DROP_ON_HANG_UP=1`: a request whose client closes its connection is
+    /// dropped where it stands instead of run to its end, so a test reaches the store's
+    /// handling of work abandoned mid-transaction (`docs/http-api.md#a-client-that-hangs-up`).
+    pub(crate) test_drop_on_hang_up: bool,
     /// `METRICS_ADDR`: where a consumer process, which serves no API, serves `/metrics`.
     pub(crate) metrics_addr: Option<SocketAddr>,
 }
@@ -72,6 +76,7 @@ impl EventsConfig {
             duplicate_window: Duration::from_millis(window),
             stream_replicas: usize::try_from(replicas).unwrap_or(1),
             test_pause_dir: pause_dir(lookup)?,
+            test_drop_on_hang_up: drop_on_hang_up(lookup)?,
             metrics_addr,
         })
     }
@@ -79,6 +84,11 @@ impl EventsConfig {
     pub(crate) fn warn_if_test_hooks(&self) {
         if self.test_pause_dir.is_some() {
             tracing::warn!("IDEMPOTENCY_TEST_PAUSE_DIR is set: test pause points are active");
+        }
+        if self.test_drop_on_hang_up {
+            tracing::warn!(
+                "IDEMPOTENCY_TEST_DROP_ON_HANG_UP is set: a request whose client hangs up is dropped"
+            );
         }
     }
 
@@ -104,6 +114,23 @@ fn pause_dir(lookup: Lookup<'_>) -> Result<Option<PathBuf>, ConfigError> {
         ));
     }
     Ok(dir)
+}
+
+/// `IDEMPOTENCY_TEST_DROP_ON_HANG_UP`, refused by a build without the test hooks.
+fn drop_on_hang_up(lookup: Lookup<'_>) -> Result<bool, ConfigError> {
+    const NAME: &str = "IDEMPOTENCY_TEST_DROP_ON_HANG_UP";
+    let set = match text(lookup, NAME)?.as_deref() {
+        None | Some("0") => false,
+        Some("1") => true,
+        Some(_) => return Err(invalid(NAME, "must be 0 or 1")),
+    };
+    if set && !PAUSE_POINTS {
+        return Err(invalid(
+            NAME,
+            "exists only in a build for the tests (the test-hooks feature); unset it",
+        ));
+    }
+    Ok(set)
 }
 
 #[cfg(test)]
@@ -144,6 +171,22 @@ mod tests {
                 .unwrap_err()
                 .variable,
             "NATS_STREAM_REPLICAS"
+        );
+    }
+
+    #[test]
+    fn dropping_on_hang_up_is_off_unless_set_to_1() {
+        assert!(!parse(&[]).unwrap().test_drop_on_hang_up);
+        assert!(
+            !parse(&[("IDEMPOTENCY_TEST_DROP_ON_HANG_UP", "0")])
+                .unwrap()
+                .test_drop_on_hang_up
+        );
+        assert_eq!(
+            parse(&[("IDEMPOTENCY_TEST_DROP_ON_HANG_UP", "yes")])
+                .unwrap_err()
+                .variable,
+            "IDEMPOTENCY_TEST_DROP_ON_HANG_UP"
         );
     }
 

@@ -3,7 +3,9 @@
 //! acceptance, each held before its record, after it, before `COMMIT` and after it, on a
 //! server with one connection per worker's pool, on both stores. actix-web lets a handler
 //! whose client closed run to its end (a half-closed connection is allowed), so each held
-//! request executes once and its retry replays it.
+//! request executes once and its retry replays it. A test build told to drop such a
+//! request instead drops it where it is held, its transaction open: its connection must
+//! end with it, so the retry executes it (or, held after `COMMIT`, replays it).
 
 use std::io::Write;
 use std::net::{Shutdown, TcpStream};
@@ -12,11 +14,20 @@ use std::time::Duration;
 use application::ports::KeyPoint;
 use tests::{
     ALL_PERMISSIONS, Api, Backend, HOLD_KEY_PREFIX, PauseDir, Reply, Service, ServiceOptions,
-    SqliteDb, TestDb, cancel_json, capture_json, order_json, token, wait_for_metric,
+    SqliteDb, TestDb, cancel_json, capture_json, order_json, token, wait_for_metric, wait_until,
 };
 
 /// How long a released request may take to end, with the machine busy.
 const BOUND: Duration = Duration::from_secs(60);
+
+/// What the server does with a request whose client hung up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HangUp {
+    /// As every build does: the request runs to its end.
+    RunsToItsEnd,
+    /// `IDEMPOTENCY_TEST_DROP_ON_HANG_UP`: the request is dropped where it is held.
+    Drops,
+}
 
 /// Requests on connections of their own: the acceptor hands connections to the HTTP
 /// workers in turn, so these reach every worker's pool (two workers on two cores).
@@ -169,7 +180,21 @@ fn retry(api: &Api, bearer: &str, held: &Held) -> Reply {
         .unwrap_or_else(|error| panic!("{}: the retry got no answer: {error}", held.key))
 }
 
-async fn a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none<B: Backend>() {
+/// The retry's first final answer: a dropped request's transaction may still hold the
+/// key for a moment (`409 request_in_progress`, or `503` past a lock wait).
+async fn retry_until_final(api: &Api, bearer: &str, held: &Held) -> Reply {
+    wait_until(
+        BOUND,
+        &format!("{}: a final answer to the retry", held.key),
+        || std::future::ready(retry(api, bearer, held)),
+        |reply| ![409, 503].contains(&reply.status),
+    )
+    .await
+}
+
+async fn a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none<B: Backend>(
+    hang_up: HangUp,
+) {
     let db = B::create().await;
     let pause = PauseDir::new();
     let mut options = ServiceOptions::new(&db.server_url());
@@ -180,6 +205,11 @@ async fn a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none<B: Bac
     options
         .env
         .push(("DATABASE_MAX_CONNECTIONS".into(), "1".into()));
+    if hang_up == HangUp::Drops {
+        options
+            .env
+            .push(("IDEMPOTENCY_TEST_DROP_ON_HANG_UP".into(), "1".into()));
+    }
     let service = Service::start(&options);
     let api = Api::new(service.base_url());
     let bearer = token(1, 1, ALL_PERMISSIONS);
@@ -198,18 +228,26 @@ async fn a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none<B: Bac
                 .unwrap_or(0.0);
             pause.arm_key(&held.key, point);
             send_and_hang_up(service.base_url(), &bearer, &held, &pause, point);
-            pause.release_key(&held.key, point);
-            // The server's own count says the hung-up request ended.
-            wait_for_metric(
-                &api,
-                "idempotent_outcomes_total",
-                &labels,
-                executed + 1.0,
-                BOUND,
-            )
-            .await;
-            let before = setup.executions(&held).await;
-            assert_eq!(before, 1, "{case}: executions before the retry");
+            // A dropped request is never released: its retry answers once it is gone.
+            let first = if hang_up == HangUp::Drops {
+                let first = retry_until_final(&api, &bearer, &held).await;
+                pause.release_key(&held.key, point);
+                Some(first)
+            } else {
+                pause.release_key(&held.key, point);
+                // The server's own count says the hung-up request ended.
+                wait_for_metric(
+                    &api,
+                    "idempotent_outcomes_total",
+                    &labels,
+                    executed + 1.0,
+                    BOUND,
+                )
+                .await;
+                let before = setup.executions(&held).await;
+                assert_eq!(before, 1, "{case}: executions before the retry");
+                None
+            };
 
             // Each worker's one connection serves the next request: none was pooled with
             // a transaction open or an answer unread.
@@ -224,12 +262,12 @@ async fn a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none<B: Bac
                 );
             }
 
-            let first = retry(&api, &bearer, &held);
+            let first = first.unwrap_or_else(|| retry(&api, &bearer, &held));
             assert_eq!(first.status, op.status(), "{case}: the retry's answer");
             let replayed = first.header("idempotent-replayed").as_deref() == Some("true");
+            let committed = hang_up == HangUp::RunsToItsEnd || point == KeyPoint::Committed;
             assert_eq!(
-                replayed,
-                before == 1,
+                replayed, committed,
                 "{case}: the retry replays exactly when the hung-up request committed"
             );
             let again = retry(&api, &bearer, &held);
@@ -256,10 +294,27 @@ async fn a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none<B: Bac
 
 #[tokio::test]
 async fn mysql_a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none() {
-    a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none::<TestDb>().await;
+    a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none::<TestDb>(
+        HangUp::RunsToItsEnd,
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn sqlite_a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none() {
-    a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none::<SqliteDb>().await;
+    a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none::<SqliteDb>(
+        HangUp::RunsToItsEnd,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn mysql_a_request_dropped_at_any_point_ends_its_transaction_with_its_connection() {
+    a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none::<TestDb>(HangUp::Drops).await;
+}
+
+#[tokio::test]
+async fn sqlite_a_request_dropped_at_any_point_ends_its_transaction_with_its_connection() {
+    a_client_that_hangs_up_at_any_point_leaves_one_execution_or_none::<SqliteDb>(HangUp::Drops)
+        .await;
 }

@@ -161,23 +161,25 @@ async fn an_existing_store_others_may_read_is_warned_about_at_start() {
 }
 
 #[test]
-fn a_build_without_test_hooks_refuses_the_pause_directory() {
+fn a_build_without_test_hooks_refuses_the_pause_directory_and_dropping_on_hang_up() {
     let workdir = Workdir::new("no-hooks");
     let dir = &workdir.0;
     let pause = dir.join("pause");
-    let (status, _, stderr) = run_binary_in(
-        &server_without_test_hooks_binary(),
-        dir,
-        &["serve"],
-        &[
-            ("IDEMPOTENCY_TEST_PAUSE_DIR", pause.to_str().unwrap()),
-            ("BIND_ADDR", "127.0.0.1:0"),
-        ],
-    );
-    assert!(!status.success(), "it started: {stderr}");
-    assert!(stderr.contains("IDEMPOTENCY_TEST_PAUSE_DIR"), "{stderr}");
-    assert!(
-        !dir.join("data").exists(),
-        "it refused before opening any store"
-    );
+    for (name, value) in [
+        ("IDEMPOTENCY_TEST_PAUSE_DIR", pause.to_str().unwrap()),
+        ("IDEMPOTENCY_TEST_DROP_ON_HANG_UP", "1"),
+    ] {
+        let (status, _, stderr) = run_binary_in(
+            &server_without_test_hooks_binary(),
+            dir,
+            &["serve"],
+            &[(name, value), ("BIND_ADDR", "127.0.0.1:0")],
+        );
+        assert!(!status.success(), "it started with {name}: {stderr}");
+        assert!(stderr.contains(name), "{stderr}");
+        assert!(
+            !dir.join("data").exists(),
+            "it refused before opening any store"
+        );
+    }
 }
