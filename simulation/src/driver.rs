@@ -11,6 +11,9 @@ use crate::world::World;
 /// many steps for a few clients.
 const MAX_STEPS: u64 = 200_000;
 
+/// How a run stopped at [`MAX_STEPS`] is reported: a stall, never a pass.
+pub(crate) const STALLED: &str = "not finished after";
+
 /// What a scenario brings to the loop.
 pub(crate) trait Scenario {
     fn processes(&self) -> usize;
@@ -60,7 +63,7 @@ pub(crate) fn drive<S: Scenario>(
         *steps += 1;
         if *steps > MAX_STEPS {
             return Err(format!(
-                "not finished after {MAX_STEPS} steps ({} tasks left)",
+                "{STALLED} {MAX_STEPS} steps ({} tasks left)",
                 executor.tasks()
             ));
         }

@@ -26,7 +26,9 @@ pub fn run(seed: u64, scale: Option<Scale>) -> Report {
     }
 }
 
-/// The shortest history the seed's failure shows at any smaller size, or the run itself.
+/// The shortest history the seed's failure shows at any smaller size, or the run itself:
+/// a smaller run counts only if it fails the same way (a broken invariant, or a stall at
+/// the step limit), so a stall never stands for the invariant the full run broke.
 #[must_use]
 pub fn shrink(failed: Report) -> Report {
     let mut shortest = failed;
@@ -40,7 +42,10 @@ pub fn shrink(failed: Report) -> Report {
                     intents,
                 };
                 let report = run(shortest.seed, Some(scale));
-                if !report.passed() && report.events() < shortest.events() {
+                if !report.passed()
+                    && report.stalled() == shortest.stalled()
+                    && report.events() < shortest.events()
+                {
                     shortest = report;
                 }
             }

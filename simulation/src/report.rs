@@ -38,6 +38,16 @@ impl Report {
         self.violations().is_empty()
     }
 
+    /// Whether the run was stopped at the step limit (`driver::STALLED`), a failure of its
+    /// own kind: a shorter history of another seed's size must not stand for a broken
+    /// invariant, nor an invariant for a stall.
+    #[must_use]
+    pub fn stalled(&self) -> bool {
+        self.violations()
+            .iter()
+            .any(|violation| violation.starts_with(crate::driver::STALLED))
+    }
+
     /// The history's length: the measure of a shorter explanation.
     #[must_use]
     pub fn events(&self) -> usize {

@@ -54,9 +54,9 @@ pub(super) fn at_the_end(shared: &Shared) -> Result<(), String> {
             ));
         }
         let applied = db
-            .deliveries
+            .applications
             .iter()
-            .filter(|delivery| **delivery == (SHIPMENTS_CONSUMER, *id))
+            .filter(|application| **application == (SHIPMENTS_CONSUMER, *id))
             .count();
         if applied != 1 {
             return Err(format!(

@@ -1,9 +1,10 @@
 //! Events under simulation: operations commit order events to the outbox, the production
 //! relay publishes them to a simulated stream, and the production inbox consumer
-//! (`RequestShipments`) applies them, in processes that crash, over a database, broker and
+//! (`RequestShipments`, each application counted) applies them, in processes that crash, over a database, broker and
 //! consumer that fail as the seed draws.
 
 mod checks;
+mod counted;
 mod outbox;
 mod stream;
 mod tasks;

@@ -15,6 +15,7 @@ use domain::{ClientOrderRef, NewOrder, OrderId, OrderStatus, Quantity, Sku, Tena
 use uuid::Uuid;
 
 use super::Shared;
+use super::counted::Counted;
 use crate::executor::interleave;
 use crate::history::Event;
 use crate::locked::locked;
@@ -127,7 +128,7 @@ pub(super) async fn consumer(shared: Arc<Shared>, process: usize) {
         };
         let handled = handle_delivery(
             &shared.store,
-            &RequestShipments,
+            &Counted(RequestShipments),
             &NoHooks,
             &payload,
             clock.now(),

@@ -89,6 +89,7 @@ pub(crate) struct Writes {
     pub(crate) orders: Vec<OrderRow>,
     pub(crate) events: Vec<EventRow>,
     pub(crate) deliveries: Vec<(&'static str, Uuid)>,
+    pub(crate) applications: Vec<(&'static str, Uuid)>,
     pub(crate) shipments: BTreeMap<u64, ShipmentRow>,
     pub(crate) operations: BTreeMap<Uuid, OperationRow>,
     /// Each payment row: its operation and the provider's charge id.
@@ -122,6 +123,9 @@ pub(crate) struct Db {
     pub(crate) events: Vec<EventRow>,
     /// The inbox: each delivery a consumer's committed transaction recorded.
     pub(crate) deliveries: Vec<(&'static str, Uuid)>,
+    /// Each time a consumer's committed transaction applied an event, every one counted:
+    /// more than one for an event is a second application, whatever the inbox recorded.
+    pub(crate) applications: Vec<(&'static str, Uuid)>,
     pub(crate) shipments: BTreeMap<u64, ShipmentRow>,
     pub(crate) operations: BTreeMap<Uuid, OperationRow>,
     pub(crate) payments: Vec<(Uuid, String)>,
@@ -234,6 +238,7 @@ impl Db {
             self.orders.extend(state.writes.orders);
             self.events.extend(state.writes.events);
             self.deliveries.extend(state.writes.deliveries);
+            self.applications.extend(state.writes.applications);
             self.shipments.extend(state.writes.shipments);
             self.operations.extend(state.writes.operations);
             self.payments.extend(state.writes.payments);

@@ -27,6 +27,13 @@ impl InboxTx for SimTx {
     }
 }
 
+impl SimTx {
+    /// One application of `event` by `consumer`, counted if this transaction commits.
+    pub(crate) fn count_application(&self, consumer: &'static str, event: Uuid) {
+        self.write(|writes| writes.applications.push((consumer, event)));
+    }
+}
+
 impl ShipmentRepository for SimTx {
     async fn insert_shipment(&mut self, shipment: &NewShipment) -> Result<bool, StoreError> {
         self.statement().await?;

@@ -19,7 +19,7 @@ pub(crate) use clock::SimClock;
 pub(crate) use db::{Db, OperationRow, RecordKey};
 pub(crate) use faults::Faults;
 pub(crate) use reader::SimReader;
-pub(crate) use tx::{SimStore, lost};
+pub(crate) use tx::{SimStore, SimTx, lost};
 
 use crate::choice::Choice;
 use crate::locked::locked;
