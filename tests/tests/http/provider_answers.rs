@@ -2,14 +2,15 @@
 //! (`docs/long-running-operations.md#the-payment-provider`), with a real server working
 //! captures against the provider stand-in told to misbehave, on both stores: an answer
 //! of the wrong form is malformed, counted, and ends `needs_review` without a payment; an
-//! end the store refuses twice the same way ends `needs_review` too. Neither holds its
+//! end the store refuses twice the same way ends `needs_review` too. Refunds are read the
+//! same way. Neither holds its
 //! order, and a well-formed capture beside them still succeeds.
 
 use std::time::Duration;
 
 use tests::{
     ALL_PERMISSIONS, Api, Backend, Controls, ProviderStandIn, Service, ServiceOptions, SqliteDb,
-    TestDb, cancel_json, capture_json, order_json, token, wait_until,
+    TestDb, cancel_json, capture_json, order_json, refund_json, token, wait_until,
 };
 
 /// How long a worker may take to end an operation on two busy cores.
@@ -158,6 +159,7 @@ async fn a_malformed_provider_answer_ends_needs_review_counted_and_never_called_
         calls + 1,
         "an operation in review is never called again"
     );
+    assert_refunds_misanswered_end_in_review(&db, &provider, &api, &bearer, &order).await;
     let log = service.log();
     assert!(
         !log.contains("<b>") && !log.contains("ccccccccccccccccccc"),
@@ -165,6 +167,55 @@ async fn a_malformed_provider_answer_ends_needs_review_counted_and_never_called_
     );
     drop(service);
     db.finish().await;
+}
+
+/// Refunds of the captured `order` are read as captures are: a refund answered with markup
+/// for an id, or with another amount, ends `needs_review` after its attempts, no refund row.
+async fn assert_refunds_misanswered_end_in_review<B: Backend>(
+    db: &B,
+    provider: &ProviderStandIn,
+    api: &Api,
+    bearer: &str,
+    order: &str,
+) {
+    let misanswers = [
+        Controls {
+            answer_id: Some("<b>re_1</b>".to_owned()),
+            ..Controls::default()
+        },
+        Controls {
+            answer_amount: Some(1),
+            ..Controls::default()
+        },
+    ];
+    for (n, controls) in misanswers.iter().enumerate() {
+        provider.control(controls);
+        let calls = provider.counters().refund_calls;
+        let accepted = api.refund(
+            bearer,
+            order,
+            &format!("refund-{n}"),
+            &refund_json(100, "broken"),
+        );
+        assert_eq!(accepted.status, 202, "refund {n}: accepted");
+        let location = accepted.header("location").unwrap();
+        let status = wait_until(
+            PATIENCE,
+            &format!("refund {n} ended"),
+            || std::future::ready(api.get(&location, Some(bearer)).json()),
+            |status| status["state"] != "pending",
+        )
+        .await;
+        assert_eq!(status["state"], "needs_review", "refund {n}: {status}");
+        assert!(status["refund"].is_null(), "refund {n}: {status}");
+        assert_eq!(
+            provider.counters().refund_calls - calls,
+            u64::try_from(MAX_ATTEMPTS).unwrap(),
+            "refund {n}: one call per attempt"
+        );
+    }
+    let refunds = format!("refunds WHERE order_id = {order}");
+    assert_eq!(db.count_rows(&refunds).await, 0, "no refund recorded");
 }
 
 async fn an_end_refused_twice_the_same_way_ends_needs_review_and_frees_the_order<B: Backend>() {
