@@ -6,14 +6,10 @@
 use adapters::api::PublicOrigin;
 use application::ErrorChain;
 
-use crate::config::{ConfigError, Lookup, invalid, text};
+use crate::config::{ConfigError, Lookup, invalid, switch, text};
 
 pub(crate) fn admin_ui(lookup: Lookup<'_>) -> Result<bool, ConfigError> {
-    match text(lookup, "ADMIN_UI")?.as_deref() {
-        None | Some("0") => Ok(false),
-        Some("1") => Ok(true),
-        Some(_) => Err(invalid("ADMIN_UI", "must be 0 or 1")),
-    }
+    switch(lookup, "ADMIN_UI")
 }
 
 /// `None` when unset; read whether or not the page is on, so a bad value is never left

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::config::{ConfigError, Lookup, integer, invalid, text};
+use crate::config::{ConfigError, Lookup, integer, invalid, switch, text};
 use crate::hooks::{Hooks, PAUSE_POINTS, hooks};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,30 +107,28 @@ impl EventsConfig {
 /// `IDEMPOTENCY_TEST_PAUSE_DIR`, refused by a build without pause points.
 fn pause_dir(lookup: Lookup<'_>) -> Result<Option<PathBuf>, ConfigError> {
     let dir = text(lookup, "IDEMPOTENCY_TEST_PAUSE_DIR")?.map(PathBuf::from);
-    if dir.is_some() && !PAUSE_POINTS {
-        return Err(invalid(
-            "IDEMPOTENCY_TEST_PAUSE_DIR",
-            "exists only in a build for the tests (the test-hooks feature); unset it",
-        ));
-    }
+    only_in_a_test_build("IDEMPOTENCY_TEST_PAUSE_DIR", dir.is_some())?;
     Ok(dir)
 }
 
 /// `IDEMPOTENCY_TEST_DROP_ON_HANG_UP`, refused by a build without the test hooks.
 fn drop_on_hang_up(lookup: Lookup<'_>) -> Result<bool, ConfigError> {
     const NAME: &str = "IDEMPOTENCY_TEST_DROP_ON_HANG_UP";
-    let set = match text(lookup, NAME)?.as_deref() {
-        None | Some("0") => false,
-        Some("1") => true,
-        Some(_) => return Err(invalid(NAME, "must be 0 or 1")),
-    };
+    let set = switch(lookup, NAME)?;
+    only_in_a_test_build(NAME, set)?;
+    Ok(set)
+}
+
+/// A test hook's variable, when `set`, stops a build without the hooks rather than being
+/// ignored.
+fn only_in_a_test_build(variable: &'static str, set: bool) -> Result<(), ConfigError> {
     if set && !PAUSE_POINTS {
         return Err(invalid(
-            NAME,
+            variable,
             "exists only in a build for the tests (the test-hooks feature); unset it",
         ));
     }
-    Ok(set)
+    Ok(())
 }
 
 #[cfg(test)]

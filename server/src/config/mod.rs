@@ -76,6 +76,15 @@ pub(crate) fn text(
     }
 }
 
+/// A `0`/`1` switch, off when unset.
+pub(crate) fn switch(lookup: Lookup<'_>, variable: &'static str) -> Result<bool, ConfigError> {
+    match text(lookup, variable)?.as_deref() {
+        None | Some("0") => Ok(false),
+        Some("1") => Ok(true),
+        Some(_) => Err(invalid(variable, "must be 0 or 1")),
+    }
+}
+
 pub(crate) fn integer(
     lookup: Lookup<'_>,
     variable: &'static str,
