@@ -47,7 +47,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             Ok(tx) => tx,
             Err(error) => return classify(error),
         };
-        if self.hooks.at_key(KeyPoint::BeforeRecord, scope, key).await == HookVerdict::Abort {
+        if self.aborted_at(KeyPoint::BeforeRecord, scope, key).await {
             return rollback_with(tx, failed(FailureCause::Aborted)).await;
         }
         let now = self.clock.now();
@@ -68,12 +68,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 return rollback_with(tx, classify(error)).await;
             }
         };
-        if self
-            .hooks
-            .at_key(KeyPoint::RecordInserted, scope, key)
-            .await
-            == HookVerdict::Abort
-        {
+        if self.aborted_at(KeyPoint::RecordInserted, scope, key).await {
             return rollback_with(tx, failed(FailureCause::Aborted)).await;
         }
         // Only an operation that may store a refusal pays for the mark its undo needs.
@@ -137,6 +132,16 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         }
     }
 
+    /// Whether the hooks abort the request with `key` at `point` (a test's doing).
+    pub(super) async fn aborted_at(
+        &self,
+        point: KeyPoint,
+        scope: &Scope,
+        key: &IdempotencyKey,
+    ) -> bool {
+        self.hooks.at_key(point, scope, key).await == HookVerdict::Abort
+    }
+
     /// The hooks' last two points are here, so a stored refusal passes them too.
     async fn complete_and_commit<Rf>(
         &self,
@@ -158,7 +163,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             Ok(_) => return rollback_with(tx, failed(FailureCause::RecordNotCompleted)).await,
             Err(error) => return rollback_with(tx, classify(error)).await,
         }
-        if self.hooks.at_key(KeyPoint::BeforeCommit, scope, key).await == HookVerdict::Abort {
+        if self.aborted_at(KeyPoint::BeforeCommit, scope, key).await {
             return rollback_with(tx, failed(FailureCause::Aborted)).await;
         }
         let committed = tx

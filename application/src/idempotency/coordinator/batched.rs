@@ -15,8 +15,8 @@ use crate::idempotency::operation::{
 };
 use crate::idempotency::outcome::{Outcome, UnknownCause};
 use crate::ports::{
-    CommitError, FlowHooks, HookVerdict, InsertRecordError, KeyPoint, NewRecord, RecordReader,
-    RecordTx, StoreError, UnitOfWork,
+    CommitError, FlowHooks, InsertRecordError, KeyPoint, NewRecord, RecordReader, RecordTx,
+    StoreError, UnitOfWork,
 };
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
@@ -276,7 +276,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     /// Every member passes `point`, in order; false when the hooks abort the batch.
     async fn each_member(&self, point: KeyPoint, members: &[(NewRecord, Completion)]) -> bool {
         for (record, _) in members {
-            if self.hooks.at_key(point, &record.scope, &record.key).await == HookVerdict::Abort {
+            if self.aborted_at(point, &record.scope, &record.key).await {
                 return false;
             }
         }
