@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use application::BatchSettings;
 use application::ports::StoreError;
-use diesel::OptionalExtension;
 use diesel::deserialize::FromSqlRow;
 use diesel::expression::QueryMetadata;
 use diesel::mysql::Mysql;
@@ -75,7 +74,7 @@ pub enum ConnectError {
 pub struct MysqlStore {
     pool: Pool<AsyncMysqlConnection>,
     transactions: Pool<AsyncMysqlConnection>,
-    /// Batches of requests take their transactions here (`docs/storage.md#batched-creates`):
+    /// Batches of requests take their transactions here (`docs/storage.md#batched-operations`):
     /// a connection prepares each multi-row statement once per size and keeps it, so a few
     /// connections hold those statements instead of every connection of the process.
     batches: Pool<AsyncMysqlConnection>,
@@ -239,6 +238,33 @@ impl MysqlStore {
 
     /// On a Galera node the read first waits for every write set committed in the
     /// cluster, so a row committed through another node a moment ago is found.
+    pub(crate) async fn find_all<Q, Row, V, ST>(
+        &self,
+        statement: &'static str,
+        query: Q,
+        convert: impl Fn(Row) -> Result<V, StoreError> + Send,
+    ) -> Result<Vec<V>, StoreError>
+    where
+        Q: Query + QueryFragment<Mysql> + QueryId + Send,
+        Q::SqlType: CompatibleType<Row, Mysql, SqlType = ST>,
+        Mysql: QueryMetadata<Q::SqlType>,
+        Row: FromSqlRow<ST, Mysql> + Send + 'static,
+        ST: 'static,
+    {
+        let causal = self.causal_reads();
+        self.with_connection(statement, async |conn| {
+            let rows: Vec<Row> = if causal {
+                CausalRead(query).load(conn).await
+            } else {
+                query.load(conn).await
+            }
+            .map_err(store_error)?;
+            rows.into_iter().map(convert).collect()
+        })
+        .await
+    }
+
+    /// The first row [`Self::find_all`] finds: for a query of at most one.
     pub(crate) async fn find_one<Q, Row, V, ST>(
         &self,
         statement: &'static str,
@@ -252,18 +278,8 @@ impl MysqlStore {
         Row: FromSqlRow<ST, Mysql> + Send + 'static,
         ST: 'static,
     {
-        let causal = self.causal_reads();
-        self.with_connection(statement, async |conn| {
-            let row: Option<Row> = if causal {
-                CausalRead(query).get_result(conn).await
-            } else {
-                query.get_result(conn).await
-            }
-            .optional()
-            .map_err(store_error)?;
-            row.map(convert).transpose()
-        })
-        .await
+        let found = self.find_all(statement, query, convert).await?;
+        Ok(found.into_iter().next())
     }
 }
 

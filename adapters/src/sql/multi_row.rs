@@ -1,4 +1,4 @@
-//! Multi-row statements of a batch (`docs/storage.md#batched-creates`), kept in the
+//! Multi-row statements of a batch (`docs/storage.md#batched-operations`), kept in the
 //! connection's statement cache: their text depends only on how many rows they carry, so
 //! each size is prepared once per connection, by its text.
 

@@ -123,6 +123,34 @@ fn find_query<'a>(
     .limit(1))
 }
 
+/// A record's key columns, to match each row of a read of many to its key.
+type KeyedRow = ((i64, i64, Vec<u8>, Vec<u8>), RecordRow);
+
+/// Each key's record among the rows read, in the keys' order.
+fn in_key_order(
+    keys: &[(&Scope, &IdempotencyKey)],
+    rows: Vec<KeyedRow>,
+) -> Result<Vec<Option<ExistingRecord>>, StoreError> {
+    let mut rows: Vec<_> = rows.into_iter().map(Some).collect();
+    keys.iter()
+        .map(|(scope, key)| {
+            let found = rows.iter_mut().find(|row| {
+                row.as_ref()
+                    .is_some_and(|((tenant, actor, operation, stored_key), _)| {
+                        u64::try_from(*tenant) == Ok(scope.tenant.get())
+                            && u64::try_from(*actor) == Ok(scope.actor.get())
+                            && operation.as_slice() == scope.operation.as_str().as_bytes()
+                            && stored_key.as_slice() == key.as_str().as_bytes()
+                    })
+            });
+            found
+                .and_then(Option::take)
+                .map(|(_, record)| record.into_record())
+                .transpose()
+        })
+        .collect()
+}
+
 for_both_stores! {
     impl RecordReader {
         async fn find(
@@ -136,6 +164,41 @@ for_both_stores! {
                 RecordRow::into_record,
             )
             .await
+        }
+
+        async fn find_many(
+            &self,
+            keys: &[(&Scope, &IdempotencyKey)],
+        ) -> Result<Vec<Option<ExistingRecord>>, StoreError> {
+            if keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            // One statement: each key is one range of the unique index, so the read costs
+            // what as many single reads would, in one round trip.
+            let mut query = api_idempotency::table
+                .select((
+                    (
+                        api_idempotency::tenant_id,
+                        api_idempotency::actor_id,
+                        api_idempotency::operation,
+                        api_idempotency::idempotency_key,
+                    ),
+                    record_columns(),
+                ))
+                .into_boxed();
+            for (scope, key) in keys {
+                query = query.or_filter(
+                    api_idempotency::tenant_id
+                        .eq(to_i64(scope.tenant.get())?)
+                        .and(api_idempotency::actor_id.eq(to_i64(scope.actor.get())?))
+                        .and(api_idempotency::operation.eq(scope.operation.as_str().as_bytes()))
+                        .and(api_idempotency::idempotency_key.eq(key.as_str().as_bytes())),
+                );
+            }
+            let rows = self
+                .find_all("records read", query, Ok::<KeyedRow, StoreError>)
+                .await?;
+            in_key_order(keys, rows)
         }
     }
 }

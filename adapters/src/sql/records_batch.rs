@@ -1,5 +1,5 @@
 //! A batch's records, inserted already complete as one statement
-//! (`docs/storage.md#batched-creates`).
+//! (`docs/storage.md#batched-operations`).
 
 use application::ports::{InsertRecordError, NewRecord, StoreError};
 use chrono::NaiveDateTime;
@@ -28,7 +28,7 @@ type KeyRow = (i64, i64, i64, Vec<u8>);
 const RECORD_KEYS: &[&str] = &["id", "tenant_id", "actor_id", "idempotency_key"];
 
 /// A record inserted already complete: its answer was known before the batch wrote its
-/// first row (`docs/storage.md#batched-creates`).
+/// first row (`docs/storage.md#batched-operations`).
 #[derive(Insertable)]
 #[diesel(table_name = api_idempotency)]
 // Plain values, so that the statement is cached (see `NewRecordRow`); no location is NULL.

@@ -6,12 +6,12 @@ use std::task::Poll;
 use std::time::Duration;
 
 use application::ports::StoreError;
+use diesel::SqliteConnection;
 use diesel::deserialize::FromSqlRow;
 use diesel::expression::QueryMetadata;
 use diesel::query_builder::{Query, QueryFragment, QueryId};
 use diesel::query_dsl::CompatibleType;
 use diesel::sqlite::Sqlite;
-use diesel::{OptionalExtension, SqliteConnection};
 use diesel_async::SimpleAsyncConnection;
 use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool, PoolError};
 use diesel_async::pooled_connection::{
@@ -181,6 +181,28 @@ impl SqliteStore {
     }
 
     /// Never needs a causal wait: one file, one writer.
+    pub(crate) async fn find_all<Q, Row, V, ST>(
+        &self,
+        statement: &'static str,
+        query: Q,
+        convert: impl Fn(Row) -> Result<V, StoreError> + Send,
+    ) -> Result<Vec<V>, StoreError>
+    where
+        Q: Query + QueryFragment<Sqlite> + QueryId + Send,
+        Q::SqlType: CompatibleType<Row, Sqlite, SqlType = ST>,
+        Sqlite: QueryMetadata<Q::SqlType>,
+        Row: FromSqlRow<ST, Sqlite> + Send + 'static,
+        ST: 'static,
+    {
+        use diesel_async::RunQueryDsl;
+        self.with_connection(statement, async |conn| {
+            let rows: Vec<Row> = query.load(conn).await.map_err(store_error)?;
+            rows.into_iter().map(convert).collect()
+        })
+        .await
+    }
+
+    /// The first row [`Self::find_all`] finds: for a query of at most one.
     pub(crate) async fn find_one<Q, Row, V, ST>(
         &self,
         statement: &'static str,
@@ -194,16 +216,8 @@ impl SqliteStore {
         Row: FromSqlRow<ST, Sqlite> + Send + 'static,
         ST: 'static,
     {
-        use diesel_async::RunQueryDsl;
-        self.with_connection(statement, async |conn| {
-            let row: Option<Row> = query
-                .get_result(conn)
-                .await
-                .optional()
-                .map_err(store_error)?;
-            row.map(convert).transpose()
-        })
-        .await
+        let found = self.find_all(statement, query, convert).await?;
+        Ok(found.into_iter().next())
     }
 }
 

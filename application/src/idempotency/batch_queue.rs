@@ -1,4 +1,4 @@
-//! Natural batching, no timer (`docs/storage.md#batched-creates`): with nothing in the
+//! Natural batching, no timer (`docs/storage.md#batched-operations`): with nothing in the
 //! database a request goes at once, alone; while a batch is, requests wait, and the slot
 //! that frees next takes everything waiting (up to a bound) as its next batch, or a further
 //! slot takes them once as many wait as the recent batches held. An idle process therefore
@@ -21,7 +21,7 @@ pub struct BatchSettings {
 }
 
 impl Default for BatchSettings {
-    /// Measured on 2 cores at c=32 (`docs/performance.md#batched-creates`).
+    /// Measured on 2 cores at c=32 (`docs/performance.md#batched-creates-2026-12-05`).
     fn default() -> Self {
         Self {
             max_members: 16,

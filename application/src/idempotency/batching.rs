@@ -1,5 +1,5 @@
 //! Batched requests' shared parts: the queues per operation, and what is counted of them
-//! (`docs/storage.md#batched-creates`).
+//! (`docs/storage.md#batched-operations`).
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -69,6 +69,8 @@ pub(crate) struct Member<I> {
 
 /// What a batch answers a member.
 pub(crate) enum BatchAnswer {
+    /// The key's record, COMPLETED, found by the batch's read before it wrote: answered from.
+    Found(Box<ExistingRecord>),
     /// Committed with the batch.
     Executed {
         response: StoredResponse,
@@ -77,7 +79,7 @@ pub(crate) enum BatchAnswer {
     /// The batch's `COMMIT` was sent and its answer lost, or the database could not be
     /// reached: as each member alone would have been told.
     Unknown(UnknownCause),
-    /// Rolled back: run alone.
+    /// Rolled back, or left out of the batch's writes: run alone.
     Alone,
 }
 

@@ -2,6 +2,7 @@
 //! the process keeps in memory (completed records, same-key waits) is looked at first.
 
 mod attempt;
+mod batch_transaction;
 mod batched;
 mod existing;
 mod lead;
@@ -135,7 +136,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     }
 
     /// Requests of a batched operation arriving together share one transaction
-    /// (`docs/storage.md#batched-creates`); shared by the process's workers.
+    /// (`docs/storage.md#batched-operations`); shared by the process's workers.
     #[must_use]
     pub fn with_batching(mut self, batching: Arc<Batching>) -> Self {
         self.batching = Some(batching);

@@ -7,7 +7,7 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use domain::{ActorId, Fingerprinted, Operation, StoredResponse, TenantId};
 
-use crate::events::EventType;
+use crate::events::{EventType, NewEvent};
 use crate::ports::StoreError;
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -38,15 +38,16 @@ pub trait Execute<Tx>: IdempotentOperation {
     ) -> impl Future<Output = Result<StoredResponse, StepError<Self::Refusal>>> + Send;
 
     /// Whether requests arriving together share one transaction
-    /// (`docs/storage.md#batched-creates`): only for an operation whose batched form,
+    /// (`docs/storage.md#batched-operations`): only for an operation whose batched form,
     /// [`Execute::plan_batch`] then [`Execute::execute_batch`], writes multi-row statements,
     /// and that stores no refusal.
     const BATCHED: bool = false;
 
-    /// A batch's first half, before anything of it is written: the id of the row each
-    /// member creates, reserved now, and each member's response, which may name it. The
-    /// members' records are then inserted already complete. Any error fails the whole
-    /// batch, and every member then runs alone through [`Execute::execute`].
+    /// A batch's first half, before anything of it is written: for each member, in order,
+    /// what it writes and answers ([`Planned`]), or `None` when its answer depends on what
+    /// it alone may find (a refusal, another member's row): that member runs alone after
+    /// the batch. The planned members' records are then inserted already complete. An error
+    /// fails the whole batch, and every member then runs alone through [`Execute::execute`].
     fn plan_batch(
         &self,
         _tx: &mut Tx,
@@ -58,14 +59,13 @@ pub trait Execute<Tx>: IdempotentOperation {
         async { Err(not_batched(Self::NAME)) }
     }
 
-    /// A batch's second half: the members' rows, under the ids [`Execute::plan_batch`]
-    /// reserved, in their order. Any error fails the whole batch, as there: a refusal here
-    /// needs no care beyond being returned.
+    /// A batch's second half: the planned members' rows, in their order, as
+    /// [`Execute::plan_batch`] planned them. Any error fails the whole batch, as there: a
+    /// refusal here needs no care beyond being returned.
     fn execute_batch(
         &self,
         _tx: &mut Tx,
-        _members: &[BatchMember<Self::Input>],
-        _ids: &[u64],
+        _batch: &[(&BatchMember<Self::Input>, &Planned)],
     ) -> impl Future<Output = Result<(), StepError<Self::Refusal>>> + Send
     where
         Tx: Send,
@@ -74,13 +74,17 @@ pub trait Execute<Tx>: IdempotentOperation {
     }
 }
 
-/// What a batch settles before it writes: the id of each member's row and each member's
-/// response, in the members' order.
+/// What a batch settles for one member before it writes: the id of the row it writes
+/// (reserved, or found), the response stored with its record, and the events it adds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BatchPlan {
-    pub ids: Vec<u64>,
-    pub responses: Vec<StoredResponse>,
+pub struct Planned {
+    pub id: u64,
+    pub response: StoredResponse,
+    pub events: Vec<NewEvent>,
 }
+
+/// Each member's [`Planned`], in the members' order; `None` runs that member alone.
+pub type BatchPlan = Vec<Option<Planned>>;
 
 /// An operation without a batched form asked for one: the coordinator asks only when
 /// [`Execute::BATCHED`] says so.
@@ -116,8 +120,7 @@ pub trait Steps<Op: IdempotentOperation>: Send {
     fn step_batch(
         &mut self,
         op: &Op,
-        members: &[BatchMember<Op::Input>],
-        ids: &[u64],
+        batch: &[(&BatchMember<Op::Input>, &Planned)],
     ) -> impl Future<Output = Result<(), StepError<Op::Refusal>>> + Send;
 
     fn step(
@@ -142,10 +145,9 @@ impl<Tx: Send, Op: Execute<Tx>> Steps<Op> for Tx {
     fn step_batch(
         &mut self,
         op: &Op,
-        members: &[BatchMember<Op::Input>],
-        ids: &[u64],
+        batch: &[(&BatchMember<Op::Input>, &Planned)],
     ) -> impl Future<Output = Result<(), StepError<Op::Refusal>>> + Send {
-        op.execute_batch(self, members, ids)
+        op.execute_batch(self, batch)
     }
 
     fn step(

@@ -8,8 +8,8 @@ use domain::{NewOrder, OrderId, StoredResponse, TenantId};
 use super::Order;
 use crate::events::{EventType, FIRST_REVISION, NewEvent, OutboxWriter, order_event};
 use crate::idempotency::{
-    Answer, BatchMember, BatchPlan, Execute, IdempotentOperation, Refusal, StepContext, StepError,
-    answer,
+    Answer, BatchMember, BatchPlan, Execute, IdempotentOperation, Planned, Refusal, StepContext,
+    StepError, answer,
 };
 use crate::ports::StoreError;
 
@@ -113,7 +113,7 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
 
     /// The same rows for many requests, their ids reserved first so that every answer is
     /// known before the records are inserted; then one multi-row insert of the orders and
-    /// one of their events (`docs/storage.md#batched-creates`).
+    /// one of their events (`docs/storage.md#batched-operations`).
     const BATCHED: bool = true;
 
     async fn plan_batch(
@@ -121,63 +121,60 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
         tx: &mut Tx,
         members: &[BatchMember<NewOrder>],
     ) -> Result<BatchPlan, StepError<CreateRefusal>> {
-        // Fewer ids than members makes fewer responses: the coordinator then runs each alone.
-        let ids: Vec<u64> = tx
-            .reserve_order_ids(members.len())
-            .await?
+        let ids = tx.reserve_order_ids(members.len()).await?;
+        // Fewer ids than members leaves the last ones to run alone.
+        members
             .iter()
-            .map(|id| id.get())
-            .collect();
-        let responses = created_orders(members, ids.iter().copied())
-            .iter()
-            .map(|order| answer(Answer::Created(order.location()), order.to_json()))
-            .collect::<Result<_, _>>()?;
-        Ok(BatchPlan { ids, responses })
+            .zip(ids.into_iter().map(Some).chain(std::iter::repeat(None)))
+            .map(|(member, id)| {
+                let Some(id) = id else { return Ok(None) };
+                let order = created(member, id);
+                Ok(Some(Planned {
+                    id: id.get(),
+                    response: answer(Answer::Created(order.location()), order.to_json())?,
+                    // Each event's id is made here, once: the events are not part of any answer.
+                    events: vec![order_created(uuid::Uuid::new_v4(), &order)],
+                }))
+            })
+            .collect()
     }
 
     async fn execute_batch(
         &self,
         tx: &mut Tx,
-        members: &[BatchMember<NewOrder>],
-        ids: &[u64],
+        batch: &[(&BatchMember<NewOrder>, &Planned)],
     ) -> Result<(), StepError<CreateRefusal>> {
-        let orders = created_orders(members, ids.iter().copied());
-        let Some(now) = orders.first().map(|order| order.created_at) else {
+        let Some(now) = batch.first().map(|(member, _)| member.context.now) else {
             return Ok(());
         };
-        let rows: Vec<(OrderId, TenantId, &NewOrder)> = orders
+        let rows: Vec<(OrderId, TenantId, &NewOrder)> = batch
             .iter()
-            .map(|order| (order.id, order.tenant, &order.details))
+            .map(|(member, planned)| {
+                (
+                    OrderId::new(planned.id),
+                    member.context.tenant,
+                    &member.input,
+                )
+            })
             .collect();
         tx.insert_orders(&rows, now).await?;
-        // Each event's id is made here, once: the events are not part of any answer.
-        let events: Vec<NewEvent> = orders
+        let events: Vec<NewEvent> = batch
             .iter()
-            .map(|order| order_created(uuid::Uuid::new_v4(), order))
+            .flat_map(|(_, planned)| planned.events.iter().cloned())
             .collect();
         tx.add_events(&events).await?;
         Ok(())
     }
 }
 
-/// The batch's orders as created under `ids`, at one time for the batch: its members
-/// commit together.
-fn created_orders(members: &[BatchMember<NewOrder>], ids: impl Iterator<Item = u64>) -> Vec<Order> {
-    let Some(now) = members.first().map(|member| member.context.now) else {
-        return Vec::new();
-    };
-    members
-        .iter()
-        .zip(ids)
-        .map(|(member, id)| {
-            Order::created(
-                OrderId::new(id),
-                member.context.tenant,
-                member.input.clone(),
-                now,
-            )
-        })
-        .collect()
+/// A member's order as created under `id`, at the batch's time: its members commit together.
+fn created(member: &BatchMember<NewOrder>, id: OrderId) -> Order {
+    Order::created(
+        id,
+        member.context.tenant,
+        member.input.clone(),
+        member.context.now,
+    )
 }
 
 #[cfg(test)]

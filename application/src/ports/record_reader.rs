@@ -1,4 +1,5 @@
-//! The fresh read of a stored record, after "key already registered" or a deadlock.
+//! The fresh read of a stored record, after "key already registered" or a deadlock, and
+//! a batch's read of its members' records before it writes.
 
 use std::future::Future;
 
@@ -17,4 +18,23 @@ pub trait RecordReader: Send + Sync {
         scope: &Scope,
         key: &IdempotencyKey,
     ) -> impl Future<Output = Result<Option<ExistingRecord>, StoreError>> + Send;
+
+    /// The records of many keys, in their order (`None` where there is none), read as
+    /// [`RecordReader::find`] reads one: a store that can reads them in one statement
+    /// (`docs/storage.md#a-batchs-read-of-its-keys`).
+    ///
+    /// # Errors
+    /// As [`RecordReader::find`].
+    fn find_many(
+        &self,
+        keys: &[(&Scope, &IdempotencyKey)],
+    ) -> impl Future<Output = Result<Vec<Option<ExistingRecord>>, StoreError>> + Send {
+        async move {
+            let mut found = Vec::with_capacity(keys.len());
+            for (scope, key) in keys {
+                found.push(self.find(scope, key).await?);
+            }
+            Ok(found)
+        }
+    }
 }

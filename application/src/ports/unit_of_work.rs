@@ -23,7 +23,7 @@ pub trait UnitOfWork: Send + Sync {
     /// `ConnectionLost` when no connection can be had, `Timeout`, `Other`.
     fn begin(&self) -> impl Future<Output = Result<Self::Tx, StoreError>> + Send;
 
-    /// The transaction of a batch of requests (`docs/storage.md#batched-creates`): a store
+    /// The transaction of a batch of requests (`docs/storage.md#batched-operations`): a store
     /// may keep a few connections for batches, so that only they prepare and keep the
     /// batches' multi-row statements, one per size.
     ///
@@ -50,7 +50,7 @@ pub trait RecordTx {
     /// The records of a batch's members, each inserted already complete with its answer, in
     /// their order, as one multi-row statement where the store can; the ids in the same
     /// order. Nothing of the transaction is seen before its commit, so a record inserted
-    /// complete keeps the design's rule (`docs/storage.md#batched-creates`).
+    /// complete keeps the design's rule (`docs/storage.md#batched-operations`).
     ///
     /// # Errors
     /// `KeyAlreadyRegistered` when any member's key is taken: the batch is then run again

@@ -10,7 +10,7 @@ use application::ports::{FlowHooks, HookVerdict, KeyPoint};
 use application::{
     BatchObserver, BatchSettings, Batching, Coordinator, CreateOrder, Outcome, RerunCause,
 };
-use domain::{IdempotencyKey, OrderId, RecordId, Scope};
+use domain::{ExistingRecord, IdempotencyKey, OrderId, RecordId, Scope};
 use tokio::sync::Semaphore;
 
 use crate::support::*;
@@ -75,6 +75,27 @@ pub(crate) async fn batch_of_members(
     batch: MockTx,
     alone: impl IntoIterator<Item = MockTx>,
 ) -> (Vec<CreateOutcome>, Arc<Counted>) {
+    batch_of_members_finding(|_| None, Some(batch), alone).await
+}
+
+/// [`batch_of_members`], the batch's read of its keys finding what `found` says of each
+/// member (by its number); `batch: None` when no transaction may begin for it.
+pub(crate) async fn batch_of_members_finding(
+    found: impl Fn(usize) -> Option<ExistingRecord> + Send + Sync + 'static,
+    batch: Option<MockTx>,
+    alone: impl IntoIterator<Item = MockTx>,
+) -> (Vec<CreateOutcome>, Arc<Counted>) {
+    let mut reader = MockReader::new();
+    reader
+        .expect_find()
+        .times(MEMBERS)
+        .returning(move |_, key| {
+            let member = key
+                .as_str()
+                .strip_prefix("member-")
+                .and_then(|n| n.parse().ok());
+            ready(Ok(member.and_then(&found)))
+        });
     let counted = Arc::new(Counted::default());
     let batching = Arc::new(
         Batching::new(BatchSettings {
@@ -87,9 +108,9 @@ pub(crate) async fn batch_of_members(
         gate: Arc::new(Semaphore::new(0)),
         arrived: Arc::new(AtomicUsize::new(0)),
     };
-    let txs = [tx_committing(), batch].into_iter().chain(alone);
+    let txs = std::iter::once(tx_committing()).chain(batch).chain(alone);
     let coordinator: Arc<Coordinator<_, _, Held>> = Arc::new(
-        coordinator(ScriptedUnitOfWork::of(txs), no_reads())
+        coordinator(ScriptedUnitOfWork::of(txs), reader)
             .with_batching(batching.clone())
             .with_hooks(held.clone()),
     );

@@ -1,4 +1,4 @@
-//! Batched creates (`docs/storage.md#batched-creates`), each on a batch of a known size
+//! Batched creates (`docs/storage.md#batched-operations`), each on a batch of a known size
 //! (`batch_harness`).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use application::ports::{CommitError, InsertRecordError, StoreError};
 use application::{CreateRefusal, Outcome, RerunCause, StepError, UnknownCause};
-use domain::RecordId;
+use domain::{OrderId, RecordId, RecordState};
 
 use crate::batch_harness::*;
 use crate::support::*;
@@ -211,4 +211,78 @@ async fn a_lost_commit_answers_every_member_unknown_and_one_rolled_back_reruns_t
         *counted.reruns.lock().unwrap(),
         [(RerunCause::RolledBackAtCommit, MEMBERS)]
     );
+}
+
+/// The batch's one read of its keys answers a COMPLETED record from it and leaves a
+/// running one to its member's own run: only the member without a record is written.
+#[tokio::test]
+async fn a_batch_answers_keys_it_finds_from_their_records_and_writes_only_the_new_one() {
+    let mut batch = MockTx::new();
+    batch
+        .expect_reserve_order_ids()
+        .times(1)
+        .returning(|count| {
+            assert_eq!(count, 1, "one member to write");
+            ready(Ok(vec![OrderId::new(20)]))
+        });
+    batch
+        .expect_insert_processing()
+        .times(1)
+        .returning(|record| {
+            assert_eq!(record.key.as_str(), "member-2");
+            ready(Ok(RecordId(10)))
+        });
+    batch
+        .expect_complete()
+        .times(1)
+        .returning(|_, _| ready(Ok(1)));
+    batch
+        .expect_insert_orders()
+        .times(1)
+        .returning(|_, _| ready(Ok(())));
+    expect_event_added(&mut batch);
+    batch.expect_commit().times(1).returning(|| ready(Ok(())));
+    batch.expect_rollback().never();
+    let found = |member| match member {
+        0 => Some(existing(
+            &new_order(2),
+            completed_state("{\"replayed\":true}"),
+        )),
+        1 => Some(existing(&new_order(2), RecordState::Processing)),
+        _ => None,
+    };
+
+    let (outcomes, counted) = batch_of_members_finding(found, Some(batch), [tx_committing()]).await;
+
+    let Outcome::Replayed { response, .. } = &outcomes[0] else {
+        panic!("{outcomes:?}");
+    };
+    assert_eq!(response.body(), b"{\"replayed\":true}");
+    assert_executed_on_record_5(&outcomes[1]);
+    assert!(
+        matches!(
+            outcomes[2],
+            Outcome::Executed {
+                record: RecordId(10),
+                ..
+            }
+        ),
+        "{outcomes:?}"
+    );
+    assert_eq!(*counted.ran.lock().unwrap(), [1]);
+    assert!(counted.reruns.lock().unwrap().is_empty());
+}
+
+/// Every key found COMPLETED: answered from the read, no transaction begun.
+#[tokio::test]
+async fn a_batch_of_replays_costs_its_one_read_and_no_transaction() {
+    let found = |_| Some(existing(&new_order(2), completed_state("{}")));
+    let (outcomes, counted) = batch_of_members_finding(found, None, []).await;
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| matches!(o, Outcome::Replayed { .. })),
+        "{outcomes:?}"
+    );
+    assert!(counted.ran.lock().unwrap().is_empty());
 }

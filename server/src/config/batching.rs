@@ -1,4 +1,4 @@
-//! Batched creates' bounds (`docs/storage.md#batched-creates`).
+//! Batched creates' bounds (`docs/storage.md#batched-operations`).
 
 use application::BatchSettings;
 

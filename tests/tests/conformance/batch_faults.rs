@@ -1,6 +1,6 @@
 //! A batch's `COMMIT` meeting a fault, on MySQL through a fault proxy: every member is
 //! answered `503 outcome_unknown`, and each retry finds its one execution or none
-//! (`docs/storage.md#batched-creates`).
+//! (`docs/storage.md#batched-operations`).
 
 use std::time::Duration;
 

@@ -48,8 +48,8 @@ macro_rules! conformance_suite {
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn a_taken_key_or_reference_in_a_batch_reruns_its_members_alone() {
-                crate::batches::a_taken_key_or_reference_in_a_batch_reruns_its_members_alone::<$backend>().await;
+            async fn a_completed_key_in_a_batch_replays_and_a_taken_reference_reruns_it() {
+                crate::batches::a_completed_key_in_a_batch_replays_and_a_taken_reference_reruns_it::<$backend>().await;
             }
 
             #[tokio::test]

@@ -1,4 +1,4 @@
-//! Batched creates between processes (`docs/storage.md#batched-creates`): each process
+//! Batched creates between processes (`docs/storage.md#batched-operations`): each process
 //! batches the creates that arrive together, and every key is sent to both processes at
 //! once, so batches meet keys the other process took, roll back and run their members
 //! alone. Every key still makes one order, with one answer.

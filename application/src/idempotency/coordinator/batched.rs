@@ -1,23 +1,21 @@
-//! Leading a request of a batched operation (`docs/storage.md#batched-creates`): a batch of
-//! one is the flow of every other request; a batch of several is one transaction with the
-//! design's order kept for every member (their key records first, inserted complete with
-//! the answers planned before any row, then their business rows, then one `COMMIT`), and
-//! any failure before the commit runs every member again alone.
+//! Leading a request of a batched operation (`docs/storage.md#batched-operations`): a batch
+//! of one is the flow of every other request; a batch of several reads its members' keys
+//! in one statement, then writes those without a record in one transaction
+//! (`batch_transaction.rs`), and answers the rest from what it read or by their own runs.
 
-use domain::{Completion, ExistingRecord, RecordState};
+use domain::{ExistingRecord, RecordState};
 use tracing::Instrument;
 
+use super::batch_transaction::Ended;
 use super::{Coordinator, Request};
+use crate::ErrorChain;
 use crate::idempotency::batch_queue::{Entry, Joined, Turn};
-use crate::idempotency::batching::{BatchAnswer, Batching, Member, RerunCause};
+use crate::idempotency::batching::{BatchAnswer, Batching, Member};
 use crate::idempotency::operation::{
-    BatchMember, IdempotentOperation, Refusal, RefusalForms, StepContext, StepError, Steps,
+    IdempotentOperation, Refusal, RefusalForms, StepContext, Steps,
 };
 use crate::idempotency::outcome::{Outcome, UnknownCause};
-use crate::ports::{
-    CommitError, FlowHooks, InsertRecordError, KeyPoint, NewRecord, RecordReader, RecordTx,
-    StoreError, UnitOfWork,
-};
+use crate::ports::{FlowHooks, NewRecord, RecordReader, UnitOfWork};
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
     /// Batched when the operation declares it and the process batches; an operation that
@@ -115,6 +113,10 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 },
                 Some(*record),
             ),
+            BatchAnswer::Found(record) => {
+                self.remember(request, &record);
+                (self.answer_from(request, &record), Some(*record))
+            }
             BatchAnswer::Unknown(cause) => (Outcome::OutcomeUnknown(cause), None),
             BatchAnswer::Alone => self.lead(request).await,
         }
@@ -138,20 +140,10 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             .into_iter()
             .map(|entry| (entry.member, entry.reply))
             .unzip();
-        let answers = match self.transaction(op, &members).instrument(span).await {
-            Ok(answers) => {
-                batching.observer().batch_ran(Op::NAME, size);
-                answers
-            }
-            Err(Ended::Unknown(cause)) => {
-                batching.observer().batch_ran(Op::NAME, size);
-                (0..size).map(|_| BatchAnswer::Unknown(cause)).collect()
-            }
-            Err(Ended::Rerun(cause)) => {
-                batching.observer().batch_rerun(Op::NAME, cause, size);
-                (0..size).map(|_| BatchAnswer::Alone).collect()
-            }
-        };
+        let answers = self
+            .batch_answers(batching, op, &members)
+            .instrument(span)
+            .await;
         let mut answers = answers.into_iter();
         let own = answers.next().unwrap_or(BatchAnswer::Alone);
         for (reply, answer) in replies.into_iter().skip(1).zip(answers) {
@@ -163,149 +155,73 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         own
     }
 
-    /// The batch's one transaction; the members' answers in their order.
-    async fn transaction<Op>(
+    /// One read of every member's key first: a COMPLETED record is answered from, one still
+    /// running is left to the member's own run, and only the keys without a record go into
+    /// the batch's transaction (`docs/storage.md#a-batchs-read-of-its-keys`).
+    async fn batch_answers<Op>(
         &self,
+        batching: &Batching,
         op: &Op,
         members: &[Member<Op::Input>],
-    ) -> Result<Vec<BatchAnswer>, Ended>
+    ) -> Vec<BatchAnswer>
     where
         Op: IdempotentOperation,
         U::Tx: Steps<Op>,
     {
-        let mut tx = self
-            .unit_of_work
-            .begin_batch()
-            .await
-            .map_err(|error| ended_by(&error))?;
-        // One time for the batch, as for one request: its members commit together.
-        let now = self.clock.now();
-        let records: Vec<NewRecord> = members
+        let mut answers = self.read_keys(members).await;
+        let writing: Vec<&Member<Op::Input>> = members
             .iter()
-            .map(|m| NewRecord {
-                created_at: now,
-                ..m.record.clone()
-            })
+            .zip(&answers)
+            .filter(|(_, answer)| answer.is_none())
+            .map(|(member, _)| member)
             .collect();
-        let steps: Vec<BatchMember<Op::Input>> = members
+        if writing.is_empty() {
+            return answers.into_iter().flatten().collect();
+        }
+        let size = writing.len();
+        let mut written = match self.transaction(op, &writing).await {
+            Ok(written) => {
+                batching.observer().batch_ran(Op::NAME, size);
+                written
+            }
+            Err(Ended::Unknown(cause)) => {
+                batching.observer().batch_ran(Op::NAME, size);
+                (0..size).map(|_| BatchAnswer::Unknown(cause)).collect()
+            }
+            Err(Ended::Rerun(cause)) => {
+                batching.observer().batch_rerun(Op::NAME, cause, size);
+                (0..size).map(|_| BatchAnswer::Alone).collect()
+            }
+        }
+        .into_iter();
+        for answer in answers.iter_mut().filter(|answer| answer.is_none()) {
+            *answer = Some(written.next().unwrap_or(BatchAnswer::Alone));
+        }
+        answers.into_iter().flatten().collect()
+    }
+
+    /// Each member's answer from its key's record, or `None` where it has none (or the read
+    /// failed: the insert then finds any record, as every request's does).
+    async fn read_keys<I>(&self, members: &[Member<I>]) -> Vec<Option<BatchAnswer>> {
+        let keys: Vec<_> = members
             .iter()
-            .map(|m| BatchMember {
-                context: StepContext { now, ..m.context },
-                input: m.input.clone(),
-            })
+            .map(|member| (&member.record.scope, &member.record.key))
             .collect();
-        // Every answer is known before the first row: each record goes in complete.
-        let plan = match tx.plan_batch(op, &steps).await {
-            Ok(plan)
-                if plan.responses.len() == members.len() && plan.ids.len() == members.len() =>
-            {
-                plan
-            }
-            Ok(_) | Err(StepError::Internal(_)) => {
-                return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
-            }
-            Err(StepError::Rejected(_)) => {
-                return rolled_back(tx, Ended::Rerun(RerunCause::Refused)).await;
-            }
-            Err(StepError::Store(error)) => return rolled_back(tx, ended_by(&error)).await,
-        };
-        let mut completed: Vec<(NewRecord, Completion)> = Vec::with_capacity(records.len());
-        for (record, response) in records.into_iter().zip(plan.responses) {
-            match Completion::new(response, now, self.settings.retention) {
-                Ok(completion) => completed.push((record, completion)),
-                Err(_) => return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await,
-            }
-        }
-        if !self.each_member(KeyPoint::BeforeRecord, &completed).await {
-            return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
-        }
-        let ids = match tx.insert_completed_batch(&completed).await {
-            Ok(ids) if ids.len() == members.len() => ids,
-            Ok(_) => return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await,
-            Err(InsertRecordError::KeyAlreadyRegistered) => {
-                return rolled_back(tx, Ended::Rerun(RerunCause::KeyTaken)).await;
-            }
-            Err(InsertRecordError::Store(error)) => return rolled_back(tx, ended_by(&error)).await,
-        };
-        if !self.each_member(KeyPoint::RecordInserted, &completed).await {
-            return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
-        }
-        match tx.step_batch(op, &steps, &plan.ids).await {
-            Ok(()) => {}
-            Err(StepError::Internal(_)) => {
-                return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
-            }
-            Err(StepError::Rejected(_)) => {
-                return rolled_back(tx, Ended::Rerun(RerunCause::Refused)).await;
-            }
-            Err(StepError::Store(error)) => return rolled_back(tx, ended_by(&error)).await,
-        }
-        if !self.each_member(KeyPoint::BeforeCommit, &completed).await {
-            return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;
-        }
-        let committed = tx
-            .commit()
-            .instrument(tracing::info_span!(target: "spans", "commit"))
-            .await;
-        match committed {
-            Ok(()) => {
-                // Too late to abort: the verdict is ignored.
-                let _ = self.each_member(KeyPoint::Committed, &completed).await;
-                Ok(ids
-                    .into_iter()
-                    .zip(completed)
-                    .map(|(id, (record, completion))| BatchAnswer::Executed {
-                        response: completion.response.clone(),
-                        record: Box::new(ExistingRecord {
-                            id,
-                            fingerprint: record.fingerprint,
-                            state: RecordState::Completed(completion),
-                        }),
+        match self.reader.find_many(&keys).await {
+            Ok(found) if found.len() == members.len() => found
+                .into_iter()
+                .map(|record| {
+                    record.map(|record| match record.state {
+                        RecordState::Completed(_) => BatchAnswer::Found(Box::new(record)),
+                        RecordState::Processing => BatchAnswer::Alone,
                     })
-                    .collect())
-            }
-            Err(CommitError::RolledBack) => Err(Ended::Rerun(RerunCause::RolledBackAtCommit)),
-            Err(CommitError::CommitOutcomeUnknown(_)) => {
-                Err(Ended::Unknown(UnknownCause::CommitOutcomeUnknown))
-            }
-        }
-    }
-}
-
-impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
-    /// Every member passes `point`, in order; false when the hooks abort the batch.
-    async fn each_member(&self, point: KeyPoint, members: &[(NewRecord, Completion)]) -> bool {
-        for (record, _) in members {
-            if self.aborted_at(point, &record.scope, &record.key).await {
-                return false;
+                })
+                .collect(),
+            Ok(_) => members.iter().map(|_| None).collect(),
+            Err(error) => {
+                tracing::info!(error = %ErrorChain(&error), "a batch's read of its keys failed; inserting");
+                members.iter().map(|_| None).collect()
             }
         }
-        true
     }
-}
-
-/// How a batch ended short of every member's success.
-enum Ended {
-    /// Nothing committed: each member runs alone.
-    Rerun(RerunCause),
-    /// The `COMMIT` was sent and its answer lost, or the database could not be reached (a
-    /// lost connection, a timeout): every member is told what it would have been alone,
-    /// and no one runs again into the same wait.
-    Unknown(UnknownCause),
-}
-
-fn ended_by(error: &StoreError) -> Ended {
-    match error {
-        StoreError::LockWaitTimeout => Ended::Rerun(RerunCause::LockWaitTimeout),
-        StoreError::Deadlock => Ended::Rerun(RerunCause::Deadlock),
-        StoreError::ConnectionLost(_) => Ended::Unknown(UnknownCause::DatabaseUnavailable),
-        StoreError::Timeout => Ended::Unknown(UnknownCause::DatabaseTimeout),
-        StoreError::Other(_) => Ended::Rerun(RerunCause::Failed),
-    }
-}
-
-/// A failed rollback discards the connection in the adapter; the members run alone anyway.
-async fn rolled_back<T: RecordTx>(tx: T, ended: Ended) -> Result<Vec<BatchAnswer>, Ended> {
-    let _ = tx.rollback().await;
-    Err(ended)
 }

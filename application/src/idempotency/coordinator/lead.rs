@@ -34,8 +34,19 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             outcome,
             Outcome::Executed { .. } | Outcome::RejectedAndStored { .. }
         );
-        if let (Some(cache), Some(record), false) = (&self.replay_cache, &completed, executed_here)
-        {
+        if let (Some(record), false) = (&completed, executed_here) {
+            self.remember(request, record);
+        }
+        (outcome, completed)
+    }
+
+    /// A COMPLETED record read from the database, kept for the replays that follow.
+    pub(super) fn remember<Op: IdempotentOperation>(
+        &self,
+        request: &Request<'_, Op>,
+        record: &ExistingRecord,
+    ) {
+        if let Some(cache) = &self.replay_cache {
             cache.remember(
                 &request.scope,
                 request.key,
@@ -44,7 +55,6 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 self.clock.monotonic(),
             );
         }
-        (outcome, completed)
     }
 
     /// Straight to the insert: the UNIQUE index finds a retry in the same round trip that
