@@ -15,6 +15,7 @@ pub(crate) mod migrate_through;
 pub(crate) mod multi_row;
 pub(crate) mod outbox;
 mod outbox_writer;
+pub(crate) mod pairs_in;
 mod readiness;
 mod record_tx;
 pub(crate) mod records;

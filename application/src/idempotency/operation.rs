@@ -83,6 +83,17 @@ pub struct Planned {
     pub events: Vec<NewEvent>,
 }
 
+impl Planned {
+    /// The events of a batch's planned members, in their order: one multi-row insert.
+    #[must_use]
+    pub fn events_of<I>(batch: &[(&BatchMember<I>, &Planned)]) -> Vec<NewEvent> {
+        batch
+            .iter()
+            .flat_map(|(_, planned)| planned.events.iter().cloned())
+            .collect()
+    }
+}
+
 /// Each member's [`Planned`], in the members' order; `None` runs that member alone.
 pub type BatchPlan = Vec<Option<Planned>>;
 

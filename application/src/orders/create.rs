@@ -158,11 +158,7 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
             })
             .collect();
         tx.insert_orders(&rows, now).await?;
-        let events: Vec<NewEvent> = batch
-            .iter()
-            .flat_map(|(_, planned)| planned.events.iter().cloned())
-            .collect();
-        tx.add_events(&events).await?;
+        tx.add_events(&Planned::events_of(batch)).await?;
         Ok(())
     }
 }

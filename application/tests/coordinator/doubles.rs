@@ -73,6 +73,11 @@ mock! {
             reason: &Reason,
             revision: u64,
         ) -> impl Future<Output = Result<(), StoreError>> + Send;
+        fn mark_all_cancelled<'a>(
+            &mut self,
+            orders: &[(TenantId, OrderId, &'a Reason)],
+            at: DateTime<Utc>,
+        ) -> impl Future<Output = Result<(), StoreError>> + Send;
     }
     impl OutboxWriter for Tx {
         fn add_event(

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use application::ports::{HookVerdict, RecordReader, UnitOfWork};
 use application::{
-    BatchObserver, BatchSettings, Batching, CreateOrder, CreateRefusal, Outcome, RerunCause, Steps,
+    BatchObserver, BatchSettings, Batching, Caller, CreateOrder, CreateRefusal,
+    IdempotentOperation, Outcome, RerunCause, Steps,
 };
 use domain::StoredResponse;
 use tests::{
@@ -55,46 +56,79 @@ where
     S: UnitOfWork + RecordReader + Clone + 'static,
     S::Tx: Steps<CreateOrder>,
 {
-    let seen = Arc::new(Seen::default());
-    let observer: Arc<dyn BatchObserver> = seen.clone();
-    let batching = Arc::new(
-        Batching::new(BatchSettings {
-            max_members: 16,
-            max_in_flight: 1,
-        })
-        .with_observer(observer),
-    );
-    let (gate, mut handle) = LeaderGate::new();
-    let coordinator = Arc::new(
-        coordinator_on(store)
-            .with_batching(batching.clone())
-            .with_hooks(gate),
-    );
-    let run = |(k, reference): (&str, &str)| {
-        let (coordinator, k, order) = (coordinator.clone(), key(k), new_order(reference, 1));
-        tokio::spawn(async move {
-            coordinator
-                .run(&CreateOrder, &caller(1, 1), &k, &order)
-                .await
-        })
+    let create =
+        |(k, reference): (&str, &str)| (k.to_owned(), caller(1, 1), new_order(reference, 1));
+    let queued: Vec<_> = queued.iter().copied().map(create).collect();
+    let batch = Batch {
+        op: CreateOrder,
+        first: create(first),
+        queued,
     };
-    let held = run(first);
-    handle.leader_inserted().await;
-    let waiting: Vec<_> = queued.iter().map(|member| run(*member)).collect();
-    wait_until(
-        Duration::from_secs(30),
-        "every member waiting behind the held request",
-        || async { batching.waiting::<CreateOrder>() },
-        |n| *n == queued.len(),
-    )
-    .await;
-    before_release();
-    handle.release(verdict);
-    let mut outcomes = vec![held.await.unwrap()];
-    for member in waiting {
-        outcomes.push(member.await.unwrap());
+    batch.run(store, verdict, before_release).await
+}
+
+/// A held request of `op` (the first), and requests queued behind it: each a key, its
+/// caller and its input.
+pub(crate) struct Batch<Op: IdempotentOperation> {
+    pub(crate) op: Op,
+    pub(crate) first: (String, Caller, Op::Input),
+    pub(crate) queued: Vec<(String, Caller, Op::Input)>,
+}
+
+impl<Op: IdempotentOperation + Clone> Batch<Op> {
+    /// Every outcome (`first`'s first) and what the batches did.
+    pub(crate) async fn run<S>(
+        self,
+        store: &S,
+        verdict: HookVerdict,
+        before_release: impl FnOnce(),
+    ) -> (Vec<Outcome<Op::Refusal>>, Arc<Seen>)
+    where
+        S: UnitOfWork + RecordReader + Clone + 'static,
+        S::Tx: Steps<Op>,
+    {
+        let seen = Arc::new(Seen::default());
+        let observer: Arc<dyn BatchObserver> = seen.clone();
+        let batching = Arc::new(
+            Batching::new(BatchSettings {
+                max_members: 16,
+                max_in_flight: 1,
+            })
+            .with_observer(observer),
+        );
+        let (gate, mut handle) = LeaderGate::new();
+        let coordinator = Arc::new(
+            coordinator_on(store)
+                .with_batching(batching.clone())
+                .with_hooks(gate),
+        );
+        let run = |(k, caller, input): (String, Caller, Op::Input)| {
+            let (coordinator, op) = (coordinator.clone(), self.op.clone());
+            tokio::spawn(async move { coordinator.run(&op, &caller, &key(&k), &input).await })
+        };
+        let held = run(self.first.clone());
+        handle.leader_inserted().await;
+        // One by one, each waiting before the next is sent: their order in the queue is
+        // the order they are listed in.
+        let mut waiting = Vec::new();
+        for (n, member) in self.queued.iter().cloned().enumerate() {
+            waiting.push(run(member));
+            wait_until(
+                Duration::from_secs(30),
+                "the member waiting behind the held request",
+                || async { batching.waiting::<Op>() },
+                |waiting| *waiting == n + 1,
+            )
+            .await;
+        }
+        before_release();
+        handle.release(verdict);
+        let mut outcomes = vec![held.await.unwrap()];
+        for member in waiting {
+            outcomes.push(member.await.unwrap());
+        }
+        (outcomes, seen)
     }
-    (outcomes, seen)
 }
 
 fn response(outcome: &Outcome<CreateRefusal>) -> &StoredResponse {

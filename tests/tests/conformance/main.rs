@@ -10,6 +10,7 @@ mod admin;
 mod batch_faults;
 mod batches;
 mod cancel;
+mod cancel_batches;
 mod cases;
 mod embedded_writer;
 mod inbox;
@@ -50,6 +51,11 @@ macro_rules! conformance_suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn a_completed_key_in_a_batch_replays_and_a_taken_reference_reruns_it() {
                 crate::batches::a_completed_key_in_a_batch_replays_and_a_taken_reference_reruns_it::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_batch_of_cancels_answers_each_member_as_arrival_order_would() {
+                crate::cancel_batches::a_batch_of_cancels_answers_each_member_as_arrival_order_would::<$backend>().await;
             }
 
             #[tokio::test]

@@ -1,6 +1,7 @@
 //! `orders.cancel.v1` over HTTP and SQL: its body, its route's description, its reads and
 //! write.
 
+mod batch_sql;
 mod body;
 mod sql;
 

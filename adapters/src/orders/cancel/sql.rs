@@ -30,12 +30,12 @@ use crate::sql::rows::to_i64;
 use crate::sql::schema::{operations, orders};
 
 const CANCELLED: &str = OrderStatus::Cancelled.as_stored();
-const PENDING: &str = OperationState::Pending.as_stored();
-const SUCCEEDED: &str = OperationState::Succeeded.as_stored();
+pub(super) const PENDING: &str = OperationState::Pending.as_stored();
+pub(super) const SUCCEEDED: &str = OperationState::Succeeded.as_stored();
 
 /// The order's columns and its revision.
 #[dsl::auto_type]
-fn order_and_revision() -> _ {
+pub(super) fn order_and_revision() -> _ {
     let columns: order_columns = order_columns();
     (columns, orders::revision)
 }
@@ -222,6 +222,37 @@ for_both_transactions! {
         ) -> Result<(), StoreError> {
             self.run("order cancel", async |conn, _| {
                 mark_cancelled(conn, tenant, order, at, reason, revision).await
+            })
+            .await
+        }
+
+        async fn lock_orders(
+            &mut self,
+            orders: &[(TenantId, OrderId)],
+        ) -> Result<Vec<Option<LockedOrder>>, StoreError> {
+            self.run("orders lock", async |conn, _| {
+                super::batch_sql::lock_orders(conn, orders).await
+            })
+            .await
+        }
+
+        async fn blocking_captures(
+            &mut self,
+            orders: &[(TenantId, OrderId)],
+        ) -> Result<Vec<Option<OperationState>>, StoreError> {
+            self.run("captures lock", async |conn, _| {
+                super::batch_sql::blocking_captures(conn, orders).await
+            })
+            .await
+        }
+
+        async fn mark_all_cancelled(
+            &mut self,
+            orders: &[(TenantId, OrderId, &Reason)],
+            at: DateTime<Utc>,
+        ) -> Result<(), StoreError> {
+            self.run("orders cancel", async |conn, _| {
+                super::batch_sql::mark_all_cancelled(conn, orders, at).await
             })
             .await
         }

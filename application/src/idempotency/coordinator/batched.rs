@@ -181,7 +181,14 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         let size = writing.len();
         let mut written = match self.transaction(op, &writing).await {
             Ok(written) => {
-                batching.observer().batch_ran(Op::NAME, size);
+                // The members it wrote: the others run alone, each counted as a request.
+                let executed = written
+                    .iter()
+                    .filter(|answer| matches!(answer, BatchAnswer::Executed { .. }))
+                    .count();
+                if executed > 0 {
+                    batching.observer().batch_ran(Op::NAME, executed);
+                }
                 written
             }
             Err(Ended::Unknown(cause)) => {

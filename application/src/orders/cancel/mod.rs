@@ -10,10 +10,13 @@ use domain::{
 };
 
 use super::Order;
-use crate::events::{EventType, OutboxWriter, order_event};
+use crate::events::{EventType, NewEvent, OutboxWriter, order_event};
 use crate::idempotency::{
-    Answer, Execute, IdempotentOperation, NOT_FOUND, Refusal, StepContext, StepError, answer,
+    Answer, BatchMember, BatchPlan, Execute, IdempotentOperation, NOT_FOUND, Planned, Refusal,
+    StepContext, StepError, answer,
 };
+
+mod batched;
 use crate::ports::StoreError;
 
 /// Written with every cancel, in its transaction.
@@ -103,6 +106,50 @@ pub trait OrderCancellations {
         reason: &Reason,
         revision: u64,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// [`OrderCancellations::lock_order`] of each of `orders`, in their order, as one
+    /// statement where the store can.
+    fn lock_orders(
+        &mut self,
+        orders: &[(TenantId, OrderId)],
+    ) -> impl Future<Output = Result<Vec<Option<LockedOrder>>, StoreError>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            let mut found = Vec::with_capacity(orders.len());
+            for (tenant, order) in orders {
+                found.push(self.lock_order(*tenant, *order).await?);
+            }
+            Ok(found)
+        }
+    }
+
+    /// [`OrderCancellations::blocking_capture`] of each of `orders`, in their order, as one
+    /// statement where the store can.
+    fn blocking_captures(
+        &mut self,
+        orders: &[(TenantId, OrderId)],
+    ) -> impl Future<Output = Result<Vec<Option<OperationState>>, StoreError>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            let mut found = Vec::with_capacity(orders.len());
+            for (tenant, order) in orders {
+                found.push(self.blocking_capture(*tenant, *order).await?);
+            }
+            Ok(found)
+        }
+    }
+
+    /// Marks each of the locked, active `orders` cancelled at `at`, for its reason, at
+    /// the revision after the one it was locked at, as one statement.
+    fn mark_all_cancelled(
+        &mut self,
+        orders: &[(TenantId, OrderId, &Reason)],
+        at: DateTime<Utc>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
 impl IdempotentOperation for CancelOrder {
@@ -120,46 +167,97 @@ impl<Tx: OrderCancellations + OutboxWriter + Send> Execute<Tx> for CancelOrder {
         context: StepContext,
         input: &OrderCancellation,
     ) -> Result<StoredResponse, StepError<CancelRefusal>> {
-        let Some(found) = tx.lock_order(context.tenant, input.order).await? else {
-            return Err(StepError::Rejected(CancelRefusal::OrderNotFound));
-        };
-        if !found.order.status.is_active() {
-            return Err(StepError::Rejected(CancelRefusal::AlreadyCancelled));
-        }
-        match tx.blocking_capture(context.tenant, input.order).await? {
-            Some(OperationState::Succeeded) => {
-                return Err(StepError::Rejected(CancelRefusal::CaptureSucceeded));
-            }
-            Some(state) if state.blocks_another_capture() => {
-                return Err(StepError::Rejected(CancelRefusal::CapturePending));
-            }
-            _ => {}
-        }
-        let revision = found.revision + 1;
+        let found = tx.lock_order(context.tenant, input.order).await?;
+        let found = cancellable(found.as_ref())?;
+        // Read only for an active order: the capture's lock is taken under the order's.
+        let capture = tx.blocking_capture(context.tenant, input.order).await?;
+        let planned = planned(found, capture, context.now)?;
         tx.mark_cancelled(
             context.tenant,
             input.order,
             context.now,
             &input.reason,
-            revision,
+            planned.revision,
         )
         .await?;
-        let order = Order {
-            status: OrderStatus::Cancelled,
-            cancelled_at: Some(context.now),
-            ..found.order
-        };
-        // The event commits with the cancel or not at all; its id is made here, once.
-        let event = order_event(
-            ORDERS_CANCELLED,
-            uuid::Uuid::new_v4(),
-            &order,
-            revision,
-            context.now,
-        );
-        tx.add_event(&event).await?;
-        answer(Answer::Done, order.to_json())
+        tx.add_event(&planned.event).await?;
+        Ok(planned.response)
     }
+
+    /// Every member's order read in one statement, their captures in another, each member
+    /// decided in arrival order (`batched.rs`).
+    const BATCHED: bool = true;
+
+    async fn plan_batch(
+        &self,
+        tx: &mut Tx,
+        members: &[BatchMember<OrderCancellation>],
+    ) -> Result<BatchPlan, StepError<CancelRefusal>> {
+        batched::plan(tx, members).await
+    }
+
+    async fn execute_batch(
+        &self,
+        tx: &mut Tx,
+        batch: &[(&BatchMember<OrderCancellation>, &Planned)],
+    ) -> Result<(), StepError<CancelRefusal>> {
+        batched::write(tx, batch).await
+    }
+}
+
+/// The order as it must be to be cancelled: there, and active.
+pub(super) fn cancellable(
+    found: Option<&LockedOrder>,
+) -> Result<&LockedOrder, StepError<CancelRefusal>> {
+    let Some(found) = found else {
+        return Err(StepError::Rejected(CancelRefusal::OrderNotFound));
+    };
+    if !found.order.status.is_active() {
+        return Err(StepError::Rejected(CancelRefusal::AlreadyCancelled));
+    }
+    Ok(found)
+}
+
+/// What a cancel of the active `found` writes and answers, given its capture.
+pub(super) struct Cancel {
+    revision: u64,
+    pub(super) event: NewEvent,
+    pub(super) response: StoredResponse,
+}
+
+pub(super) fn planned(
+    found: &LockedOrder,
+    capture: Option<OperationState>,
+    now: DateTime<Utc>,
+) -> Result<Cancel, StepError<CancelRefusal>> {
+    match capture {
+        Some(OperationState::Succeeded) => {
+            return Err(StepError::Rejected(CancelRefusal::CaptureSucceeded));
+        }
+        Some(state) if state.blocks_another_capture() => {
+            return Err(StepError::Rejected(CancelRefusal::CapturePending));
+        }
+        _ => {}
+    }
+    let revision = found.revision + 1;
+    let order = Order {
+        status: OrderStatus::Cancelled,
+        cancelled_at: Some(now),
+        ..found.order.clone()
+    };
+    // The event commits with the cancel or not at all; its id is made here, once.
+    let event = order_event(
+        ORDERS_CANCELLED,
+        uuid::Uuid::new_v4(),
+        &order,
+        revision,
+        now,
+    );
+    Ok(Cancel {
+        revision,
+        event,
+        response: answer(Answer::Done, order.to_json())?,
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,104 @@
+//! `((a = ? AND b = ?) OR (a = ? AND b = ?) ...)`: rows by pairs of keys, as one range of an
+//! index on `(a, b)` per pair. Diesel's `IN (?, ?)` marks its statement uncacheable (MySQL
+//! then prepares and closes it on every execution); this text depends only on the number of
+//! pairs, so each count is prepared once per connection and found again by its text.
+
+use diesel::QueryResult;
+use diesel::backend::Backend;
+use diesel::expression::{AppearsOnTable, Expression, ValidGrouping, is_aggregate};
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::serialize::ToSql;
+use diesel::sql_types::{BigInt, Bool};
+
+#[derive(Debug, Clone)]
+pub(crate) struct PairsIn<A, B> {
+    a: A,
+    b: B,
+    pairs: Vec<(i64, i64)>,
+}
+
+impl<A, B> PairsIn<A, B> {
+    pub(crate) fn new(a: A, b: B, pairs: Vec<(i64, i64)>) -> Self {
+        Self { a, b, pairs }
+    }
+}
+
+impl<A, B> Expression for PairsIn<A, B> {
+    type SqlType = Bool;
+}
+
+impl<A: AppearsOnTable<QS>, B: AppearsOnTable<QS>, QS> AppearsOnTable<QS> for PairsIn<A, B> {}
+
+impl<A, B, GroupBy> ValidGrouping<GroupBy> for PairsIn<A, B> {
+    type IsAggregate = is_aggregate::Never;
+}
+
+impl<A, B> QueryId for PairsIn<A, B> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<DB, A, B> QueryFragment<DB> for PairsIn<A, B>
+where
+    DB: Backend,
+    A: QueryFragment<DB>,
+    B: QueryFragment<DB>,
+    i64: ToSql<BigInt, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        if self.pairs.is_empty() {
+            out.push_sql("1 = 0");
+            return Ok(());
+        }
+        out.push_sql("(");
+        for (n, (a, b)) in self.pairs.iter().enumerate() {
+            if n > 0 {
+                out.push_sql(" OR ");
+            }
+            out.push_sql("(");
+            self.a.walk_ast(out.reborrow())?;
+            out.push_sql(" = ");
+            out.push_bind_param::<BigInt, _>(a)?;
+            out.push_sql(" AND ");
+            self.b.walk_ast(out.reborrow())?;
+            out.push_sql(" = ");
+            out.push_bind_param::<BigInt, _>(b)?;
+            out.push_sql(")");
+        }
+        out.push_sql(")");
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::debug_query;
+    use diesel::mysql::Mysql;
+    use diesel::prelude::*;
+    use diesel::sqlite::Sqlite;
+
+    use super::*;
+    use crate::sql::schema::orders;
+
+    #[test]
+    fn each_pair_is_one_range_and_the_statement_stays_cacheable() {
+        let query = || {
+            orders::table
+                .filter(PairsIn::new(
+                    orders::id,
+                    orders::tenant_id,
+                    vec![(9, 1), (10, 2)],
+                ))
+                .select(orders::id)
+        };
+        let text = debug_query::<Sqlite, _>(&query()).to_string();
+        assert!(
+            text.contains(
+                "WHERE ((`orders`.`id` = ? AND `orders`.`tenant_id` = ?) OR \
+                 (`orders`.`id` = ? AND `orders`.`tenant_id` = ?))"
+            ),
+            "{text}"
+        );
+        assert!(QueryFragment::<Mysql>::is_safe_to_cache_prepared(&query(), &Mysql).unwrap());
+    }
+}

@@ -1,0 +1,85 @@
+//! Cancels that arrive together (`docs/storage.md#batched-operations`): every member's order
+//! locked in one statement, the captures of the active ones in another, each member decided
+//! in arrival order on what it found. A member that would be refused, or whose order an
+//! earlier member cancels, runs alone after the batch: its own run gives its refusal, after
+//! its key's record, as ever.
+
+use std::collections::HashSet;
+
+use domain::{OrderId, TenantId};
+
+use super::{CancelRefusal, OrderCancellation, OrderCancellations, cancellable, planned};
+use crate::events::OutboxWriter;
+use crate::idempotency::{BatchMember, BatchPlan, Planned, StepError};
+
+pub(super) async fn plan<Tx: OrderCancellations + Send>(
+    tx: &mut Tx,
+    members: &[BatchMember<OrderCancellation>],
+) -> Result<BatchPlan, StepError<CancelRefusal>> {
+    let orders: Vec<(TenantId, OrderId)> = members
+        .iter()
+        .map(|member| (member.context.tenant, member.input.order))
+        .collect();
+    let found = tx.lock_orders(&orders).await?;
+    // As alone, the captures are read only of the orders that could be cancelled.
+    let active: Vec<(TenantId, OrderId)> = orders
+        .iter()
+        .zip(&found)
+        .filter(|(_, found)| cancellable(found.as_ref()).is_ok())
+        .map(|(order, _)| *order)
+        .collect();
+    let captures = if active.is_empty() {
+        Vec::new()
+    } else {
+        tx.blocking_captures(&active).await?
+    };
+    let mut seen = HashSet::new();
+    let mut plan = Vec::with_capacity(members.len());
+    for ((member, order), found) in members.iter().zip(&orders).zip(&found) {
+        // The first member of an order is decided here; a later one sees its cancel alone.
+        if !seen.insert(*order) {
+            plan.push(None);
+            continue;
+        }
+        let Ok(found) = cancellable(found.as_ref()) else {
+            plan.push(None);
+            continue;
+        };
+        let capture = active
+            .iter()
+            .position(|candidate| candidate == order)
+            .and_then(|at| captures.get(at).copied().flatten());
+        plan.push(match planned(found, capture, member.context.now) {
+            Ok(cancel) => Some(Planned {
+                id: order.1.get(),
+                response: cancel.response,
+                events: vec![cancel.event],
+            }),
+            Err(StepError::Rejected(_)) => None,
+            Err(error) => return Err(error),
+        });
+    }
+    Ok(plan)
+}
+
+pub(super) async fn write<Tx: OrderCancellations + OutboxWriter + Send>(
+    tx: &mut Tx,
+    batch: &[(&BatchMember<OrderCancellation>, &Planned)],
+) -> Result<(), StepError<CancelRefusal>> {
+    let Some(now) = batch.first().map(|(member, _)| member.context.now) else {
+        return Ok(());
+    };
+    let orders: Vec<_> = batch
+        .iter()
+        .map(|(member, _)| {
+            (
+                member.context.tenant,
+                member.input.order,
+                &member.input.reason,
+            )
+        })
+        .collect();
+    tx.mark_all_cancelled(&orders, now).await?;
+    tx.add_events(&Planned::events_of(batch)).await?;
+    Ok(())
+}
