@@ -4,6 +4,7 @@
 //! - a creation: one transaction of four statements (insert the record, insert the
 //!   order, insert its outbox event, complete the record by its unique key);
 //! - a replay: one point read of a completed record by its unique key;
+//! - a cancel (`cancel_ceiling.rs`): the single cancel's seven round trips;
 //! - the single-insert floor (`floor.rs`): one autocommit `INSERT` of an order-sized row,
 //!   what a service pays the database when it keeps its idempotency records elsewhere.
 
@@ -19,6 +20,7 @@ use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 
+use crate::cancel_ceiling::cancel;
 use crate::floor::insert_floor_order;
 use crate::order_ids::reserve_order_ids;
 
@@ -124,6 +126,7 @@ pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str, order_id:
         r#"{{"orderId":"1","clientOrderRef":"{key}","sku":"SKU-1","quantity":1,"createdAt":"2026-01-01T00:00:00.000000Z"}}"#
     );
     Complete {
+        operation: OPERATION,
         key: key.as_bytes(),
         body: body.as_bytes(),
         at: now(),
@@ -136,10 +139,11 @@ pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str, order_id:
 
 /// The completion by the record's unique key, as a query type with a static query id, so
 /// it is prepared once per connection like the service's own completion.
-struct Complete<'a> {
-    key: &'a [u8],
-    body: &'a [u8],
-    at: chrono::NaiveDateTime,
+pub(crate) struct Complete<'a> {
+    pub(crate) operation: &'a [u8],
+    pub(crate) key: &'a [u8],
+    pub(crate) body: &'a [u8],
+    pub(crate) at: chrono::NaiveDateTime,
 }
 
 impl QueryId for Complete<'_> {
@@ -161,10 +165,9 @@ impl QueryFragment<Mysql> for Complete<'_> {
         out.push_bind_param::<Datetime, _>(&self.at)?;
         out.push_sql(" WHERE `tenant_id` = ");
         out.push_bind_param::<BigInt, _>(&CEILING_TENANT)?;
-        out.push_sql(
-            " AND `actor_id` = 1 AND `operation` = 'orders.create.v1' \
-             AND `idempotency_key` = ",
-        );
+        out.push_sql(" AND `actor_id` = 1 AND `operation` = ");
+        out.push_bind_param::<Varbinary, _>(&self.operation)?;
+        out.push_sql(" AND `idempotency_key` = ");
         out.push_bind_param::<Varbinary, _>(&self.key)?;
         out.push_sql(" AND `state` = 'PROCESSING'");
         Ok(())
@@ -217,6 +220,8 @@ pub(crate) enum Work {
     Mixed,
     /// One autocommit insert of an order (no record, no event, no transaction).
     Floor,
+    /// Cancels of the orders whose ids are given (`cancel_ceiling.rs`), each once.
+    Cancel,
 }
 
 /// The creation's second statement, under an id reserved beforehand as the service's are
@@ -265,14 +270,15 @@ pub(crate) async fn measure(
             let label = label.to_owned();
             tokio::spawn(async move {
                 let mut conn = pool.get().await.expect("ceiling connection");
-                let writes = !matches!(work, Work::Read | Work::Floor);
+                let writes = matches!(work, Work::Create | Work::Mixed);
+                let transactions = writes || matches!(work, Work::Cancel);
                 // More than a phase can create, for this worker alone.
                 let first_id = if writes {
                     reserve_order_ids(&mut conn, 10_000_000).await
                 } else {
                     0
                 };
-                if writes {
+                if transactions {
                     transactional(&mut conn, true).await;
                 }
                 let deadline = Instant::now() + duration;
@@ -288,11 +294,16 @@ pub(crate) async fn measure(
                         }
                         Work::Mixed => create(&mut conn, &key, order_id).await,
                         Work::Floor => insert_floor_order(&mut conn, &key).await,
+                        Work::Cancel => {
+                            let order = &read_keys[(i * concurrency + w) % read_keys.len()];
+                            let order = order.parse().expect("an order id");
+                            cancel(&mut conn, &key, order).await;
+                        }
                     }
                     done.fetch_add(1, Ordering::Relaxed);
                     i += 1;
                 }
-                if writes {
+                if transactions {
                     transactional(&mut conn, false).await;
                 }
             })

@@ -18,6 +18,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+mod cancel_ceiling;
 mod ceiling;
 mod cost;
 mod embedded;

@@ -235,7 +235,8 @@ impl Bench {
     }
 
     /// Cancels of active orders, each order once, under a key of its own. The orders (with
-    /// their created events) are written by SQL beforehand; no ceiling of its own.
+    /// their created events) are written by SQL beforehand, and as many again for the
+    /// ceiling, which cancels them with the single cancel's SQL.
     pub(crate) fn cancel(&self) -> Scenario {
         let orders = Arc::new(self.runtime.block_on(seed::active_orders(
             &self.pool,
@@ -251,6 +252,13 @@ impl Bench {
         )))
         .unwrap_or(0);
         let keys = distinct_keys(&run);
+        let ceiling_orders = self.runtime.block_on(seed::active_orders(
+            &self.pool,
+            "ceil-cancel-",
+            CANCEL_ORDERS,
+        ));
+        let ids = ceiling_orders.iter().map(u64::to_string).collect();
+        let roof = self.ceiling("ceil-cancel", Work::Cancel, CANCEL_CONCURRENCY, ids);
         report::scenario(
             "cancel",
             CANCEL_CONCURRENCY,
@@ -258,7 +266,7 @@ impl Bench {
             keys,
             cancelled,
             cost,
-            None,
+            Some(roof),
         )
     }
 

@@ -44,6 +44,7 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
     let retry_commands = cached.map(|s| s.cost.db_commands);
     let cache_speedup = speedup(cached, named("retries-no-cache"));
     let replay_speedup = speedup(at32("replay"), at32("replay-no-cache"));
+    let commands = |name: &str| at32(name).map(|s| s.cost.db_commands);
     let embedded = report.embedded.as_ref();
     let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
     let lines = [
@@ -62,6 +63,26 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
         (
             "replays/s from the cache >= 1.5x the same server's database path (cache off)",
             at_least(replay_speedup, 1.5),
+        ),
+        (
+            "cancel ratio (against the single cancel's design SQL) >= 1.5",
+            at_least(ratio("cancel"), 1.5),
+        ),
+        (
+            "db commands per cancel <= 1.0",
+            at_most(commands("cancel"), 1.0),
+        ),
+        (
+            "mixed ratio (against its design SQL) >= 1.5",
+            at_least(ratio("mixed"), 1.5),
+        ),
+        (
+            "replay-no-cache ratio (against the one-statement read) >= 0.8",
+            at_least(ratio("replay-no-cache"), 0.8),
+        ),
+        (
+            "db commands per replay-no-cache <= 1.1",
+            at_most(commands("replay-no-cache"), 1.1),
         ),
         (
             "server CPU per create <= 1.2x the ceiling client's per transaction",
