@@ -10,7 +10,7 @@ use super::batch_transaction::Ended;
 use super::{Coordinator, Request};
 use crate::ErrorChain;
 use crate::idempotency::batch_queue::{Entry, Joined, Turn};
-use crate::idempotency::batching::{BatchAnswer, Batching, Member};
+use crate::idempotency::batching::{BatchAnswer, Batching, Member, RerunCause};
 use crate::idempotency::operation::{
     IdempotentOperation, Refusal, RefusalForms, StepContext, Steps,
 };
@@ -155,9 +155,10 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         own
     }
 
-    /// One read of every member's key first: a COMPLETED record is answered from, one still
-    /// running is left to the member's own run, and only the keys without a record go into
-    /// the batch's transaction (`docs/storage.md#a-batchs-read-of-its-keys`).
+    /// One read of every member's key first, while recent batches found records: a
+    /// COMPLETED record is answered from, one still running is left to the member's own
+    /// run, and only the keys without a record go into the batch's transaction
+    /// (`docs/storage.md#a-batchs-read-of-its-keys`).
     async fn batch_answers<Op>(
         &self,
         batching: &Batching,
@@ -168,7 +169,15 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         Op: IdempotentOperation,
         U::Tx: Steps<Op>,
     {
-        let mut answers = self.read_keys(members).await;
+        let read = batching.reads_keys(Op::NAME);
+        let mut answers = if read {
+            let answers = self.read_keys(members).await;
+            let found = answers.iter().filter(|answer| answer.is_some()).count();
+            batching.read_found(Op::NAME, found, members.len());
+            answers
+        } else {
+            members.iter().map(|_| None).collect()
+        };
         let writing: Vec<&Member<Op::Input>> = members
             .iter()
             .zip(&answers)
@@ -196,6 +205,9 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 (0..size).map(|_| BatchAnswer::Unknown(cause)).collect()
             }
             Err(Ended::Rerun(cause)) => {
+                if cause == RerunCause::KeyTaken {
+                    batching.key_taken(Op::NAME);
+                }
                 batching.observer().batch_rerun(Op::NAME, cause, size);
                 (0..size).map(|_| BatchAnswer::Alone).collect()
             }
