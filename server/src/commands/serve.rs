@@ -6,7 +6,9 @@ use std::sync::Arc;
 use actix_web::App;
 use actix_web::middleware::from_fn;
 use adapters::SystemClock;
-use adapters::api::{CsrfKey, PublicOrigin, admin_ui_routes, leased_kinds, routes};
+use adapters::api::{
+    CsrfKey, PublicOrigin, admin_ui_routes, batched_operations, leased_kinds, routes,
+};
 use adapters::http::listener::{Limits, bind, http_server};
 use adapters::http::{AppState, JwksVerifier, ProblemForms, TokenVerifier, request_context};
 use adapters::metrics::Metrics;
@@ -73,11 +75,11 @@ async fn serve_with<S: WorkerStore>(
         .map(|cache| Arc::new(cache.with_hit_counter(metrics.replay_cache_hits())));
     let in_flight = Arc::new(InFlight::new().with_wait_counter(metrics.same_key_waits()));
     // Each HTTP worker's store keeps as many transaction connections for batches as the
-    // process may have in flight, since any worker may drive them all.
-    let batch_connections = config
-        .batching
-        .as_ref()
-        .map_or(1, |settings| settings.max_in_flight);
+    // process may have in flight, since any worker may drive them all: `max_in_flight` for
+    // each batched operation.
+    let batch_connections = config.batching.as_ref().map_or(1, |settings| {
+        settings.max_in_flight * batched_operations::<S>().max(1)
+    });
     let batching = config.batching.map(|settings| {
         let observer: Arc<dyn BatchObserver> = metrics.clone();
         Arc::new(Batching::new(settings).with_observer(observer))

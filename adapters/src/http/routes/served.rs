@@ -84,6 +84,16 @@ macro_rules! served {
             $crate::nats::StreamSpec::orders(event_subjects(), duplicate_window)
         }
 
+        /// How many operations run batched on the store `S`: each has its own batches in
+        /// flight (`BATCH_IN_FLIGHT`), so the store keeps connections for all of them.
+        #[must_use]
+        pub fn batched_operations<S: ServiceStore>() -> usize {
+            [$(<<S as application::ports::UnitOfWork>::Tx as application::Steps<$operation>>::BATCHED),+]
+                .into_iter()
+                .filter(|batched| *batched)
+                .count()
+        }
+
         /// Every idempotent operation's name: the `operation` label of the outcomes.
         pub const OPERATIONS: &[&str] =
             &[$(<$operation as application::IdempotentOperation>::NAME),+];
