@@ -1,5 +1,6 @@
 //! `orders.create.v1`: one order per key, with its `orders.created.v1` event.
 
+use std::collections::HashSet;
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
@@ -122,11 +123,18 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
         members: &[BatchMember<NewOrder>],
     ) -> Result<BatchPlan, StepError<CreateRefusal>> {
         let ids = tx.reserve_order_ids(members.len()).await?;
+        // A reference an earlier member of the batch takes is left to run alone, where its
+        // own run meets the reference's unique index; the batch goes on without it.
+        let mut references = HashSet::new();
         // Fewer ids than members leaves the last ones to run alone.
         members
             .iter()
             .zip(ids.into_iter().map(Some).chain(std::iter::repeat(None)))
             .map(|(member, id)| {
+                let reference = (member.context.tenant, member.input.client_order_ref.clone());
+                if !references.insert(reference) {
+                    return Ok(None);
+                }
                 let Some(id) = id else { return Ok(None) };
                 let order = created(member, id);
                 Ok(Some(Planned {

@@ -10,7 +10,7 @@ use application::ports::{FlowHooks, HookVerdict, KeyPoint};
 use application::{
     BatchObserver, BatchSettings, Batching, Coordinator, CreateOrder, Outcome, RerunCause,
 };
-use domain::{ExistingRecord, IdempotencyKey, OrderId, RecordId, Scope};
+use domain::{ClientOrderRef, ExistingRecord, IdempotencyKey, NewOrder, OrderId, RecordId, Scope};
 use tokio::sync::Semaphore;
 
 use crate::support::*;
@@ -119,7 +119,7 @@ pub(crate) async fn batch_of_members_finding(
         tokio::spawn(async move {
             let key = IdempotencyKey::parse(&name).unwrap();
             coordinator
-                .run(&CreateOrder, &caller(), &key, &new_order(2))
+                .run(&CreateOrder, &caller(), &key, &member_order(&name))
                 .await
         })
     };
@@ -147,6 +147,15 @@ pub(crate) async fn batch_of_members_finding(
     }
     drop(coordinator);
     (outcomes, counted)
+}
+
+/// The order of the request named `name`: each with a reference of its own, as a batch's
+/// members with one reference would leave all but the first to run alone.
+pub(crate) fn member_order(name: &str) -> NewOrder {
+    NewOrder {
+        client_order_ref: ClientOrderRef::parse(&format!("REF-{name}")).unwrap(),
+        ..new_order(2)
+    }
 }
 
 /// A batch transaction that reserves orders 20, 21, 22 for the members.

@@ -245,10 +245,10 @@ async fn a_batch_answers_keys_it_finds_from_their_records_and_writes_only_the_ne
     batch.expect_rollback().never();
     let found = |member| match member {
         0 => Some(existing(
-            &new_order(2),
+            &member_order("member-0"),
             completed_state("{\"replayed\":true}"),
         )),
-        1 => Some(existing(&new_order(2), RecordState::Processing)),
+        1 => Some(existing(&member_order("member-1"), RecordState::Processing)),
         _ => None,
     };
 
@@ -276,7 +276,10 @@ async fn a_batch_answers_keys_it_finds_from_their_records_and_writes_only_the_ne
 /// Every key found COMPLETED: answered from the read, no transaction begun.
 #[tokio::test]
 async fn a_batch_of_replays_costs_its_one_read_and_no_transaction() {
-    let found = |_| Some(existing(&new_order(2), completed_state("{}")));
+    let found = |n| {
+        let order = member_order(&format!("member-{n}"));
+        Some(existing(&order, completed_state("{}")))
+    };
     let (outcomes, counted) = batch_of_members_finding(found, None, []).await;
     assert!(
         outcomes

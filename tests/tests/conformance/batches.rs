@@ -241,3 +241,36 @@ pub(crate) async fn a_completed_key_in_a_batch_replays_and_a_taken_reference_rer
     assert_eq!(db.count_rows("orders").await, 1 + 3 + 3);
     db.finish().await;
 }
+
+pub(crate) async fn a_reference_two_members_share_leaves_only_the_second_to_run_alone<
+    B: Backend,
+>() {
+    let db = B::create().await;
+    // Two new keys with one `clientOrderRef` in one batch: the first is created with the
+    // batch, the second runs alone after it and is refused; nothing is rerun.
+    let (outcomes, seen) = held_then_batched(
+        &db,
+        ("s-0", "S-0"),
+        &[
+            ("s-1", "S-1"),
+            ("s-2", "SHARED"),
+            ("s-3", "SHARED"),
+            ("s-4", "S-4"),
+        ],
+    )
+    .await;
+    for n in [0, 1, 2, 4] {
+        assert!(
+            matches!(outcomes[n], Outcome::Executed { .. }),
+            "{n}: {outcomes:?}"
+        );
+    }
+    assert_eq!(
+        outcomes[3],
+        Outcome::Rejected(CreateRefusal::ClientOrderRefConflict)
+    );
+    assert!(seen.reruns.lock().unwrap().is_empty(), "{:?}", seen.reruns);
+    assert_eq!(*seen.ran.lock().unwrap(), [3]);
+    assert_eq!(db.count_rows("orders").await, 4);
+    db.finish().await;
+}

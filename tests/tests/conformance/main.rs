@@ -54,6 +54,11 @@ macro_rules! conformance_suite {
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_reference_two_members_share_leaves_only_the_second_to_run_alone() {
+                crate::batches::a_reference_two_members_share_leaves_only_the_second_to_run_alone::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn a_batch_of_cancels_answers_each_member_as_arrival_order_would() {
                 crate::cancel_batches::a_batch_of_cancels_answers_each_member_as_arrival_order_would::<$backend>().await;
             }
