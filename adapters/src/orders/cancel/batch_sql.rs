@@ -20,8 +20,8 @@ use diesel_async::RunQueryDsl;
 use domain::{OperationState, OrderId, OrderStatus, Reason, TenantId};
 
 use super::super::read_sql::OrderRow;
-use super::sql::{PENDING, SUCCEEDED, order_and_revision};
-use crate::sql::bad_value::{bad, bad_row};
+use super::sql::{LockNotHeld, PENDING, SUCCEEDED, order_and_revision};
+use crate::sql::bad_value::bad;
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
 use crate::sql::locked::Locked;
@@ -110,10 +110,11 @@ where
     C::Backend: QueryMetadata<(BigInt, BigInt, Text)>,
     (i64, i64, String): FromSqlRow<(BigInt, BigInt, Text), C::Backend>,
 {
-    let pairs = wanted
-        .iter()
-        .map(|(tenant, order)| Ok((to_i64(tenant.get())?, to_i64(order.get())?)))
-        .collect::<Result<Vec<_>, StoreError>>()?;
+    // `ix_operations_order` leads with the tenant.
+    let pairs: Vec<(i64, i64)> = order_pairs(wanted)?
+        .into_iter()
+        .map(|(order, tenant)| (tenant, order))
+        .collect();
     let rows: Vec<(i64, i64, String)> = Locked(captures_query(pairs.clone(), PENDING, SUCCEEDED))
         .load(conn)
         .await
@@ -199,11 +200,10 @@ where
     .execute(conn)
     .await
     .map_err(C::Backend::store_error)?;
-    // Each order was locked and active: one not marked is a bug, never a race.
     if changed == cancelled.len() {
         Ok(())
     } else {
-        Err(bad_row("orders", "status"))
+        Err(StoreError::Other(Box::new(LockNotHeld)))
     }
 }
 

@@ -2,7 +2,7 @@
 //! row lock, its blocking capture read the same way, then the order marked cancelled.
 
 use application::IdempotentOperation;
-use application::orders::{LockedOrder, OrderCancellations};
+use application::orders::LockedOrder;
 use application::payments::CapturePayment;
 use application::ports::StoreError;
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -22,7 +22,6 @@ use domain::{OperationState, OrderId, OrderStatus, TenantId};
 use super::super::push_tenants_active_order;
 use super::super::read_sql::{OrderRow, order_columns};
 use crate::sql::bad_value::bad;
-use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
 use crate::sql::locked::Locked;
@@ -109,7 +108,7 @@ where
     }
 }
 
-pub(crate) async fn lock_order<C>(
+pub(super) async fn lock_order<C>(
     conn: &mut C,
     tenant: TenantId,
     order: OrderId,
@@ -135,7 +134,7 @@ where
     .transpose()
 }
 
-pub(crate) async fn blocking_capture<C>(
+pub(super) async fn blocking_capture<C>(
     conn: &mut C,
     tenant: TenantId,
     order: OrderId,
@@ -156,7 +155,7 @@ where
         .transpose()
 }
 
-pub(crate) async fn mark_cancelled<'a, C>(
+pub(super) async fn mark_cancelled<'a, C>(
     conn: &mut C,
     tenant: TenantId,
     order: OrderId,
@@ -188,76 +187,7 @@ where
 /// The order was locked and active: a mark that changes no row is a bug, never a race.
 #[derive(Debug, Clone, Copy, thiserror::Error)]
 #[error("the locked, active order was not there to mark cancelled")]
-struct LockNotHeld;
-
-for_both_transactions! {
-    impl OrderCancellations {
-        async fn lock_order(
-            &mut self,
-            tenant: TenantId,
-            order: OrderId,
-        ) -> Result<Option<LockedOrder>, StoreError> {
-            self.run("order lock", async |conn, _| lock_order(conn, tenant, order).await)
-                .await
-        }
-
-        async fn blocking_capture(
-            &mut self,
-            tenant: TenantId,
-            order: OrderId,
-        ) -> Result<Option<OperationState>, StoreError> {
-            self.run("capture lock", async |conn, _| {
-                blocking_capture(conn, tenant, order).await
-            })
-            .await
-        }
-
-        async fn mark_cancelled(
-            &mut self,
-            tenant: TenantId,
-            order: OrderId,
-            at: DateTime<Utc>,
-            reason: &Reason,
-            revision: u64,
-        ) -> Result<(), StoreError> {
-            self.run("order cancel", async |conn, _| {
-                mark_cancelled(conn, tenant, order, at, reason, revision).await
-            })
-            .await
-        }
-
-        async fn lock_orders(
-            &mut self,
-            orders: &[(TenantId, OrderId)],
-        ) -> Result<Vec<Option<LockedOrder>>, StoreError> {
-            self.run("orders lock", async |conn, _| {
-                super::batch_sql::lock_orders(conn, orders).await
-            })
-            .await
-        }
-
-        async fn blocking_captures(
-            &mut self,
-            orders: &[(TenantId, OrderId)],
-        ) -> Result<Vec<Option<OperationState>>, StoreError> {
-            self.run("captures lock", async |conn, _| {
-                super::batch_sql::blocking_captures(conn, orders).await
-            })
-            .await
-        }
-
-        async fn mark_all_cancelled(
-            &mut self,
-            orders: &[(TenantId, OrderId, &Reason)],
-            at: DateTime<Utc>,
-        ) -> Result<(), StoreError> {
-            self.run("orders cancel", async |conn, _| {
-                super::batch_sql::mark_all_cancelled(conn, orders, at).await
-            })
-            .await
-        }
-    }
-}
+pub(super) struct LockNotHeld;
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 
-use crate::ceiling::{CEILING_TENANT, Complete, api_idempotency, now, outbox};
+use crate::ceiling::{Complete, insert_record, now, outbox};
 
 /// The cancel's three hand-written statements, each a type of its own with a static query
 /// id, so that each is prepared once per connection, as the service's are (diesel never
@@ -70,21 +70,7 @@ statement!(
 const CANCEL: &[u8] = b"orders.cancel.v1";
 
 pub(crate) async fn cancel(conn: &mut AsyncMysqlConnection, key: &str, order: i64) {
-    use api_idempotency::dsl as r;
-    diesel::insert_into(r::api_idempotency)
-        .values((
-            r::tenant_id.eq(CEILING_TENANT),
-            r::actor_id.eq(1_i64),
-            r::operation.eq(CANCEL),
-            r::idempotency_key.eq(key.as_bytes()),
-            r::fingerprint_version.eq(1_i16),
-            r::request_hash.eq([7u8; 32].as_slice()),
-            r::state.eq("PROCESSING"),
-            r::created_at.eq(now()),
-        ))
-        .execute(conn)
-        .await
-        .expect("ceiling record insert");
+    insert_record(conn, CANCEL, key).await;
     LockOrder { order }
         .execute(conn)
         .await

@@ -90,22 +90,8 @@ diesel::table! {
 /// builder, the completion through [`Complete`] (diesel never caches a DSL `UPDATE`). Five
 /// round trips, as the service's with `RETURNING`.
 pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str, order_id: i64) {
-    use api_idempotency::dsl as r;
     const OPERATION: &[u8] = b"orders.create.v1";
-    diesel::insert_into(r::api_idempotency)
-        .values((
-            r::tenant_id.eq(CEILING_TENANT),
-            r::actor_id.eq(1_i64),
-            r::operation.eq(OPERATION),
-            r::idempotency_key.eq(key.as_bytes()),
-            r::fingerprint_version.eq(1_i16),
-            r::request_hash.eq([7u8; 32].as_slice()),
-            r::state.eq("PROCESSING"),
-            r::created_at.eq(now()),
-        ))
-        .execute(conn)
-        .await
-        .expect("ceiling record insert");
+    insert_record(conn, OPERATION, key).await;
     insert_order(conn, key, order_id).await;
     let event = format!(
         r#"{{"eventId":"00000000-0000-4000-8000-000000000000","type":"orders.created.v1","tenantId":{CEILING_TENANT},"occurredAt":"2026-01-01T00:00:00.000000Z","order":{{"orderId":"1","clientOrderRef":"{key}","sku":"SKU-1","quantity":1,"createdAt":"2026-01-01T00:00:00.000000Z"}}}}"#
@@ -135,6 +121,25 @@ pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str, order_id:
     .await
     .expect("ceiling record update");
     conn.batch_execute("COMMIT").await.expect("COMMIT");
+}
+
+/// A request's first statement: its `PROCESSING` record under `key`.
+pub(crate) async fn insert_record(conn: &mut AsyncMysqlConnection, operation: &[u8], key: &str) {
+    use api_idempotency::dsl as r;
+    diesel::insert_into(r::api_idempotency)
+        .values((
+            r::tenant_id.eq(CEILING_TENANT),
+            r::actor_id.eq(1_i64),
+            r::operation.eq(operation),
+            r::idempotency_key.eq(key.as_bytes()),
+            r::fingerprint_version.eq(1_i16),
+            r::request_hash.eq([7u8; 32].as_slice()),
+            r::state.eq("PROCESSING"),
+            r::created_at.eq(now()),
+        ))
+        .execute(conn)
+        .await
+        .expect("ceiling record insert");
 }
 
 /// The completion by the record's unique key, as a query type with a static query id, so
