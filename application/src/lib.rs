@@ -23,9 +23,9 @@ pub use events::{
 pub use idempotency::{
     Answer, BatchMember, BatchObserver, BatchPlan, BatchSettings, Batching, BoxError, Coordinator,
     CoordinatorSettings, Execute, FailureCause, IdempotentOperation, InFlight, JSON, Location,
-    NOT_FOUND, NoBatchObserver, NoRefusal, NoRefusalForms, Outcome, Planned, PurgeSettings,
-    Refusal, RefusalForms, ReplayCache, ReplayCacheSettings, RerunCause, StepContext, StepError,
-    Steps, UnknownCause, answer, purge_expired,
+    NOT_FOUND, NoBatchObserver, NoRefusal, NoRefusalForms, Outcome, Planned, PlannedMember,
+    PurgeSettings, Refusal, RefusalForms, ReplayCache, ReplayCacheSettings, RerunCause,
+    StepContext, StepError, Steps, UnknownCause, answer, purge_expired,
 };
 pub use orders::{CreateOrder, CreateRefusal, ORDERS_CREATED, Order, ReadOrder, order_created};
 pub use reads::{ReadFrom, Reads, TenantRead};

@@ -11,7 +11,10 @@ pub(crate) mod read;
 mod read_sql;
 mod store;
 
-pub(crate) use accept::{InsertOperation, InsertTrace, insert_operation};
+pub(crate) use accept::{
+    InsertOperation, InsertOperations, InsertTrace, InsertTraces, insert_operation,
+    insert_operations,
+};
 pub(crate) use members::stored_members;
 pub use read::parse_operation_id;
 pub(crate) use store::record_end;

@@ -14,13 +14,14 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
 use diesel::sql_types::BigInt;
 use diesel_async::RunQueryDsl;
-use domain::{OrderId, TenantId};
+use domain::{OrderId, OrderStatus, TenantId};
 
 use super::read_sql::push_tenants_active_order;
 use crate::sql::bad_value::{bad, bad_row};
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
+use crate::sql::pairs_in::PairsIn;
 use crate::sql::rows::to_i64;
 use crate::sql::schema::orders;
 
@@ -58,6 +59,28 @@ where
         out.push_bind_param::<BigInt, _>(&self.order)?;
         out.push_sql(" AND tenant_id = ");
         out.push_bind_param::<BigInt, _>(&self.tenant)
+    }
+}
+
+/// `UPDATE orders SET revision = revision + 1 WHERE status = 'ACTIVE' AND ((id = ? AND
+/// tenant_id = ?) OR ...)`: [`TakeActiveOrder`] of a batch's orders, which its locking read
+/// found active. Its text depends only on the number of orders.
+pub(crate) struct TakeActiveOrders(pub(crate) PairsIn<orders::id, orders::tenant_id>);
+
+impl QueryId for TakeActiveOrders {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<DB: Backend> QueryFragment<DB> for TakeActiveOrders
+where
+    PairsIn<orders::id, orders::tenant_id>: QueryFragment<DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql("UPDATE orders SET revision = revision + 1 WHERE status = '");
+        out.push_sql(OrderStatus::Active.as_stored());
+        out.push_sql("' AND ");
+        self.0.walk_ast(out.reborrow())
     }
 }
 

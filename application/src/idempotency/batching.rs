@@ -65,6 +65,8 @@ pub(crate) struct Member<I> {
     pub(crate) record: NewRecord,
     pub(crate) context: StepContext,
     pub(crate) input: I,
+    /// The request's span, where the batch's writes keep its trace.
+    pub(crate) span: tracing::Span,
 }
 
 /// What a batch answers a member.
@@ -203,6 +205,7 @@ mod tests {
             },
             context: StepContext { tenant, actor, now },
             input,
+            span: tracing::Span::none(),
         }
     }
 

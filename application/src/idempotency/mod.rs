@@ -17,7 +17,7 @@ pub use coordinator::{Coordinator, CoordinatorSettings};
 pub use in_flight::InFlight;
 pub use operation::{
     BatchMember, BatchPlan, BoxError, Execute, IdempotentOperation, NOT_FOUND, NoRefusal,
-    NoRefusalForms, Planned, Refusal, RefusalForms, StepContext, StepError, Steps,
+    NoRefusalForms, Planned, PlannedMember, Refusal, RefusalForms, StepContext, StepError, Steps,
 };
 pub use outcome::{FailureCause, Outcome, UnknownCause};
 pub(crate) use purge::in_batches;

@@ -25,6 +25,10 @@ pub trait IdempotentOperation: Send + Sync + 'static {
     /// Cloned once into a batch's queue when the operation is batched.
     type Input: Fingerprinted + Clone + Send + Sync + 'static;
     type Refusal: Refusal;
+    /// What a batch's plan settles for a member's writes beyond its answer (the id its row
+    /// takes, an operation's ids): [`Planned::reserved`]. `()` for an operation that is
+    /// never batched, or needs nothing more than its input.
+    type Reserved: Send + Sync + 'static;
 }
 
 /// The business step, on the store transaction `Tx` whose ports it needs.
@@ -52,7 +56,7 @@ pub trait Execute<Tx>: IdempotentOperation {
         &self,
         _tx: &mut Tx,
         _members: &[BatchMember<Self::Input>],
-    ) -> impl Future<Output = Result<BatchPlan, StepError<Self::Refusal>>> + Send
+    ) -> impl Future<Output = Result<BatchPlan<Self::Reserved>, StepError<Self::Refusal>>> + Send
     where
         Tx: Send,
     {
@@ -65,7 +69,7 @@ pub trait Execute<Tx>: IdempotentOperation {
     fn execute_batch(
         &self,
         _tx: &mut Tx,
-        _batch: &[(&BatchMember<Self::Input>, &Planned)],
+        _batch: &[PlannedMember<'_, Self::Input, Self::Reserved>],
     ) -> impl Future<Output = Result<(), StepError<Self::Refusal>>> + Send
     where
         Tx: Send,
@@ -74,19 +78,20 @@ pub trait Execute<Tx>: IdempotentOperation {
     }
 }
 
-/// What a batch settles for one member before it writes: the id of the row it writes
-/// (reserved, or found), the response stored with its record, and the events it adds.
+/// What a batch settles for one member before it writes: what its writes take that its
+/// input does not say (`R`, the operation's [`IdempotentOperation::Reserved`]), the
+/// response stored with its record, and the events it adds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Planned {
-    pub id: u64,
+pub struct Planned<R> {
+    pub reserved: R,
     pub response: StoredResponse,
     pub events: Vec<NewEvent>,
 }
 
-impl Planned {
+impl<R> Planned<R> {
     /// The events of a batch's planned members, in their order: one multi-row insert.
     #[must_use]
-    pub fn events_of<I>(batch: &[(&BatchMember<I>, &Planned)]) -> Vec<NewEvent> {
+    pub fn events_of<I>(batch: &[PlannedMember<'_, I, R>]) -> Vec<NewEvent> {
         batch
             .iter()
             .flat_map(|(_, planned)| planned.events.iter().cloned())
@@ -94,8 +99,11 @@ impl Planned {
     }
 }
 
+/// A member of a batch with its [`Planned`], as the batch's second half writes it.
+pub type PlannedMember<'a, I, R> = (&'a BatchMember<I>, &'a Planned<R>);
+
 /// Each member's [`Planned`], in the members' order; `None` runs that member alone.
-pub type BatchPlan = Vec<Option<Planned>>;
+pub type BatchPlan<R> = Vec<Option<Planned<R>>>;
 
 /// An operation without a batched form asked for one: the coordinator asks only when
 /// [`Execute::BATCHED`] says so.
@@ -112,6 +120,9 @@ fn not_batched<R: Refusal>(operation: &'static str) -> StepError<R> {
 pub struct BatchMember<I> {
     pub context: StepContext,
     pub input: I,
+    /// The span of the request it came with: a write that keeps its request's trace (a
+    /// leased operation's acceptance) reads the member's here, not the batch's.
+    pub span: tracing::Span,
 }
 
 /// `Op`'s step seen from the transaction it runs on, implemented for every transaction
@@ -126,12 +137,12 @@ pub trait Steps<Op: IdempotentOperation>: Send {
         &mut self,
         op: &Op,
         members: &[BatchMember<Op::Input>],
-    ) -> impl Future<Output = Result<BatchPlan, StepError<Op::Refusal>>> + Send;
+    ) -> impl Future<Output = Result<BatchPlan<Op::Reserved>, StepError<Op::Refusal>>> + Send;
 
     fn step_batch(
         &mut self,
         op: &Op,
-        batch: &[(&BatchMember<Op::Input>, &Planned)],
+        batch: &[PlannedMember<'_, Op::Input, Op::Reserved>],
     ) -> impl Future<Output = Result<(), StepError<Op::Refusal>>> + Send;
 
     fn step(
@@ -149,14 +160,14 @@ impl<Tx: Send, Op: Execute<Tx>> Steps<Op> for Tx {
         &mut self,
         op: &Op,
         members: &[BatchMember<Op::Input>],
-    ) -> impl Future<Output = Result<BatchPlan, StepError<Op::Refusal>>> + Send {
+    ) -> impl Future<Output = Result<BatchPlan<Op::Reserved>, StepError<Op::Refusal>>> + Send {
         op.plan_batch(self, members)
     }
 
     fn step_batch(
         &mut self,
         op: &Op,
-        batch: &[(&BatchMember<Op::Input>, &Planned)],
+        batch: &[PlannedMember<'_, Op::Input, Op::Reserved>],
     ) -> impl Future<Output = Result<(), StepError<Op::Refusal>>> + Send {
         op.execute_batch(self, batch)
     }

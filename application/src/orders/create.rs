@@ -9,8 +9,8 @@ use domain::{NewOrder, OrderId, StoredResponse, TenantId};
 use super::Order;
 use crate::events::{EventType, FIRST_REVISION, NewEvent, OutboxWriter, order_event};
 use crate::idempotency::{
-    Answer, BatchMember, BatchPlan, Execute, IdempotentOperation, Planned, Refusal, StepContext,
-    StepError, answer,
+    Answer, BatchMember, BatchPlan, Execute, IdempotentOperation, Planned, PlannedMember, Refusal,
+    StepContext, StepError, answer,
 };
 use crate::ports::StoreError;
 
@@ -95,6 +95,7 @@ impl IdempotentOperation for CreateOrder {
     const EVENTS: &'static [EventType] = &[ORDERS_CREATED];
     type Input = NewOrder;
     type Refusal = CreateRefusal;
+    type Reserved = OrderId;
 }
 
 impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
@@ -121,7 +122,7 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
         &self,
         tx: &mut Tx,
         members: &[BatchMember<NewOrder>],
-    ) -> Result<BatchPlan, StepError<CreateRefusal>> {
+    ) -> Result<BatchPlan<OrderId>, StepError<CreateRefusal>> {
         let ids = tx.reserve_order_ids(members.len()).await?;
         // A reference an earlier member of the batch takes is left to run alone, where its
         // own run meets the reference's unique index; the batch goes on without it.
@@ -138,7 +139,7 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
                 let Some(id) = id else { return Ok(None) };
                 let order = created(member, id);
                 Ok(Some(Planned {
-                    id: id.get(),
+                    reserved: id,
                     response: answer(Answer::Created(order.location()), order.to_json())?,
                     // Each event's id is made here, once: the events are not part of any answer.
                     events: vec![order_created(uuid::Uuid::new_v4(), &order)],
@@ -150,20 +151,14 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
     async fn execute_batch(
         &self,
         tx: &mut Tx,
-        batch: &[(&BatchMember<NewOrder>, &Planned)],
+        batch: &[PlannedMember<'_, NewOrder, OrderId>],
     ) -> Result<(), StepError<CreateRefusal>> {
         let Some(now) = batch.first().map(|(member, _)| member.context.now) else {
             return Ok(());
         };
         let rows: Vec<(OrderId, TenantId, &NewOrder)> = batch
             .iter()
-            .map(|(member, planned)| {
-                (
-                    OrderId::new(planned.id),
-                    member.context.tenant,
-                    &member.input,
-                )
-            })
+            .map(|(member, planned)| (planned.reserved, member.context.tenant, &member.input))
             .collect();
         tx.insert_orders(&rows, now).await?;
         tx.add_events(&Planned::events_of(batch)).await?;

@@ -2,14 +2,15 @@
 
 mod cancel;
 mod create;
+mod locks;
 mod order;
 mod read;
 
 pub use cancel::{
-    CancelOrder, CancelRefusal, LockedOrder, ORDERS_CANCELLED, OrderCancellation,
-    OrderCancellations,
+    CancelOrder, CancelRefusal, ORDERS_CANCELLED, OrderCancellation, OrderCancellations,
 };
 pub use create::{CreateOrder, CreateRefusal, ORDERS_CREATED, OrderRepository, order_created};
+pub use locks::{FoundOrder, LockedOrder, OrderLocks, lock_with_captures};
 #[cfg(test)]
 pub(crate) use order::sample_order;
 pub use order::{Order, OrderDocument};

@@ -223,6 +223,7 @@ impl IdempotentOperation for RefundPayment {
     const EVENTS: &'static [EventType] = &[PAYMENTS_REFUNDED];
     type Input = RefundRequest;
     type Refusal = RefundRefusal;
+    type Reserved = ();
 }
 
 impl LeasedOperation for RefundPayment {

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Mutex;
 
-use application::orders::{LockedOrder, OrderCancellations};
+use application::orders::{LockedOrder, OrderCancellations, OrderLocks};
 use application::ports::{
     CommitError, Delivery, InboxTx, InsertRecordError, NewEvent, NewRecord, NewShipment,
     OrderRepository, OutboxWriter, RecordReader, RecordTx, ReplayAuthorizer, ShipmentRepository,
@@ -54,7 +54,7 @@ mock! {
             created_at: DateTime<Utc>,
         ) -> impl Future<Output = Result<(), StepError<CreateRefusal>>> + Send;
     }
-    impl OrderCancellations for Tx {
+    impl OrderLocks for Tx {
         fn lock_order(
             &mut self,
             tenant: TenantId,
@@ -65,6 +65,8 @@ mock! {
             tenant: TenantId,
             order: OrderId,
         ) -> impl Future<Output = Result<Option<OperationState>, StoreError>> + Send;
+    }
+    impl OrderCancellations for Tx {
         fn mark_cancelled(
             &mut self,
             tenant: TenantId,

@@ -61,6 +61,7 @@ impl IdempotentOperation for AddNote {
     const PERMISSION: &'static str = "notes:write";
     type Input = NewNote;
     type Refusal = NoteRefusal;
+    type Reserved = ();
 }
 
 impl<Tx: NoteRepository + Send> Execute<Tx> for AddNote {

@@ -122,6 +122,7 @@ impl IdempotentOperation for Unbuildable {
     const PERMISSION: &'static str = "orders:create";
     type Input = NewOrder;
     type Refusal = CreateRefusal;
+    type Reserved = ();
 }
 
 impl Execute<MockTx> for Unbuildable {

@@ -66,6 +66,7 @@ impl IdempotentOperation for ReserveSeats {
     const PERMISSION: &'static str = "orders:create";
     type Input = Seats;
     type Refusal = SeatRefusal;
+    type Reserved = ();
 }
 
 impl<Tx: SeatRepository + Send> Execute<Tx> for ReserveSeats {

@@ -274,3 +274,25 @@ pub(crate) async fn a_reference_two_members_share_leaves_only_the_second_to_run_
     assert_eq!(db.count_rows("orders").await, 4);
     db.finish().await;
 }
+
+/// The answer of a request that executed; a test's setup that did not is a failed test.
+pub(crate) fn executed<R: std::fmt::Debug>(outcome: Outcome<R>) -> StoredResponse {
+    let Outcome::Executed { response, .. } = outcome else {
+        panic!("{outcome:?}")
+    };
+    response
+}
+
+/// Gives `order` (tenant 1's) a pending capture, accepted and committed as a worker would
+/// find it.
+pub(crate) async fn with_pending_capture<S: UnitOfWork>(store: &S, order: domain::OrderId)
+where
+    S::Tx: application::payments::CaptureAcceptance,
+{
+    use application::payments::CaptureAcceptance;
+    use application::ports::RecordTx;
+    let capture = tests::leased::new_capture(1, order.get(), 100, chrono::Utc::now());
+    let mut tx = store.begin().await.unwrap();
+    tx.accept_capture(&capture).await.unwrap();
+    tx.commit().await.unwrap();
+}

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use application::orders::{CancelOrder, OrderCancellation, OrderCancellations};
+use application::orders::{CancelOrder, OrderCancellation, OrderCancellations, OrderLocks};
 use application::payments::CaptureAcceptance;
 use application::payments::CapturePayment;
 use application::ports::{RecordTx, UnitOfWork};

@@ -3,13 +3,12 @@
 //! would answer it.
 
 use application::orders::{CancelOrder, CancelRefusal, OrderCancellation};
-use application::payments::CaptureAcceptance;
-use application::ports::{HookVerdict, RecordTx, UnitOfWork};
+use application::ports::HookVerdict;
 use application::{Caller, Outcome};
 use domain::{ActorId, OrderId, Reason, TenantId};
 use tests::Backend;
 
-use crate::batches::Batch;
+use crate::batches::{Batch, executed, with_pending_capture};
 use crate::cases::{coordinator, create};
 
 fn canceller(tenant: u64) -> Caller {
@@ -38,20 +37,12 @@ pub(crate) async fn a_batch_of_cancels_answers_each_member_as_arrival_order_woul
         unreachable!()
     };
     let (k, caller, input) = cancel("done", 1, done);
-    let first = coordinator(&db)
-        .run(&CancelOrder, &caller, &tests::key(&k), &input)
-        .await;
-    let Outcome::Executed {
-        response: done_answer,
-        ..
-    } = first
-    else {
-        panic!("{first:?}")
-    };
-    let capture = tests::leased::new_capture(1, pending.get(), 100, chrono::Utc::now());
-    let mut tx = db.store().begin().await.unwrap();
-    tx.accept_capture(&capture).await.unwrap();
-    tx.commit().await.unwrap();
+    let done_answer = executed(
+        coordinator(&db)
+            .run(&CancelOrder, &caller, &tests::key(&k), &input)
+            .await,
+    );
+    with_pending_capture(db.store(), pending).await;
 
     let batch = Batch {
         op: CancelOrder,

@@ -11,6 +11,7 @@ mod batch_faults;
 mod batches;
 mod cancel;
 mod cancel_batches;
+mod capture_batches;
 mod cases;
 mod embedded_writer;
 mod inbox;
@@ -61,6 +62,11 @@ macro_rules! conformance_suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn a_batch_of_cancels_answers_each_member_as_arrival_order_would() {
                 crate::cancel_batches::a_batch_of_cancels_answers_each_member_as_arrival_order_would::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_batch_of_captures_answers_each_member_as_arrival_order_would() {
+                crate::capture_batches::a_batch_of_captures_answers_each_member_as_arrival_order_would::<$backend>().await;
             }
 
             #[tokio::test]

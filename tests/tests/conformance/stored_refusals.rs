@@ -51,6 +51,7 @@ impl IdempotentOperation for LimitedOrder {
     const PERMISSION: &'static str = "orders:create";
     type Input = NewOrder;
     type Refusal = OverLimit;
+    type Reserved = ();
 }
 
 impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for LimitedOrder {

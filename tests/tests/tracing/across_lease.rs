@@ -12,7 +12,11 @@ use crate::support::{
 };
 
 /// A serving process that works captures against `provider`, `env` on top.
-fn working_server(db: &TestDb, provider: &ProviderStandIn, env: Vec<(String, String)>) -> Service {
+pub(crate) fn working_server(
+    db: &TestDb,
+    provider: &ProviderStandIn,
+    env: Vec<(String, String)>,
+) -> Service {
     let mut options = ServiceOptions::new(db.url());
     options.env = env;
     options.env.extend(

@@ -6,6 +6,7 @@
 mod across_lease;
 mod across_outbox;
 mod admin_view;
+mod batched_captures;
 mod collector_down;
 mod embedded;
 mod request;

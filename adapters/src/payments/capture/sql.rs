@@ -16,12 +16,16 @@ use diesel::sql_types::Text;
 use diesel_async::RunQueryDsl;
 use domain::OrderStatus;
 
-use crate::leased::{InsertOperation, InsertTrace, insert_operation};
-use crate::orders::TakeActiveOrder;
+use crate::leased::{
+    InsertOperation, InsertOperations, InsertTrace, InsertTraces, insert_operation,
+    insert_operations,
+};
+use crate::orders::{LockNotHeld, TakeActiveOrder, TakeActiveOrders, order_pairs};
 use crate::sql::bad_value::OutOfRange;
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Classify, Unique, refused_on};
 use crate::sql::connection::SqlConnection;
+use crate::sql::pairs_in::PairsIn;
 use crate::sql::rows::to_i64;
 use crate::sql::schema::{orders, payments};
 
@@ -126,6 +130,40 @@ where
         .map_err(C::Backend::store_error)
 }
 
+/// A batch's captures, whose orders its locking read found active and without one: the
+/// orders taken in one `UPDATE`, the operations inserted in one statement. An active
+/// capture met anyway is the refusal, which runs the batch's members alone.
+pub(crate) async fn accept_all<'a, C>(
+    conn: &mut C,
+    accepted: &'a [(&'a NewOperation, &'a tracing::Span)],
+) -> Result<(), StepError<CaptureRefusal>>
+where
+    C: SqlConnection,
+    TakeActiveOrders: QueryFragment<C::Backend>,
+    InsertOperations<'a>: QueryFragment<C::Backend> + QueryId + Send,
+    InsertTraces<'a>: QueryFragment<C::Backend> + QueryId + Send,
+{
+    let orders: Vec<_> = accepted
+        .iter()
+        .map(|(operation, _)| (operation.tenant, operation.order))
+        .collect();
+    let taken = TakeActiveOrders(PairsIn::new(
+        orders::id,
+        orders::tenant_id,
+        order_pairs(&orders)?,
+    ))
+    .execute(conn)
+    .await
+    .map_err(C::Backend::store_error)?;
+    if taken != accepted.len() {
+        return Err(StoreError::Other(Box::new(LockNotHeld)).into());
+    }
+    insert_operations(conn, accepted, |error| {
+        refused_on::<C::Backend, _>(error, ACTIVE_CAPTURE, CaptureRefusal::PaymentExists)
+    })
+    .await
+}
+
 for_both_transactions! {
     impl CaptureAcceptance {
         async fn accept_capture(
@@ -134,6 +172,16 @@ for_both_transactions! {
         ) -> Result<(), StepError<CaptureRefusal>> {
             self.run("operation insert", async |conn, _| accept(conn, operation).await)
                 .await
+        }
+
+        async fn accept_captures(
+            &mut self,
+            accepted: &[(&NewOperation, &tracing::Span)],
+        ) -> Result<(), StepError<CaptureRefusal>> {
+            self.run("operations batch insert", async |conn, _| {
+                accept_all(conn, accepted).await
+            })
+            .await
         }
     }
 }

@@ -10,7 +10,7 @@ use tracing::Instrument;
 use super::Coordinator;
 use crate::idempotency::batching::{BatchAnswer, Member, RerunCause};
 use crate::idempotency::operation::{
-    BatchMember, IdempotentOperation, Planned, StepContext, StepError, Steps,
+    BatchMember, IdempotentOperation, PlannedMember, StepContext, StepError, Steps,
 };
 use crate::idempotency::outcome::UnknownCause;
 use crate::ports::{
@@ -41,6 +41,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             .map(|m| BatchMember {
                 context: StepContext { now, ..m.context },
                 input: m.input.clone(),
+                span: m.span.clone(),
             })
             .collect();
         // Every answer is known before the first row: each record goes in complete.
@@ -54,7 +55,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             }
             Err(StepError::Store(error)) => return rolled_back(tx, ended_by(&error)).await,
         };
-        let mut batch: Vec<(&BatchMember<Op::Input>, &Planned)> = Vec::new();
+        let mut batch: Vec<PlannedMember<'_, Op::Input, Op::Reserved>> = Vec::new();
         let mut completed: Vec<(NewRecord, Completion)> = Vec::new();
         for ((member, step), planned) in members.iter().zip(&steps).zip(&plan) {
             let Some(planned) = planned else { continue };

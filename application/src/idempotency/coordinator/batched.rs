@@ -62,6 +62,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 now,
             },
             input: request.input.clone(),
+            span: tracing::Span::current(),
         };
         let (slot, entries) = match batching.queue::<Op>().join(member) {
             Joined::Drive(slot, entries) => (slot, entries),

@@ -1,38 +1,27 @@
 //! Cancels that arrive together (`docs/storage.md#batched-operations`): every member's order
-//! locked in one statement, the captures of the active ones in another, each member decided
-//! in arrival order on what it found. A member that would be refused, or whose order an
-//! earlier member cancels, runs alone after the batch: its own run gives its refusal, after
-//! its key's record, as ever.
+//! locked in one statement, the captures of the active ones in another
+//! (`orders/locks.rs`), each member decided in arrival order on what it found. A member
+//! that would be refused, or whose order an earlier member cancels, runs alone after the
+//! batch: its own run gives its refusal, after its key's record, as ever.
 
 use std::collections::HashSet;
 
 use domain::{OrderId, TenantId};
 
+use super::super::lock_with_captures;
 use super::{CancelRefusal, OrderCancellation, OrderCancellations, cancellable, planned};
 use crate::events::OutboxWriter;
-use crate::idempotency::{BatchMember, BatchPlan, Planned, StepError};
+use crate::idempotency::{BatchMember, BatchPlan, Planned, PlannedMember, StepError};
 
 pub(super) async fn plan<Tx: OrderCancellations + Send>(
     tx: &mut Tx,
     members: &[BatchMember<OrderCancellation>],
-) -> Result<BatchPlan, StepError<CancelRefusal>> {
+) -> Result<BatchPlan<()>, StepError<CancelRefusal>> {
     let orders: Vec<(TenantId, OrderId)> = members
         .iter()
         .map(|member| (member.context.tenant, member.input.order))
         .collect();
-    let found = tx.lock_orders(&orders).await?;
-    // As alone, the captures are read only of the orders that could be cancelled.
-    let active: Vec<(TenantId, OrderId)> = orders
-        .iter()
-        .zip(&found)
-        .filter(|(_, found)| cancellable(found.as_ref()).is_ok())
-        .map(|(order, _)| *order)
-        .collect();
-    let captures = if active.is_empty() {
-        Vec::new()
-    } else {
-        tx.blocking_captures(&active).await?
-    };
+    let found = lock_with_captures(tx, &orders).await?;
     let mut seen = HashSet::new();
     let mut plan = Vec::with_capacity(members.len());
     for ((member, order), found) in members.iter().zip(&orders).zip(&found) {
@@ -41,17 +30,13 @@ pub(super) async fn plan<Tx: OrderCancellations + Send>(
             plan.push(None);
             continue;
         }
-        let Ok(found) = cancellable(found.as_ref()) else {
+        let Ok(locked) = cancellable(found.order.as_ref()) else {
             plan.push(None);
             continue;
         };
-        let capture = active
-            .iter()
-            .position(|candidate| candidate == order)
-            .and_then(|at| captures.get(at).copied().flatten());
-        plan.push(match planned(found, capture, member.context.now) {
+        plan.push(match planned(locked, found.capture, member.context.now) {
             Ok(cancel) => Some(Planned {
-                id: order.1.get(),
+                reserved: (),
                 response: cancel.response,
                 events: vec![cancel.event],
             }),
@@ -61,10 +46,9 @@ pub(super) async fn plan<Tx: OrderCancellations + Send>(
     }
     Ok(plan)
 }
-
 pub(super) async fn write<Tx: OrderCancellations + OutboxWriter + Send>(
     tx: &mut Tx,
-    batch: &[(&BatchMember<OrderCancellation>, &Planned)],
+    batch: &[PlannedMember<'_, OrderCancellation, ()>],
 ) -> Result<(), StepError<CancelRefusal>> {
     let Some(now) = batch.first().map(|(member, _)| member.context.now) else {
         return Ok(());

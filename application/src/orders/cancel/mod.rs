@@ -6,17 +6,17 @@ use domain::{
     FingerprintVersion, Fingerprinted, OperationState, OrderId, OrderStatus, Reason, StoredResponse,
 };
 
-use super::Order;
+use super::{LockedOrder, Order};
 use crate::events::{EventType, NewEvent, OutboxWriter, order_event};
 use crate::idempotency::{
-    Answer, BatchMember, BatchPlan, Execute, IdempotentOperation, NOT_FOUND, Planned, Refusal,
-    StepContext, StepError, answer,
+    Answer, BatchMember, BatchPlan, Execute, IdempotentOperation, NOT_FOUND, PlannedMember,
+    Refusal, StepContext, StepError, answer,
 };
 
 mod batched;
 mod port;
 
-pub use port::{LockedOrder, OrderCancellations};
+pub use port::OrderCancellations;
 
 /// Written with every cancel, in its transaction.
 pub const ORDERS_CANCELLED: EventType = EventType::about_order("orders.cancelled.v1");
@@ -76,6 +76,7 @@ impl IdempotentOperation for CancelOrder {
     const EVENTS: &'static [EventType] = &[ORDERS_CANCELLED];
     type Input = OrderCancellation;
     type Refusal = CancelRefusal;
+    type Reserved = ();
 }
 
 impl<Tx: OrderCancellations + OutboxWriter + Send> Execute<Tx> for CancelOrder {
@@ -110,14 +111,14 @@ impl<Tx: OrderCancellations + OutboxWriter + Send> Execute<Tx> for CancelOrder {
         &self,
         tx: &mut Tx,
         members: &[BatchMember<OrderCancellation>],
-    ) -> Result<BatchPlan, StepError<CancelRefusal>> {
+    ) -> Result<BatchPlan<()>, StepError<CancelRefusal>> {
         batched::plan(tx, members).await
     }
 
     async fn execute_batch(
         &self,
         tx: &mut Tx,
-        batch: &[(&BatchMember<OrderCancellation>, &Planned)],
+        batch: &[PlannedMember<'_, OrderCancellation, ()>],
     ) -> Result<(), StepError<CancelRefusal>> {
         batched::write(tx, batch).await
     }

@@ -6,18 +6,23 @@ use std::future::Future;
 
 use domain::{Amount, Currency, OrderId, PaymentCapture, PaymentInputError};
 use serde::{Deserialize, Serialize};
+use tracing::Instrument;
 
 use super::events::write_payment_event;
 use super::provider::PaymentProvider;
 use crate::events::{EventType, OrderRevisions, OutboxWriter};
 use crate::idempotency::{
-    Execute, IdempotentOperation, NOT_FOUND, Refusal, StepContext, StepError,
+    BatchMember, BatchPlan, Execute, IdempotentOperation, NOT_FOUND, PlannedMember, Refusal,
+    StepContext, StepError,
 };
 use crate::leased::{
     CallNames, CallOut, Definite, Ended, EndedAs, LeasedOperation, NewOperation, NoAnswer,
     ProviderAnswer, RecordOutcome, Work,
 };
+use crate::orders::OrderLocks;
 use crate::ports::StoreError;
+
+mod batched;
 
 /// Written when a capture succeeds, in the transaction that records it.
 pub const PAYMENTS_CAPTURED: EventType = EventType::about_order("payments.captured.v1");
@@ -124,6 +129,30 @@ pub trait CaptureAcceptance {
         &mut self,
         operation: &NewOperation,
     ) -> impl Future<Output = Result<(), StepError<CaptureRefusal>>> + Send;
+
+    /// The acceptance of each of `accepted`, whose orders a batch found locked, active and
+    /// without a capture: the orders taken in one statement, the operations inserted in
+    /// another where the store can. Each operation keeps the trace of the request in whose
+    /// span it came.
+    ///
+    /// # Errors
+    /// As [`CaptureAcceptance::accept_capture`]'s: any refusal fails the whole batch.
+    fn accept_captures(
+        &mut self,
+        accepted: &[(&NewOperation, &tracing::Span)],
+    ) -> impl Future<Output = Result<(), StepError<CaptureRefusal>>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            for (operation, span) in accepted {
+                self.accept_capture(operation)
+                    .instrument((*span).clone())
+                    .await?;
+            }
+            Ok(())
+        }
+    }
 }
 
 /// The capture's writes when it succeeds.
@@ -142,6 +171,7 @@ impl IdempotentOperation for CapturePayment {
     const EVENTS: &'static [EventType] = &[PAYMENTS_CAPTURED];
     type Input = PaymentCapture;
     type Refusal = CaptureRefusal;
+    type Reserved = NewOperation;
 }
 
 impl LeasedOperation for CapturePayment {
@@ -155,20 +185,46 @@ impl LeasedOperation for CapturePayment {
     };
 }
 
-impl<Tx: CaptureAcceptance + Send> Execute<Tx> for CapturePayment {
+impl<Tx: CaptureAcceptance + OrderLocks + Send> Execute<Tx> for CapturePayment {
     async fn execute(
         &self,
         tx: &mut Tx,
         context: StepContext,
         input: &PaymentCapture,
     ) -> Result<domain::StoredResponse, StepError<CaptureRefusal>> {
-        let job = CaptureJob {
-            amount: input.amount,
-            currency: input.currency,
-        };
-        let operation = NewOperation::of::<Self>(context, input.order, &job)?;
+        let operation = NewOperation::of::<Self>(context, input.order, &job_of(input))?;
         tx.accept_capture(&operation).await?;
         operation.accepted()
+    }
+
+    /// Every member's order locked in one statement and their captures read in another,
+    /// each member decided in arrival order, then one write of the orders and one of the
+    /// operations (`batched.rs`). Alone, a capture takes the order by its `UPDATE`; in a
+    /// batch the locking read comes first, so the plan knows which members may go in.
+    const BATCHED: bool = true;
+
+    async fn plan_batch(
+        &self,
+        tx: &mut Tx,
+        members: &[BatchMember<PaymentCapture>],
+    ) -> Result<BatchPlan<NewOperation>, StepError<CaptureRefusal>> {
+        batched::plan(tx, members).await
+    }
+
+    async fn execute_batch(
+        &self,
+        tx: &mut Tx,
+        batch: &[PlannedMember<'_, PaymentCapture, NewOperation>],
+    ) -> Result<(), StepError<CaptureRefusal>> {
+        batched::write(tx, batch).await
+    }
+}
+
+/// What the worker charges for `input`.
+fn job_of(input: &PaymentCapture) -> CaptureJob {
+    CaptureJob {
+        amount: input.amount,
+        currency: input.currency,
     }
 }
 
