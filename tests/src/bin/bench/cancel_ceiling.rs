@@ -3,39 +3,14 @@
 //! its lock, read its blocking capture under its lock, mark the order cancelled, insert its
 //! event, complete the record, `COMMIT`. Seven round trips, as the service's single cancel.
 
-use diesel::QueryResult;
-use diesel::mysql::Mysql;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
-use diesel_async::{AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncMysqlConnection, RunQueryDsl};
 
-use crate::ceiling::{Complete, insert_record, now, outbox};
+use crate::ceiling::{complete_and_commit, insert_record, now, outbox};
+use crate::statement::statement;
 
-/// The cancel's three hand-written statements, each a type of its own with a static query
-/// id, so that each is prepared once per connection, as the service's are (diesel never
-/// caches `sql_query`).
-macro_rules! statement {
-    ($name:ident, $sql:literal, |$self_:ident, $out:ident| $binds:block) => {
-        struct $name {
-            order: i64,
-        }
-
-        impl QueryId for $name {
-            type QueryId = $name;
-            const HAS_STATIC_QUERY_ID: bool = true;
-        }
-
-        impl QueryFragment<Mysql> for $name {
-            fn walk_ast<'b>(&'b $self_, mut $out: AstPass<'_, 'b, Mysql>) -> QueryResult<()> {
-                $out.push_sql($sql);
-                $binds
-                Ok(())
-            }
-        }
-    };
-}
-
+// Each statement a type of its own with a static query id (`statement.rs`).
 statement!(
     LockOrder,
     "SELECT id, tenant_id, client_order_ref, sku, quantity, created_at, status, \
@@ -95,14 +70,5 @@ pub(crate) async fn cancel(conn: &mut AsyncMysqlConnection, key: &str, order: i6
         .execute(conn)
         .await
         .expect("ceiling outbox insert");
-    Complete {
-        operation: CANCEL,
-        key: key.as_bytes(),
-        body: br#"{"status":"cancelled"}"#,
-        at: now(),
-    }
-    .execute(conn)
-    .await
-    .expect("ceiling record update");
-    conn.batch_execute("COMMIT").await.expect("COMMIT");
+    complete_and_commit(conn, CANCEL, key, br#"{"status":"cancelled"}"#).await;
 }

@@ -21,6 +21,7 @@ use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl, SimpleAsyncConnection};
 
 use crate::cancel_ceiling::cancel;
+use crate::capture_ceiling::capture;
 use crate::floor::insert_floor_order;
 use crate::order_ids::reserve_order_ids;
 
@@ -111,10 +112,21 @@ pub(crate) async fn create(conn: &mut AsyncMysqlConnection, key: &str, order_id:
     let body = format!(
         r#"{{"orderId":"1","clientOrderRef":"{key}","sku":"SKU-1","quantity":1,"createdAt":"2026-01-01T00:00:00.000000Z"}}"#
     );
+    complete_and_commit(conn, OPERATION, key, body.as_bytes()).await;
+}
+
+/// The design's last two statements of every write: the record completed with `body`,
+/// then `COMMIT`.
+pub(crate) async fn complete_and_commit(
+    conn: &mut AsyncMysqlConnection,
+    operation: &[u8],
+    key: &str,
+    body: &[u8],
+) {
     Complete {
-        operation: OPERATION,
+        operation,
         key: key.as_bytes(),
-        body: body.as_bytes(),
+        body,
         at: now(),
     }
     .execute(conn)
@@ -144,7 +156,7 @@ pub(crate) async fn insert_record(conn: &mut AsyncMysqlConnection, operation: &[
 
 /// The completion by the record's unique key, as a query type with a static query id, so
 /// it is prepared once per connection like the service's own completion.
-pub(crate) struct Complete<'a> {
+struct Complete<'a> {
     pub(crate) operation: &'a [u8],
     pub(crate) key: &'a [u8],
     pub(crate) body: &'a [u8],
@@ -227,6 +239,9 @@ pub(crate) enum Work {
     Floor,
     /// Cancels of the orders whose ids are given (`cancel_ceiling.rs`), each once.
     Cancel,
+    /// Capture acceptances of the orders whose ids are given (`capture_ceiling.rs`), each
+    /// once.
+    Capture,
 }
 
 /// The creation's second statement, under an id reserved beforehand as the service's are
@@ -276,7 +291,7 @@ pub(crate) async fn measure(
             tokio::spawn(async move {
                 let mut conn = pool.get().await.expect("ceiling connection");
                 let writes = matches!(work, Work::Create | Work::Mixed);
-                let transactions = writes || matches!(work, Work::Cancel);
+                let transactions = writes || matches!(work, Work::Cancel | Work::Capture);
                 // More than a phase can create, for this worker alone.
                 let first_id = if writes {
                     reserve_order_ids(&mut conn, 10_000_000).await
@@ -299,10 +314,14 @@ pub(crate) async fn measure(
                         }
                         Work::Mixed => create(&mut conn, &key, order_id).await,
                         Work::Floor => insert_floor_order(&mut conn, &key).await,
-                        Work::Cancel => {
+                        Work::Cancel | Work::Capture => {
                             let order = &read_keys[(i * concurrency + w) % read_keys.len()];
                             let order = order.parse().expect("an order id");
-                            cancel(&mut conn, &key, order).await;
+                            if matches!(work, Work::Cancel) {
+                                cancel(&mut conn, &key, order).await;
+                            } else {
+                                capture(&mut conn, &key, order).await;
+                            }
                         }
                     }
                     done.fetch_add(1, Ordering::Relaxed);

@@ -35,6 +35,15 @@ impl Request {
         }
     }
 
+    /// A capture of 1500 JPY on order `order`, under a key of its own.
+    pub(crate) fn capture(order: u64) -> Self {
+        Self {
+            path: format!("/api/orders/{order}/payments"),
+            key: format!("capture-{order}"),
+            body: tests::capture_json(1500, "JPY"),
+        }
+    }
+
     /// A cancel of order `order`, under a key of its own.
     pub(crate) fn cancel(order: u64) -> Self {
         Self {

@@ -19,6 +19,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod cancel_ceiling;
+mod capture_ceiling;
 mod ceiling;
 mod cost;
 mod embedded;
@@ -35,6 +36,7 @@ mod rs256;
 mod run_info;
 mod scenarios;
 mod seed;
+mod statement;
 mod targets;
 mod tracing_cost;
 mod wire;
@@ -125,6 +127,9 @@ fn main() {
     }
     if wanted("cancel") {
         scenarios.push(bench.cancel());
+    }
+    if wanted("capture") {
+        scenarios.push(bench.capture());
     }
     if wanted("refund") {
         scenarios.push(bench.refund());

@@ -22,9 +22,10 @@ const STORM_KEYS: usize = 200;
 const STORM_WIDTH: usize = 64;
 /// The ceiling's connections: as many as its largest concurrency.
 pub(crate) const CEILING_CONNECTIONS: usize = 32;
-/// Orders written for the cancel scenario: more than it can cancel in its phase.
-const CANCEL_ORDERS: u64 = 60_000;
-const CANCEL_CONCURRENCY: usize = 32;
+/// Orders written for a scenario that works each order once (cancel, capture): more than
+/// it can work in its phase; and its clients.
+const ONCE_PER_ORDER_ORDERS: u64 = 60_000;
+const ONCE_PER_ORDER_CONCURRENCY: usize = 32;
 /// Captured orders for the refund scenario, and its clients.
 const REFUND_ORDERS: u64 = 2_000;
 const REFUND_CONCURRENCY: usize = 32;
@@ -36,6 +37,15 @@ fn distinct_keys(run: &Run) -> usize {
         .map(|s| s.key.as_str())
         .collect::<HashSet<_>>()
         .len()
+}
+
+/// A scenario of [`Bench::once_per_order`]: its name (also its orders' prefix), its
+/// ceiling's work, its request of an order, and the count of orders it worked.
+struct OncePerOrder {
+    name: &'static str,
+    work: Work,
+    request: fn(u64) -> Request,
+    done: &'static str,
 }
 
 /// The server a phase is sent to.
@@ -234,37 +244,71 @@ impl Bench {
         report::scenario("storm", STORM_WIDTH, &run, STORM_KEYS, made, cost, None)
     }
 
-    /// Cancels of active orders, each order once, under a key of its own. The orders (with
-    /// their created events) are written by SQL beforehand, and as many again for the
-    /// ceiling, which cancels them with the single cancel's SQL.
+    /// Cancels of active orders, each order once, under a key of its own.
     pub(crate) fn cancel(&self) -> Scenario {
+        self.once_per_order(OncePerOrder {
+            name: "cancel",
+            work: Work::Cancel,
+            request: Request::cancel,
+            done: "SELECT COUNT(*) AS n FROM orders WHERE status = 'CANCELLED' \
+                   AND client_order_ref LIKE 'cancel-%'",
+        })
+    }
+
+    /// Capture acceptances of active orders, each order once, under a key of its own: the
+    /// acceptance's cost (the order taken, the operation inserted). No worker runs, so
+    /// every capture stays pending.
+    pub(crate) fn capture(&self) -> Scenario {
+        self.once_per_order(OncePerOrder {
+            name: "capture",
+            work: Work::Capture,
+            request: Request::capture,
+            done: "SELECT COUNT(*) AS n FROM operations \
+                   WHERE operation_type = 'payments.capture.v1' AND order_id IN \
+                   (SELECT id FROM orders WHERE client_order_ref LIKE 'capture-%')",
+        })
+    }
+
+    /// An operation on each of many active orders once, under a key of its own. The orders
+    /// (with their created events) are written by SQL beforehand, and as many again for the
+    /// ceiling, which runs the operation's single design SQL on them.
+    fn once_per_order(&self, scenario: OncePerOrder) -> Scenario {
+        let OncePerOrder {
+            name,
+            work,
+            request,
+            done,
+        } = scenario;
         let orders = Arc::new(self.runtime.block_on(seed::active_orders(
             &self.pool,
-            "cancel-",
-            CANCEL_ORDERS,
+            &format!("{name}-"),
+            ONCE_PER_ORDER_ORDERS,
         )));
-        let (run, cost) = self.load(CANCEL_CONCURRENCY, self.duration, move |w, i| {
-            Request::cancel(orders[(i * CANCEL_CONCURRENCY + w) % orders.len()])
+        let (run, cost) = self.load(ONCE_PER_ORDER_CONCURRENCY, self.duration, move |w, i| {
+            request(orders[(i * ONCE_PER_ORDER_CONCURRENCY + w) % orders.len()])
         });
-        let cancelled = usize::try_from(self.runtime.block_on(self.db.count(
-            "SELECT COUNT(*) AS n FROM orders WHERE status = 'CANCELLED' \
-                 AND client_order_ref LIKE 'cancel-%'",
-        )))
-        .unwrap_or(0);
-        let keys = distinct_keys(&run);
+        let done = usize::try_from(self.runtime.block_on(self.db.count(done))).unwrap_or(0);
+        let keys = run
+            .samples
+            .iter()
+            .filter(|s| matches!(s.status, 200 | 202))
+            .map(|s| s.key.as_str())
+            .collect::<HashSet<_>>()
+            .len();
         let ceiling_orders = self.runtime.block_on(seed::active_orders(
             &self.pool,
-            "ceil-cancel-",
-            CANCEL_ORDERS,
+            &format!("ceil-{name}-"),
+            ONCE_PER_ORDER_ORDERS,
         ));
         let ids = ceiling_orders.iter().map(u64::to_string).collect();
-        let roof = self.ceiling("ceil-cancel", Work::Cancel, CANCEL_CONCURRENCY, ids);
+        let label = format!("ceil-{name}");
+        let roof = self.ceiling(&label, work, ONCE_PER_ORDER_CONCURRENCY, ids);
         report::scenario(
-            "cancel",
-            CANCEL_CONCURRENCY,
+            name,
+            ONCE_PER_ORDER_CONCURRENCY,
             &run,
             keys,
-            cancelled,
+            done,
             cost,
             Some(roof),
         )

@@ -73,6 +73,14 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
             at_most(commands("cancel"), 1.0),
         ),
         (
+            "capture acceptance ratio (against the single acceptance's design SQL) >= 1.5",
+            at_least(ratio("capture"), 1.5),
+        ),
+        (
+            "db commands per capture acceptance <= 1.0",
+            at_most(commands("capture"), 1.0),
+        ),
+        (
             "mixed ratio (against its design SQL) >= 1.5",
             at_least(ratio("mixed"), 1.5),
         ),
