@@ -21,5 +21,5 @@ pub use migrate::MigrateError;
 pub use nodes::node_urls;
 pub use probes::ServerInfo;
 pub use relay::MysqlClaim;
-pub use store::{ConnectError, MysqlConfig, MysqlStore};
+pub use store::{BATCH_LOCK_WAIT_SECS, ConnectError, MysqlConfig, MysqlStore};
 pub use transaction::MysqlTx;

@@ -42,3 +42,30 @@ impl MysqlStore {
         .await
     }
 }
+
+/// A session variable read back as a number.
+#[derive(QueryableByName)]
+struct Seconds {
+    #[diesel(sql_type = BigInt)]
+    seconds: i64,
+}
+
+impl MysqlStore {
+    /// `innodb_lock_wait_timeout` as a batch's transaction sees it: how long one member's
+    /// lock wait can hold the batch (`docs/storage.md#batched-operations`).
+    pub async fn batch_lock_wait_secs(&self) -> Result<i64, StoreError> {
+        let mut tx = self.begin_with(None, true).await?;
+        let read = tx
+            .run("batch lock wait", async |conn, _| {
+                diesel::sql_query(
+                    "SELECT CAST(@@SESSION.innodb_lock_wait_timeout AS SIGNED) AS seconds",
+                )
+                .get_result::<Seconds>(conn)
+                .await
+                .map_err(store_error)
+            })
+            .await;
+        let _ = application::ports::RecordTx::rollback(tx).await;
+        read.map(|row| row.seconds)
+    }
+}

@@ -34,6 +34,12 @@ impl Detach for PooledConnection {
     }
 }
 
+/// How long a batch's statement waits on a lock another transaction holds
+/// (`docs/storage.md#batched-operations`): one member waiting on another request's key or
+/// row holds the batch's other members at most this long, then the batch runs its members
+/// alone, each with the full lock wait. MySQL's smallest `innodb_lock_wait_timeout`.
+pub const BATCH_LOCK_WAIT_SECS: u32 = 1;
+
 #[derive(Debug, Clone)]
 pub struct MysqlConfig {
     /// `mysql://user:pass@host:port/db?opts`, several `host:port` allowed (see
@@ -110,15 +116,11 @@ impl MysqlStore {
     pub fn lazy(config: &MysqlConfig) -> Result<Self, ConnectError> {
         let learnt = Learnt::default();
         let nodes = Arc::new(node_urls(&config.url));
-        let pool = |mode: SessionMode, max_size: usize| {
+        let lock_wait = config.lock_wait_timeout_secs;
+        let pool = |mode: SessionMode, lock_wait: u32, max_size: usize| {
             let manager = AsyncDieselConnectionManager::<AsyncMysqlConnection>::new_with_config(
                 &config.url,
-                manager_config(
-                    Arc::clone(&nodes),
-                    config.lock_wait_timeout_secs,
-                    learnt.clone(),
-                    mode,
-                ),
+                manager_config(Arc::clone(&nodes), lock_wait, learnt.clone(), mode),
             );
             let mut pool = Pool::builder(manager).max_size(max_size);
             if nodes.len() > 1 {
@@ -127,11 +129,12 @@ impl MysqlStore {
             pool.build().map_err(ConnectError::Pool)
         };
         Ok(Self {
-            pool: pool(SessionMode::Autocommit, config.max_connections)?,
-            transactions: pool(SessionMode::Transactions, config.max_connections)?,
+            pool: pool(SessionMode::Autocommit, lock_wait, config.max_connections)?,
+            transactions: pool(SessionMode::Transactions, lock_wait, config.max_connections)?,
             // As many as batches in flight by default, until told otherwise.
             batches: pool(
                 SessionMode::Transactions,
+                lock_wait.min(BATCH_LOCK_WAIT_SECS),
                 BatchSettings::default().max_in_flight,
             )?,
             learnt,

@@ -8,6 +8,7 @@
 mod acceptance;
 mod admin;
 mod batch_faults;
+mod batch_lock_wait;
 mod batches;
 mod cancel;
 mod cancel_batches;
