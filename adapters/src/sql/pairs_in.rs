@@ -8,42 +8,45 @@ use diesel::backend::Backend;
 use diesel::expression::{AppearsOnTable, Expression, ValidGrouping, is_aggregate};
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, Bool};
+use diesel::sql_types::{BigInt, Bool, HasSqlType};
 
+/// `a` is a `BIGINT` column; `b` any column, its values `W` (an id, or bytes such as a
+/// `clientOrderRef`).
 #[derive(Debug, Clone)]
-pub(crate) struct PairsIn<A, B> {
+pub(crate) struct PairsIn<A, B, W = i64> {
     a: A,
     b: B,
-    pairs: Vec<(i64, i64)>,
+    pairs: Vec<(i64, W)>,
 }
 
-impl<A, B> PairsIn<A, B> {
-    pub(crate) fn new(a: A, b: B, pairs: Vec<(i64, i64)>) -> Self {
+impl<A, B, W> PairsIn<A, B, W> {
+    pub(crate) fn new(a: A, b: B, pairs: Vec<(i64, W)>) -> Self {
         Self { a, b, pairs }
     }
 }
 
-impl<A, B> Expression for PairsIn<A, B> {
+impl<A, B, W> Expression for PairsIn<A, B, W> {
     type SqlType = Bool;
 }
 
-impl<A: AppearsOnTable<QS>, B: AppearsOnTable<QS>, QS> AppearsOnTable<QS> for PairsIn<A, B> {}
+impl<A: AppearsOnTable<QS>, B: AppearsOnTable<QS>, QS, W> AppearsOnTable<QS> for PairsIn<A, B, W> {}
 
-impl<A, B, GroupBy> ValidGrouping<GroupBy> for PairsIn<A, B> {
+impl<A, B, W, GroupBy> ValidGrouping<GroupBy> for PairsIn<A, B, W> {
     type IsAggregate = is_aggregate::Never;
 }
 
-impl<A, B> QueryId for PairsIn<A, B> {
+impl<A, B, W> QueryId for PairsIn<A, B, W> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<DB, A, B> QueryFragment<DB> for PairsIn<A, B>
+impl<DB, A, B, W> QueryFragment<DB> for PairsIn<A, B, W>
 where
-    DB: Backend,
+    DB: Backend + HasSqlType<B::SqlType>,
     A: QueryFragment<DB>,
-    B: QueryFragment<DB>,
+    B: QueryFragment<DB> + Expression,
     i64: ToSql<BigInt, DB>,
+    W: ToSql<B::SqlType, DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         if self.pairs.is_empty() {
@@ -62,7 +65,7 @@ where
             out.push_sql(" AND ");
             self.b.walk_ast(out.reborrow())?;
             out.push_sql(" = ");
-            out.push_bind_param::<BigInt, _>(b)?;
+            out.push_bind_param::<B::SqlType, _>(b)?;
             out.push_sql(")");
         }
         out.push_sql(")");

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use domain::{ExistingRecord, StoredResponse};
 
 use super::batch_queue::{BatchQueue, BatchSettings};
+use super::batch_shares::RecentShares;
 use super::operation::{IdempotentOperation, StepContext};
 use super::outcome::UnknownCause;
 use crate::ports::NewRecord;
@@ -93,15 +94,10 @@ type Queues = HashMap<&'static str, Arc<dyn Any + Send + Sync>>;
 pub struct Batching {
     settings: BatchSettings,
     queues: Mutex<Queues>,
-    /// Per operation, the share of recent batches' members whose key already had a record
-    /// (`docs/storage.md#a-batchs-read-of-its-keys`).
-    found: Mutex<HashMap<&'static str, f64>>,
+    /// What each operation's recent batches met.
+    recent: RecentShares,
     observer: Arc<dyn BatchObserver>,
 }
-
-/// Below this share of members found, a batch skips the keys' read: a load of new keys pays
-/// for no read, and one taken key among them (a rerun) turns the read back on.
-const READ_FROM_SHARE: f64 = 0.02;
 
 impl std::fmt::Debug for Batching {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -117,7 +113,7 @@ impl Batching {
         Self {
             settings,
             queues: Mutex::new(HashMap::new()),
-            found: Mutex::new(HashMap::new()),
+            recent: RecentShares::default(),
             observer: Arc::new(NoBatchObserver),
         }
     }
@@ -134,26 +130,9 @@ impl Batching {
         self.queue::<Op>().waiting()
     }
 
-    /// Whether `Op`'s next batch reads its keys first: at first, and while recent batches
-    /// found records among their keys.
-    pub(crate) fn reads_keys(&self, operation: &'static str) -> bool {
-        let found = self.found.lock().unwrap_or_else(PoisonError::into_inner);
-        found.get(operation).copied().unwrap_or(1.0) >= READ_FROM_SHARE
-    }
-
-    /// A batch's read found `found` of its `members` keys with a record: each batch moves
-    /// the share a quarter of the way to its own.
-    pub(crate) fn read_found(&self, operation: &'static str, found: usize, members: usize) {
-        let own = found as f64 / members.max(1) as f64;
-        let mut shares = self.found.lock().unwrap_or_else(PoisonError::into_inner);
-        let share = shares.entry(operation).or_insert(1.0);
-        *share += (own - *share) / 4.0;
-    }
-
-    /// A batch that skipped the read met a taken key: the next ones read again.
-    pub(crate) fn key_taken(&self, operation: &'static str) {
-        let mut shares = self.found.lock().unwrap_or_else(PoisonError::into_inner);
-        shares.insert(operation, 1.0);
+    /// What `Op`'s recent batches met, which decides what its next one does first.
+    pub(crate) fn recent(&self) -> &RecentShares {
+        &self.recent
     }
 
     pub(crate) fn observer(&self) -> &dyn BatchObserver {
@@ -182,7 +161,6 @@ mod tests {
 
     use super::*;
     use crate::CreateOrder;
-    use crate::orders::CancelOrder;
 
     fn member() -> Member<NewOrder> {
         let (tenant, actor) = (TenantId::parse(1).unwrap(), ActorId::parse(1).unwrap());
@@ -222,36 +200,6 @@ mod tests {
             batching.waiting::<CreateOrder>(),
             1,
             "the same queue, its slot taken"
-        );
-    }
-
-    #[test]
-    fn batches_read_their_keys_until_they_find_none_and_again_after_a_taken_key() {
-        let batching = Batching::new(BatchSettings::default());
-        let op = CreateOrder::NAME;
-        assert!(batching.reads_keys(op), "at first");
-        for _ in 0..4 {
-            batching.read_found(op, 1, 5);
-        }
-        assert!(
-            batching.reads_keys(op),
-            "while a fifth of the keys are retries"
-        );
-        let mut batches = 0;
-        while batching.reads_keys(op) {
-            batching.read_found(op, 0, 8);
-            batches += 1;
-            assert!(batches < 20, "never stopped reading");
-        }
-        assert!(batches > 5, "stopped after {batches} batches");
-        batching.key_taken(op);
-        assert!(
-            batching.reads_keys(op),
-            "a taken key turns the read back on"
-        );
-        assert!(
-            batching.reads_keys(CancelOrder::NAME),
-            "each operation its own"
         );
     }
 

@@ -2,6 +2,7 @@
 
 mod answer;
 mod batch_queue;
+mod batch_shares;
 mod batching;
 mod coordinator;
 mod in_flight;

@@ -52,10 +52,15 @@ pub trait Execute<Tx>: IdempotentOperation {
     /// it alone may find (a refusal, another member's row): that member runs alone after
     /// the batch. The planned members' records are then inserted already complete. An error
     /// fails the whole batch, and every member then runs alone through [`Execute::execute`].
+    ///
+    /// `wary` while recent batches of the operation were refused: a plan that can read what
+    /// would refuse a member (a create's taken references) reads it then and leaves that
+    /// member alone, so one refusal does not send the whole batch to run alone again.
     fn plan_batch(
         &self,
         _tx: &mut Tx,
         _members: &[BatchMember<Self::Input>],
+        _wary: bool,
     ) -> impl Future<Output = Result<BatchPlan<Self::Reserved>, StepError<Self::Refusal>>> + Send
     where
         Tx: Send,
@@ -137,6 +142,7 @@ pub trait Steps<Op: IdempotentOperation>: Send {
         &mut self,
         op: &Op,
         members: &[BatchMember<Op::Input>],
+        wary: bool,
     ) -> impl Future<Output = Result<BatchPlan<Op::Reserved>, StepError<Op::Refusal>>> + Send;
 
     fn step_batch(
@@ -160,8 +166,9 @@ impl<Tx: Send, Op: Execute<Tx>> Steps<Op> for Tx {
         &mut self,
         op: &Op,
         members: &[BatchMember<Op::Input>],
+        wary: bool,
     ) -> impl Future<Output = Result<BatchPlan<Op::Reserved>, StepError<Op::Refusal>>> + Send {
-        op.plan_batch(self, members)
+        op.plan_batch(self, members, wary)
     }
 
     fn step_batch(

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
-use domain::{NewOrder, OrderId, StoredResponse, TenantId};
+use domain::{ClientOrderRef, NewOrder, OrderId, StoredResponse, TenantId};
 
 use super::Order;
 use crate::events::{EventType, FIRST_REVISION, NewEvent, OutboxWriter, order_event};
@@ -87,6 +87,17 @@ pub trait OrderRepository {
         orders: &[(OrderId, TenantId, &NewOrder)],
         created_at: DateTime<Utc>,
     ) -> impl Future<Output = Result<(), StepError<CreateRefusal>>> + Send;
+
+    /// Of each `(tenant, clientOrderRef)`, in order, whether an order already has it: a
+    /// wary batch's read, in one statement where the store can. Not a lock: a reference
+    /// taken after it still meets the unique index.
+    ///
+    /// # Errors
+    /// When the store cannot read now.
+    fn taken_references(
+        &mut self,
+        references: &[(TenantId, &ClientOrderRef)],
+    ) -> impl Future<Output = Result<Vec<bool>, StoreError>> + Send;
 }
 
 impl IdempotentOperation for CreateOrder {
@@ -118,11 +129,23 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
     /// one of their events (`docs/storage.md#batched-operations`).
     const BATCHED: bool = true;
 
+    /// Wary, the references are read first: a member whose reference an order already
+    /// has runs alone and is refused there, instead of failing the batch's insert.
     async fn plan_batch(
         &self,
         tx: &mut Tx,
         members: &[BatchMember<NewOrder>],
+        wary: bool,
     ) -> Result<BatchPlan<OrderId>, StepError<CreateRefusal>> {
+        let taken = if wary {
+            let references: Vec<_> = members
+                .iter()
+                .map(|member| (member.context.tenant, &member.input.client_order_ref))
+                .collect();
+            tx.taken_references(&references).await?
+        } else {
+            Vec::new()
+        };
         let ids = tx.reserve_order_ids(members.len()).await?;
         // A reference an earlier member of the batch takes is left to run alone, where its
         // own run meets the reference's unique index; the batch goes on without it.
@@ -131,9 +154,10 @@ impl<Tx: OrderRepository + OutboxWriter + Send> Execute<Tx> for CreateOrder {
         members
             .iter()
             .zip(ids.into_iter().map(Some).chain(std::iter::repeat(None)))
-            .map(|(member, id)| {
+            .enumerate()
+            .map(|(n, (member, id))| {
                 let reference = (member.context.tenant, member.input.client_order_ref.clone());
-                if !references.insert(reference) {
+                if !references.insert(reference) || taken.get(n).copied().unwrap_or(false) {
                     return Ok(None);
                 }
                 let Some(id) = id else { return Ok(None) };

@@ -14,8 +14,8 @@ use application::ports::{
 use application::{Caller, CreateRefusal, StepError};
 use chrono::{DateTime, Utc};
 use domain::{
-    Completion, ExistingRecord, IdempotencyKey, NewOrder, OperationState, OrderId, Reason,
-    RecordId, Scope, TenantId,
+    ClientOrderRef, Completion, ExistingRecord, IdempotencyKey, NewOrder, OperationState, OrderId,
+    Reason, RecordId, Scope, TenantId,
 };
 use mockall::mock;
 use uuid::Uuid;
@@ -53,6 +53,10 @@ mock! {
             orders: &[(OrderId, TenantId, &'a NewOrder)],
             created_at: DateTime<Utc>,
         ) -> impl Future<Output = Result<(), StepError<CreateRefusal>>> + Send;
+        fn taken_references<'a>(
+            &mut self,
+            references: &[(TenantId, &'a ClientOrderRef)],
+        ) -> impl Future<Output = Result<Vec<bool>, StoreError>> + Send;
     }
     impl OrderLocks for Tx {
         fn lock_order(

@@ -155,7 +155,10 @@ async fn a_batch_plans_only_the_first_member_of_each_active_order_without_a_capt
         .withf(|_, order| matches!(order.get(), 9 | 11))
         .returning(|_, order| ready(Ok((order.get() == 11).then_some(OperationState::Pending))));
     let members: Vec<_> = [9, 9, 10, 11, 12].into_iter().map(member).collect();
-    let plan = CapturePayment.plan_batch(&mut tx, &members).await.unwrap();
+    let plan = CapturePayment
+        .plan_batch(&mut tx, &members, false)
+        .await
+        .unwrap();
     let planned: Vec<bool> = plan.iter().map(Option::is_some).collect();
     assert_eq!(planned, [true, false, false, false, false]);
     let first = plan[0].as_ref().unwrap();

@@ -6,7 +6,7 @@ use application::orders::OrderRepository;
 use application::ports::StoreError;
 use application::{CreateRefusal, StepError};
 use chrono::{DateTime, Utc};
-use domain::{NewOrder, OrderId, TenantId};
+use domain::{ClientOrderRef, NewOrder, OrderId, TenantId};
 
 use super::db::{EventRow, LockKey, OrderRow};
 use super::tx::SimTx;
@@ -45,6 +45,24 @@ impl OrderRepository for SimTx {
             });
         }
         Ok(())
+    }
+
+    /// One statement, of what is committed: a reference taken meanwhile still meets its
+    /// unique key in the insert.
+    async fn taken_references(
+        &mut self,
+        references: &[(TenantId, &ClientOrderRef)],
+    ) -> Result<Vec<bool>, StoreError> {
+        self.statement().await?;
+        let db = self.world().db();
+        Ok(references
+            .iter()
+            .map(|(tenant, reference)| {
+                db.orders.iter().any(|order| {
+                    order.tenant == tenant.get() && order.client_order_ref == reference.as_str()
+                })
+            })
+            .collect())
     }
 }
 

@@ -87,15 +87,24 @@ impl<Op: IdempotentOperation + Clone> Batch<Op> {
         S: UnitOfWork + RecordReader + Clone + 'static,
         S::Tx: Steps<Op>,
     {
-        let seen = Arc::new(Seen::default());
-        let observer: Arc<dyn BatchObserver> = seen.clone();
-        let batching = Arc::new(
-            Batching::new(BatchSettings {
-                max_members: 16,
-                max_in_flight: 1,
-            })
-            .with_observer(observer),
-        );
+        let rig = Rig::new();
+        let outcomes = self.run_on(store, &rig, verdict, before_release).await;
+        (outcomes, rig.seen)
+    }
+
+    /// [`Batch::run`] on `rig`'s batching, which batches run before may have taught.
+    pub(crate) async fn run_on<S>(
+        self,
+        store: &S,
+        rig: &Rig,
+        verdict: HookVerdict,
+        before_release: impl FnOnce(),
+    ) -> Vec<Outcome<Op::Refusal>>
+    where
+        S: UnitOfWork + RecordReader + Clone + 'static,
+        S::Tx: Steps<Op>,
+    {
+        let batching = rig.batching.clone();
         let (gate, mut handle) = LeaderGate::new();
         let coordinator = Arc::new(
             coordinator_on(store)
@@ -127,7 +136,28 @@ impl<Op: IdempotentOperation + Clone> Batch<Op> {
         for member in waiting {
             outcomes.push(member.await.unwrap());
         }
-        (outcomes, seen)
+        outcomes
+    }
+}
+
+/// One process's batching, kept across batches, and what its batches did.
+pub(crate) struct Rig {
+    batching: Arc<Batching>,
+    pub(crate) seen: Arc<Seen>,
+}
+
+impl Rig {
+    pub(crate) fn new() -> Self {
+        let seen = Arc::new(Seen::default());
+        let observer: Arc<dyn BatchObserver> = seen.clone();
+        let batching = Arc::new(
+            Batching::new(BatchSettings {
+                max_members: 16,
+                max_in_flight: 1,
+            })
+            .with_observer(observer),
+        );
+        Self { batching, seen }
     }
 }
 
@@ -295,4 +325,61 @@ where
     let mut tx = store.begin().await.unwrap();
     tx.accept_capture(&capture).await.unwrap();
     tx.commit().await.unwrap();
+}
+
+pub(crate) async fn after_a_refused_batch_the_next_reads_its_references_and_is_not_rerun<
+    B: Backend,
+>() {
+    let db = B::create().await;
+    let done = create_as_tenant_1(&coordinator_on(db.store()), "done", "DONE").await;
+    assert!(matches!(done, Outcome::Executed { .. }), "{done:?}");
+    let rig = Rig::new();
+    let create =
+        |(k, reference): (&str, &str)| (k.to_owned(), caller(1, 1), new_order(reference, 1));
+    let batch = |first, queued: [(&str, &str); 3]| Batch {
+        op: CreateOrder,
+        first: create(first),
+        queued: queued.into_iter().map(create).collect(),
+    };
+    let executed = |outcomes: &[Outcome<CreateRefusal>], n: usize| {
+        assert!(
+            matches!(outcomes[n], Outcome::Executed { .. }),
+            "{outcomes:?}"
+        );
+    };
+    let refused = Outcome::Rejected(CreateRefusal::ClientOrderRefConflict);
+
+    // The first batch meets the taken reference in its insert and runs its members alone.
+    let first = batch(
+        ("a-0", "A-0"),
+        [("a-1", "A-1"), ("a-2", "DONE"), ("a-3", "A-3")],
+    )
+    .run_on(db.store(), &rig, HookVerdict::Continue, || {})
+    .await;
+    assert_eq!(first[2], refused);
+    assert_eq!(*rig.seen.reruns.lock().unwrap(), [(RerunCause::Refused, 3)]);
+
+    // Warned, the next batch reads its references first: the taken one runs alone and is
+    // refused, the others commit together, and nothing is rerun.
+    let second = batch(
+        ("b-0", "B-0"),
+        [("b-1", "B-1"), ("b-2", "DONE"), ("b-3", "B-3")],
+    )
+    .run_on(db.store(), &rig, HookVerdict::Continue, || {})
+    .await;
+    executed(&second, 1);
+    executed(&second, 3);
+    assert_eq!(second[2], refused);
+    assert_eq!(
+        *rig.seen.reruns.lock().unwrap(),
+        [(RerunCause::Refused, 3)],
+        "no second rerun"
+    );
+    assert_eq!(
+        *rig.seen.ran.lock().unwrap(),
+        [2],
+        "b-1 and b-3 in one transaction"
+    );
+    assert_eq!(db.count_rows("orders").await, 1 + 3 + 3);
+    db.finish().await;
 }

@@ -56,6 +56,11 @@ macro_rules! conformance_suite {
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn after_a_refused_batch_the_next_reads_its_references_and_is_not_rerun() {
+                crate::batches::after_a_refused_batch_the_next_reads_its_references_and_is_not_rerun::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn a_reference_two_members_share_leaves_only_the_second_to_run_alone() {
                 crate::batches::a_reference_two_members_share_leaves_only_the_second_to_run_alone::<$backend>().await;
             }

@@ -5,17 +5,22 @@ use application::ports::OrderRepository;
 use application::ports::StoreError;
 use application::{CreateRefusal, StepError};
 use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::deserialize::FromSqlRow;
 use diesel::dsl::{self, Values};
+use diesel::expression::QueryMetadata;
 use diesel::prelude::*;
 use diesel::query_builder::{QueryFragment, QueryId};
+use diesel::sql_types::{BigInt, Binary};
 use diesel_async::RunQueryDsl;
-use domain::{NewOrder, OrderId, OrderStatus, TenantId};
+use domain::{ClientOrderRef, NewOrder, OrderId, OrderStatus, TenantId};
 
 use crate::sql::bad_value::bad_row;
 use crate::sql::both_stores::for_both_transactions;
+use crate::sql::classify::Classify;
 use crate::sql::classify::{Unique, refused_on};
 use crate::sql::connection::SqlConnection;
 use crate::sql::multi_row::MultiValues;
+use crate::sql::pairs_in::PairsIn;
 use crate::sql::rows::to_i64;
 use crate::sql::schema::orders;
 
@@ -107,8 +112,55 @@ where
     }
 }
 
+/// Through `uq_orders_tenant_client_order_ref`, one range per reference.
+#[dsl::auto_type]
+fn references_query(pairs: Vec<(i64, Vec<u8>)>) -> _ {
+    let among: PairsIn<orders::tenant_id, orders::client_order_ref, Vec<u8>> =
+        PairsIn::new(orders::tenant_id, orders::client_order_ref, pairs);
+    orders::table
+        .filter(among)
+        .select((orders::tenant_id, orders::client_order_ref))
+}
+
+/// Of each reference, in order, whether an order has it: a wary batch's one read.
+pub(crate) async fn taken_references<C>(
+    conn: &mut C,
+    references: &[(TenantId, &ClientOrderRef)],
+) -> Result<Vec<bool>, StoreError>
+where
+    C: SqlConnection,
+    references_query: QueryFragment<C::Backend>,
+    C::Backend: QueryMetadata<(BigInt, Binary)>,
+    (i64, Vec<u8>): FromSqlRow<(BigInt, Binary), C::Backend>,
+{
+    let pairs = references
+        .iter()
+        .map(|(tenant, reference)| {
+            Ok((
+                to_i64(tenant.get())?,
+                reference.as_str().as_bytes().to_vec(),
+            ))
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    let found: Vec<(i64, Vec<u8>)> = references_query(pairs.clone())
+        .load(conn)
+        .await
+        .map_err(C::Backend::store_error)?;
+    Ok(pairs.iter().map(|pair| found.contains(pair)).collect())
+}
+
 for_both_transactions! {
     impl OrderRepository {
+        async fn taken_references(
+            &mut self,
+            references: &[(TenantId, &ClientOrderRef)],
+        ) -> Result<Vec<bool>, StoreError> {
+            self.run("references read", async |conn, _| {
+                taken_references(conn, references).await
+            })
+            .await
+        }
+
         async fn reserve_order_ids(&mut self, count: usize) -> Result<Vec<OrderId>, StoreError> {
             Ok(self
                 .order_ids(count)

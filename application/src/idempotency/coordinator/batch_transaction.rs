@@ -19,11 +19,13 @@ use crate::ports::{
 };
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
-    /// The members' answers in their order.
+    /// The members' answers in their order; `wary` when recent batches of `Op` were
+    /// refused ([`crate::Execute::plan_batch`]).
     pub(super) async fn transaction<Op>(
         &self,
         op: &Op,
         members: &[&Member<Op::Input>],
+        wary: bool,
     ) -> Result<Vec<BatchAnswer>, Ended>
     where
         Op: IdempotentOperation,
@@ -45,7 +47,7 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             })
             .collect();
         // Every answer is known before the first row: each record goes in complete.
-        let plan = match tx.plan_batch(op, &steps).await {
+        let plan = match tx.plan_batch(op, &steps, wary).await {
             Ok(plan) if plan.len() == members.len() => plan,
             Ok(_) | Err(StepError::Internal(_)) => {
                 return rolled_back(tx, Ended::Rerun(RerunCause::Failed)).await;

@@ -170,11 +170,11 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         Op: IdempotentOperation,
         U::Tx: Steps<Op>,
     {
-        let read = batching.reads_keys(Op::NAME);
+        let read = batching.recent().reads_keys(Op::NAME);
         let mut answers = if read {
             let answers = self.read_keys(members).await;
             let found = answers.iter().filter(|answer| answer.is_some()).count();
-            batching.read_found(Op::NAME, found, members.len());
+            batching.recent().read_found(Op::NAME, found, members.len());
             answers
         } else {
             members.iter().map(|_| None).collect()
@@ -189,8 +189,10 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             return answers.into_iter().flatten().collect();
         }
         let size = writing.len();
-        let mut written = match self.transaction(op, &writing).await {
+        let wary = batching.recent().plans_warily(Op::NAME);
+        let mut written = match self.transaction(op, &writing, wary).await {
             Ok(written) => {
+                batching.recent().step_ended(Op::NAME, false);
                 // The members it wrote: the others run alone, each counted as a request.
                 let executed = written
                     .iter()
@@ -206,8 +208,10 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 (0..size).map(|_| BatchAnswer::Unknown(cause)).collect()
             }
             Err(Ended::Rerun(cause)) => {
-                if cause == RerunCause::KeyTaken {
-                    batching.key_taken(Op::NAME);
+                match cause {
+                    RerunCause::KeyTaken => batching.recent().key_taken(Op::NAME),
+                    RerunCause::Refused => batching.recent().step_ended(Op::NAME, true),
+                    _ => {}
                 }
                 batching.observer().batch_rerun(Op::NAME, cause, size);
                 (0..size).map(|_| BatchAnswer::Alone).collect()

@@ -111,6 +111,7 @@ impl<Tx: OrderCancellations + OutboxWriter + Send> Execute<Tx> for CancelOrder {
         &self,
         tx: &mut Tx,
         members: &[BatchMember<OrderCancellation>],
+        _wary: bool,
     ) -> Result<BatchPlan<()>, StepError<CancelRefusal>> {
         batched::plan(tx, members).await
     }

@@ -207,6 +207,7 @@ impl<Tx: CaptureAcceptance + OrderLocks + Send> Execute<Tx> for CapturePayment {
         &self,
         tx: &mut Tx,
         members: &[BatchMember<PaymentCapture>],
+        _wary: bool,
     ) -> Result<BatchPlan<NewOperation>, StepError<CaptureRefusal>> {
         batched::plan(tx, members).await
     }
