@@ -54,7 +54,8 @@ pub trait OrderLocks {
     }
 
     /// [`OrderLocks::blocking_capture`] of each of `orders`, in their order, as one
-    /// statement where the store can.
+    /// statement where the store can. Read under the orders' locks, it needs no lock of
+    /// its own (a capture takes its order first).
     fn blocking_captures(
         &mut self,
         orders: &[(TenantId, OrderId)],

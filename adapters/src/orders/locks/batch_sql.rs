@@ -1,5 +1,5 @@
-//! A batch's locking reads (`docs/storage.md#batched-operations`): every member's order in
-//! one read, the captures of the ones asked for in another.
+//! A batch's reads (`docs/storage.md#batched-operations`): every member's order locked in
+//! one read, the captures of the ones asked for read under those locks in another.
 
 use application::IdempotentOperation;
 use application::orders::LockedOrder;
@@ -95,13 +95,19 @@ where
         .collect())
 }
 
+/// A plain read, under the orders' locks the batch already holds: a capture takes its
+/// order before it inserts its operation, so every capture of a locked order committed
+/// before this read, the first consistent read of the transaction, and it sees them all. A
+/// locking read would also lock the gaps of `ix_operations_order` around the orders, the
+/// gap every new capture's insert goes into: concurrent batches of acceptances then
+/// deadlocked on each other's gaps.
 pub(crate) async fn blocking_captures<C>(
     conn: &mut C,
     wanted: &[(TenantId, OrderId)],
 ) -> Result<Vec<Option<OperationState>>, StoreError>
 where
     C: SqlConnection,
-    Locked<captures_query>: QueryFragment<C::Backend>,
+    captures_query: QueryFragment<C::Backend>,
     C::Backend: QueryMetadata<(BigInt, BigInt, Text)>,
     (i64, i64, String): FromSqlRow<(BigInt, BigInt, Text), C::Backend>,
 {
@@ -110,7 +116,7 @@ where
         .into_iter()
         .map(|(order, tenant)| (tenant, order))
         .collect();
-    let rows: Vec<(i64, i64, String)> = Locked(captures_query(pairs.clone(), PENDING, SUCCEEDED))
+    let rows: Vec<(i64, i64, String)> = captures_query(pairs.clone(), PENDING, SUCCEEDED)
         .load(conn)
         .await
         .map_err(C::Backend::store_error)?;
