@@ -10,7 +10,7 @@ mod read_sql;
 mod revision;
 
 pub use create::decode_new_order;
-pub(crate) use locks::{LockNotHeld, order_pairs};
+pub(crate) use locks::{all_written, order_pairs};
 pub(crate) use read::{ORDER_ID, order_in_path};
 pub(crate) use read_sql::push_tenants_active_order;
 pub(crate) use revision::{TakeActiveOrder, TakeActiveOrders};

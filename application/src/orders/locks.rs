@@ -2,6 +2,7 @@
 //! an operation on an order decides on (a cancel, a capture's acceptance), one order at a
 //! time or a batch's orders in one statement.
 
+use std::collections::HashSet;
 use std::future::Future;
 
 use domain::{OperationState, OrderId, TenantId};
@@ -73,16 +74,19 @@ pub trait OrderLocks {
     }
 }
 
-/// An order of a batch as its locking reads found it: the order, and its blocking capture
-/// where the order is active.
+/// An order of a batch as its locking reads found it: the order, its blocking capture
+/// where the order is active, and whether this is the batch's first member on it (only
+/// the first may be planned; a later one meets the first's write alone, after the batch).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundOrder {
     pub order: Option<LockedOrder>,
     pub capture: Option<OperationState>,
+    pub first: bool,
 }
 
-/// Every one of `orders` locked in one statement, then the captures of the active ones in
-/// another: as alone, a capture is read only of an order an operation could go on with.
+/// Every one of `orders` (one per member, in the members' order) locked in one statement,
+/// then the captures of the active ones in another: as alone, a capture is read only of
+/// an order an operation could go on with.
 ///
 /// # Errors
 /// The store's, as the reads met them.
@@ -102,6 +106,7 @@ pub async fn lock_with_captures<Tx: OrderLocks + Send>(
     } else {
         tx.blocking_captures(&active).await?
     };
+    let mut seen = HashSet::new();
     Ok(orders
         .iter()
         .zip(found)
@@ -111,6 +116,7 @@ pub async fn lock_with_captures<Tx: OrderLocks + Send>(
                 .position(|candidate| candidate == order)
                 .and_then(|at| captures.get(at).copied().flatten()),
             order: found,
+            first: seen.insert(*order),
         })
         .collect())
 }

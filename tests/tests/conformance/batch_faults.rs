@@ -12,7 +12,7 @@ use tests::{
     url_via,
 };
 
-use crate::batches::held_then_batched_on;
+use crate::batch_rig::held_then_batched_on;
 
 /// A batch of four whose `COMMIT` meets `fault` (through a proxy in front of MySQL): every
 /// member is answered `503 outcome_unknown`, and each one's retry finds its one execution

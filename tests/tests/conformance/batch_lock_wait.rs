@@ -9,7 +9,7 @@ use application::{CreateOrder, IdempotentOperation, Outcome, RerunCause};
 use domain::{ActorId, Fingerprinted, Scope, TenantId};
 use tests::{TestDb, key, new_order};
 
-use crate::batches::held_then_batched_on;
+use crate::batch_rig::held_then_batched_on;
 
 /// The lock wait of the test's requests alone: longer than a batch's.
 const LOCK_WAIT_SECS: u32 = 3;

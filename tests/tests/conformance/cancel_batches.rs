@@ -8,7 +8,7 @@ use application::{Caller, Outcome};
 use domain::{ActorId, OrderId, Reason, TenantId};
 use tests::Backend;
 
-use crate::batches::{Batch, executed, with_pending_capture};
+use crate::batch_rig::{Batch, executed, with_pending_capture};
 use crate::cases::{coordinator, create};
 
 fn canceller(tenant: u64) -> Caller {

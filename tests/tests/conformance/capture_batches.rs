@@ -9,7 +9,7 @@ use application::{Caller, Outcome};
 use domain::{ActorId, Amount, Currency, OrderId, PaymentCapture, Reason, TenantId};
 use tests::Backend;
 
-use crate::batches::{Batch, executed, with_pending_capture};
+use crate::batch_rig::{Batch, executed, with_pending_capture};
 use crate::cases::{coordinator, create};
 
 fn capturer(tenant: u64) -> Caller {

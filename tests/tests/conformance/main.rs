@@ -9,6 +9,7 @@ mod acceptance;
 mod admin;
 mod batch_faults;
 mod batch_lock_wait;
+mod batch_rig;
 mod batches;
 mod cancel;
 mod cancel_batches;

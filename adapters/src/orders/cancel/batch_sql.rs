@@ -12,7 +12,7 @@ use diesel::sql_types::{BigInt, Binary, Timestamp};
 use diesel_async::RunQueryDsl;
 use domain::{OrderId, OrderStatus, Reason, TenantId};
 
-use super::super::{LockNotHeld, order_pairs};
+use super::super::{all_written, order_pairs};
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
 use crate::sql::pairs_in::PairsIn;
@@ -87,11 +87,7 @@ where
     .execute(conn)
     .await
     .map_err(C::Backend::store_error)?;
-    if changed == cancelled.len() {
-        Ok(())
-    } else {
-        Err(StoreError::Other(Box::new(LockNotHeld)))
-    }
+    all_written(changed, cancelled.len())
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use diesel::sql_types::{BigInt, Binary, Timestamp};
 use diesel_async::RunQueryDsl;
 use domain::{OrderId, OrderStatus, Reason, TenantId};
 
-use super::super::{LockNotHeld, push_tenants_active_order};
+use super::super::{all_written, push_tenants_active_order};
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
 use crate::sql::rows::to_i64;
@@ -78,11 +78,7 @@ where
     .execute(conn)
     .await
     .map_err(C::Backend::store_error)?;
-    if changed == 1 {
-        Ok(())
-    } else {
-        Err(StoreError::Other(Box::new(LockNotHeld)))
-    }
+    all_written(changed, 1)
 }
 
 #[cfg(test)]

@@ -18,6 +18,15 @@ use crate::sql::both_stores::for_both_transactions;
 #[error("a locked, active order was not there to write")]
 pub(crate) struct LockNotHeld;
 
+/// A write of `expected` locked, active orders changed `changed` rows: all, or a bug.
+pub(crate) fn all_written(changed: usize, expected: usize) -> Result<(), StoreError> {
+    if changed == expected {
+        Ok(())
+    } else {
+        Err(StoreError::Other(Box::new(LockNotHeld)))
+    }
+}
+
 for_both_transactions! {
     impl OrderLocks {
         async fn lock_order(
@@ -54,7 +63,7 @@ for_both_transactions! {
             &mut self,
             orders: &[(TenantId, OrderId)],
         ) -> Result<Vec<Option<OperationState>>, StoreError> {
-            self.run("captures lock", async |conn, _| {
+            self.run("captures read", async |conn, _| {
                 batch_sql::blocking_captures(conn, orders).await
             })
             .await

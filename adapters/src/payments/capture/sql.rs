@@ -20,7 +20,7 @@ use crate::leased::{
     InsertOperation, InsertOperations, InsertTrace, InsertTraces, insert_operation,
     insert_operations,
 };
-use crate::orders::{LockNotHeld, TakeActiveOrder, TakeActiveOrders, order_pairs};
+use crate::orders::{TakeActiveOrder, TakeActiveOrders, all_written, order_pairs};
 use crate::sql::bad_value::OutOfRange;
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::{Classify, Unique, refused_on};
@@ -155,9 +155,7 @@ where
     .execute(conn)
     .await
     .map_err(C::Backend::store_error)?;
-    if taken != accepted.len() {
-        return Err(StoreError::Other(Box::new(LockNotHeld)).into());
-    }
+    all_written(taken, accepted.len())?;
     insert_operations(conn, accepted, |error| {
         refused_on::<C::Backend, _>(error, ACTIVE_CAPTURE, CaptureRefusal::PaymentExists)
     })

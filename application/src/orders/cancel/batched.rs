@@ -4,8 +4,6 @@
 //! that would be refused, or whose order an earlier member cancels, runs alone after the
 //! batch: its own run gives its refusal, after its key's record, as ever.
 
-use std::collections::HashSet;
-
 use domain::{OrderId, TenantId};
 
 use super::super::lock_with_captures;
@@ -22,11 +20,10 @@ pub(super) async fn plan<Tx: OrderCancellations + Send>(
         .map(|member| (member.context.tenant, member.input.order))
         .collect();
     let found = lock_with_captures(tx, &orders).await?;
-    let mut seen = HashSet::new();
     let mut plan = Vec::with_capacity(members.len());
-    for ((member, order), found) in members.iter().zip(&orders).zip(&found) {
+    for (member, found) in members.iter().zip(&found) {
         // The first member of an order is decided here; a later one sees its cancel alone.
-        if !seen.insert(*order) {
+        if !found.first {
             plan.push(None);
             continue;
         }

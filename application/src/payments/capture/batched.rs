@@ -4,8 +4,6 @@
 //! the tenant's active one, already has a capture, or is an earlier member's, runs alone
 //! after the batch, where its own run gives its refusal after its key's record.
 
-use std::collections::HashSet;
-
 use domain::{OrderId, PaymentCapture, TenantId};
 
 use super::{CaptureAcceptance, CapturePayment, CaptureRefusal, job_of};
@@ -22,16 +20,15 @@ pub(super) async fn plan<Tx: OrderLocks + Send>(
         .map(|member| (member.context.tenant, member.input.order))
         .collect();
     let found = lock_with_captures(tx, &orders).await?;
-    let mut seen = HashSet::new();
     let mut plan = Vec::with_capacity(members.len());
-    for ((member, order), found) in members.iter().zip(&orders).zip(&found) {
+    for (member, found) in members.iter().zip(&found) {
         let takes = found
             .order
             .as_ref()
             .is_some_and(|locked| locked.order.status.is_active())
             && found.capture.is_none();
         // Only the first member of an order may take it; a later one meets its capture alone.
-        if !seen.insert(*order) || !takes {
+        if !found.first || !takes {
             plan.push(None);
             continue;
         }
