@@ -5,6 +5,7 @@ use std::future::Future;
 
 use adapters::api::ServiceStore;
 use application::orders::OrderCancellations;
+use application::payments::RefundAcceptance;
 use application::ports::RecordTx as _;
 use application::ports::{
     CaptureAcceptance, InboxTx, OperationCensus, OperationReader, OperationStore, OrderReader,
@@ -29,7 +30,8 @@ pub trait Backend: Sized + Send + Sync + 'static {
                     + OrderRepository
                     + OutboxWriter
                     + OrderCancellations
-                    + CaptureAcceptance,
+                    + CaptureAcceptance
+                    + RefundAcceptance,
         >;
 
     /// A fresh database; a writer waits up to 5 s for another's same-key transaction.

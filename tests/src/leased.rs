@@ -4,10 +4,10 @@
 use adapters::api::{LEASED_KINDS, ServiceTx};
 use application::StepContext;
 use application::leased::{LeasedOperation, NewOperation, RecordOf, Records};
-use application::payments::{CaptureJob, CapturePayment};
+use application::payments::{CaptureJob, CapturePayment, RefundJob, RefundPayment};
 use application::ports::{DueOperation, Ending, OperationEnd, OperationStore, StoreError};
 use chrono::{DateTime, Utc};
-use domain::{ActorId, Amount, Currency, Lease, OrderId, TenantId};
+use domain::{ActorId, Amount, Currency, Lease, OrderId, Reason, TenantId};
 
 /// The kinds this service's workers read.
 #[must_use]
@@ -33,16 +33,37 @@ pub async fn due<S: OperationStore>(
 /// On values the domain refuses (a test bug).
 #[must_use]
 pub fn new_capture(tenant: u64, order: u64, amount: i64, at: DateTime<Utc>) -> NewOperation {
-    let context = StepContext {
-        tenant: TenantId::parse(tenant).expect("test tenant"),
-        actor: ActorId::parse(1).expect("test actor"),
-        now: at,
-    };
     let job = CaptureJob {
         amount: Amount::parse(amount).expect("test amount"),
         currency: Currency::parse("JPY").expect("test currency"),
     };
-    NewOperation::of::<CapturePayment>(context, OrderId::new(order), &job).expect("a capture")
+    NewOperation::of::<CapturePayment>(context(tenant, at), OrderId::new(order), &job)
+        .expect("a capture")
+}
+
+/// A refund of `amount` JPY of order `order`'s charge `ch_<order>`, accepted at `at`, as its
+/// acceptance writes it.
+///
+/// # Panics
+/// On values the domain refuses (a test bug).
+#[must_use]
+pub fn new_refund(tenant: u64, order: u64, amount: i64, at: DateTime<Utc>) -> NewOperation {
+    let job = RefundJob {
+        charge: format!("ch_{order}"),
+        amount: Amount::parse(amount).expect("test amount"),
+        currency: Currency::parse("JPY").expect("test currency"),
+        reason: Reason::parse("damaged").expect("test reason"),
+    };
+    NewOperation::of::<RefundPayment>(context(tenant, at), OrderId::new(order), &job)
+        .expect("a refund")
+}
+
+fn context(tenant: u64, at: DateTime<Utc>) -> StepContext {
+    StepContext {
+        tenant: TenantId::parse(tenant).expect("test tenant"),
+        actor: ActorId::parse(1).expect("test actor"),
+        now: at,
+    }
 }
 
 /// Ends the capture `operation` as its worker does: under `lease`, with the capture's

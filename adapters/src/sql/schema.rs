@@ -116,6 +116,8 @@ diesel::table! {
         amount -> Integer,
         currency -> Binary,
         created_at -> Timestamp,
+        /// What the order's refunds not declined add up to (migration `000011`).
+        refunded -> Integer,
     }
 }
 

@@ -44,7 +44,8 @@ pub trait Execute<Tx>: IdempotentOperation {
     /// Whether requests arriving together share one transaction
     /// (`docs/storage.md#batched-operations`): only for an operation whose batched form,
     /// [`Execute::plan_batch`] then [`Execute::execute_batch`], writes multi-row statements,
-    /// and that stores no refusal.
+    /// and whose plan leaves to run alone every member a stored refusal could answer (its
+    /// savepoint is a run alone's).
     const BATCHED: bool = false;
 
     /// A batch's first half, before anything of it is written: for each member, in order,

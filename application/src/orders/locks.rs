@@ -106,17 +106,26 @@ pub async fn lock_with_captures<Tx: OrderLocks + Send>(
     } else {
         tx.blocking_captures(&active).await?
     };
-    let mut seen = HashSet::new();
     Ok(orders
         .iter()
         .zip(found)
-        .map(|(order, found)| FoundOrder {
+        .zip(first_members(orders))
+        .map(|((order, found), first)| FoundOrder {
             capture: active
                 .iter()
                 .position(|candidate| candidate == order)
                 .and_then(|at| captures.get(at).copied().flatten()),
             order: found,
-            first: seen.insert(*order),
+            first,
         })
         .collect())
+}
+
+/// For each of a batch's `orders` (one per member, in the members' order), whether it is
+/// the first member on that order: only the first may be planned, a later one meets the
+/// first's write when it runs alone after the batch.
+#[must_use]
+pub fn first_members(orders: &[(TenantId, OrderId)]) -> Vec<bool> {
+    let mut seen = HashSet::new();
+    orders.iter().map(|order| seen.insert(*order)).collect()
 }

@@ -10,7 +10,7 @@ pub use cancel::{
     CancelOrder, CancelRefusal, ORDERS_CANCELLED, OrderCancellation, OrderCancellations,
 };
 pub use create::{CreateOrder, CreateRefusal, ORDERS_CREATED, OrderRepository, order_created};
-pub use locks::{FoundOrder, LockedOrder, OrderLocks, lock_with_captures};
+pub use locks::{FoundOrder, LockedOrder, OrderLocks, first_members, lock_with_captures};
 #[cfg(test)]
 pub(crate) use order::sample_order;
 pub use order::{Order, OrderDocument};

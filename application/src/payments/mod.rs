@@ -14,5 +14,5 @@ pub use events::write_payment_event;
 pub use provider::{CHARGES, Money, PaymentProvider, ProviderRequest, ProviderResource};
 pub use refund::{
     CapturedCharge, PAYMENTS_REFUNDED, REFUNDS, RefundAcceptance, RefundJob, RefundJobError,
-    RefundPayment, RefundRecords, RefundRefusal, RefundRequest, RefundResult,
+    RefundPayment, RefundRecords, RefundRefusal, RefundRequest, RefundResult, RefundableCharge,
 };

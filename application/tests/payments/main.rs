@@ -9,5 +9,6 @@ mod completion;
 mod lease;
 #[path = "../common/no_tx.rs"]
 mod no_tx;
+mod refund;
 mod support;
 mod worker;

@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use adapters::http::{ProblemForm, ProblemForms};
 use application::ports::{HookVerdict, RecordReader, UnitOfWork};
 use application::{
     BatchObserver, BatchSettings, Batching, Caller, CreateOrder, CreateRefusal,
@@ -64,7 +65,10 @@ pub(crate) struct Batch<Op: IdempotentOperation> {
     pub(crate) queued: Vec<(String, Caller, Op::Input)>,
 }
 
-impl<Op: IdempotentOperation + Clone> Batch<Op> {
+impl<Op: IdempotentOperation + Clone> Batch<Op>
+where
+    Op::Refusal: ProblemForm,
+{
     /// Every outcome (`first`'s first) and what the batches did.
     pub(crate) async fn run<S>(
         self,
@@ -98,7 +102,8 @@ impl<Op: IdempotentOperation + Clone> Batch<Op> {
         let coordinator = Arc::new(
             coordinator_on(store)
                 .with_batching(batching.clone())
-                .with_hooks(gate),
+                .with_hooks(gate)
+                .with_refusal_forms(ProblemForms),
         );
         let run = |(k, caller, input): (String, Caller, Op::Input)| {
             let (coordinator, op) = (coordinator.clone(), self.op.clone());

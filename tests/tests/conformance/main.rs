@@ -19,6 +19,7 @@ mod embedded_writer;
 mod inbox;
 mod operations;
 mod outbox;
+mod refund_batches;
 mod refunds;
 mod stored_refusals;
 mod upgrade;
@@ -74,6 +75,16 @@ macro_rules! conformance_suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn a_batch_of_captures_answers_each_member_as_arrival_order_would() {
                 crate::capture_batches::a_batch_of_captures_answers_each_member_as_arrival_order_would::<$backend>().await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn a_batch_of_refunds_answers_each_member_as_arrival_order_would() {
+                crate::refund_batches::a_batch_of_refunds_answers_each_member_as_arrival_order_would::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn a_batch_reservation_goes_in_whole_or_not_at_all() {
+                crate::refund_batches::a_batch_reservation_goes_in_whole_or_not_at_all::<$backend>().await;
             }
 
             #[tokio::test]

@@ -15,7 +15,7 @@ use tests::leased::{complete_as, due};
 use tests::{Backend, coordinator_on, hex, key};
 use uuid::Uuid;
 
-fn refunder(tenant: u64) -> Caller {
+pub(crate) fn refunder(tenant: u64) -> Caller {
     Caller::new(
         TenantId::parse(tenant).unwrap(),
         ActorId::parse(1).unwrap(),
@@ -23,7 +23,7 @@ fn refunder(tenant: u64) -> Caller {
     )
 }
 
-fn refund(order: u64, amount: i64) -> RefundRequest {
+pub(crate) fn refund(order: u64, amount: i64) -> RefundRequest {
     RefundRequest {
         order: OrderId::new(order),
         amount: Amount::parse(amount).unwrap(),
@@ -31,13 +31,15 @@ fn refund(order: u64, amount: i64) -> RefundRequest {
     }
 }
 
-/// Order 9 of tenant 1 with a succeeded capture of 1000 JPY, charged as `ch_1`.
-async fn captured_order<B: Backend>(db: &B) {
+/// Order `order` of tenant 1 with a succeeded capture of `amount` JPY, charged as
+/// `ch_<order>`.
+pub(crate) async fn captured_order<B: Backend>(db: &B, order: u64, amount: u32) {
     db.run_sql(&format!(
         "INSERT INTO payments (operation_id, tenant_id, order_id, provider_charge_id, amount, \
-         currency, created_at) VALUES (X'{}', 1, 9, X'{}', 1000, X'{}', '2026-01-01 00:00:00')",
-        hex("0123456789abcdef"),
-        hex("ch_1"),
+         currency, created_at) VALUES (X'{}', 1, {order}, X'{}', {amount}, X'{}', \
+         '2026-01-01 00:00:00')",
+        hex(&format!("{order:016}")),
+        hex(&format!("ch_{order}")),
         hex("JPY"),
     ))
     .await;
@@ -66,7 +68,7 @@ async fn end<B: Backend>(db: &B, id: Uuid, ending: Ending) {
     );
 }
 
-fn accepted_id(outcome: &Outcome<RefundRefusal>) -> Uuid {
+pub(crate) fn accepted_id(outcome: &Outcome<RefundRefusal>) -> Uuid {
     let Outcome::Executed { response, .. } = outcome else {
         panic!("{outcome:?}");
     };
@@ -75,7 +77,7 @@ fn accepted_id(outcome: &Outcome<RefundRefusal>) -> Uuid {
     body["operationId"].as_str().unwrap().parse().unwrap()
 }
 
-fn stored(outcome: Outcome<RefundRefusal>) -> (RecordId, StoredResponse) {
+pub(crate) fn stored(outcome: &Outcome<RefundRefusal>) -> (RecordId, StoredResponse) {
     let Outcome::RejectedAndStored {
         refusal: RefundRefusal::ExceedsCaptured,
         record,
@@ -84,7 +86,7 @@ fn stored(outcome: Outcome<RefundRefusal>) -> (RecordId, StoredResponse) {
     else {
         panic!("{outcome:?}");
     };
-    (record, response)
+    (*record, response.clone())
 }
 
 pub(crate) async fn refunds_stay_within_the_capture_and_going_over_is_the_keys_answer<
@@ -108,7 +110,7 @@ pub(crate) async fn refunds_stay_within_the_capture_and_going_over_is_the_keys_a
         run(1, "unknown", refund(10, 100)).await,
         Outcome::Rejected(RefundRefusal::OrderNotFound)
     );
-    captured_order(&db).await;
+    captured_order(&db, 9, 1000).await;
     assert_eq!(
         run(2, "foreign", refund(9, 100)).await,
         Outcome::Rejected(RefundRefusal::OrderNotFound),
@@ -117,7 +119,7 @@ pub(crate) async fn refunds_stay_within_the_capture_and_going_over_is_the_keys_a
     assert_eq!(db.total_records().await, 0);
 
     let six_hundred = accepted_id(&run(1, "early", refund(9, 600)).await);
-    let (over_record, over) = stored(run(1, "over", refund(9, 500)).await);
+    let (over_record, over) = stored(&run(1, "over", refund(9, 500)).await);
     assert_eq!(over.status(), 409);
     assert_eq!(
         over.body(),
@@ -127,7 +129,7 @@ pub(crate) async fn refunds_stay_within_the_capture_and_going_over_is_the_keys_a
             .as_slice()
     );
     let four_hundred = accepted_id(&run(1, "rest", refund(9, 400)).await);
-    stored(run(1, "one-more", refund(9, 1)).await);
+    stored(&run(1, "one-more", refund(9, 1)).await);
     assert_eq!(db.count_rows("operations").await, 2);
     assert_eq!(db.count_rows("payments WHERE refunded = 1000").await, 1);
 
@@ -144,7 +146,7 @@ pub(crate) async fn refunds_stay_within_the_capture_and_going_over_is_the_keys_a
     .unwrap();
     assert_eq!(
         (job.charge.as_str(), job.currency, job.amount.get()),
-        ("ch_1", Currency::parse("JPY").unwrap(), 400)
+        ("ch_9", Currency::parse("JPY").unwrap(), 400)
     );
 
     // Declined, the 600 is free again; the stored refusal still answers its key alike.

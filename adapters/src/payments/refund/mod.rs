@@ -1,6 +1,7 @@
 //! `payments.refund.v1`'s acceptance over HTTP and SQL: its body, its route's description,
 //! its reservation of the captured amount and its refund row.
 
+mod batch_sql;
 mod body;
 mod sql;
 

@@ -7,7 +7,7 @@
 use application::StepError;
 use application::leased::{Ended, NewOperation};
 use application::payments::{
-    CapturedCharge, RefundAcceptance, RefundJob, RefundRecords, RefundRefusal,
+    CapturedCharge, RefundAcceptance, RefundJob, RefundRecords, RefundRefusal, RefundableCharge,
 };
 use application::ports::StoreError;
 use chrono::NaiveDateTime;
@@ -23,6 +23,7 @@ use diesel::sql_types::{BigInt, Binary, Integer};
 use diesel_async::RunQueryDsl;
 use domain::{Amount, Currency, OrderId, TenantId};
 
+use super::batch_sql::{accept_all, refundable};
 use crate::leased::{InsertOperation, InsertTrace, insert_operation};
 use crate::sql::bad_value::{OutOfRange, bad, bad_row};
 use crate::sql::both_stores::for_both_transactions;
@@ -248,6 +249,28 @@ for_both_transactions! {
         ) -> Result<(), StepError<RefundRefusal>> {
             self.run("operation insert", async |conn, _| accept(conn, operation, amount).await)
                 .await
+        }
+
+        async fn refundable_charges(
+            &mut self,
+            orders: &[(TenantId, OrderId)],
+        ) -> Result<Vec<Option<RefundableCharge>>, StoreError> {
+            self.run("payments read", async |conn, _| refundable(conn, orders).await)
+                .await
+        }
+
+        async fn accept_refunds(
+            &mut self,
+            accepted: &[(&NewOperation, Amount, &tracing::Span)],
+        ) -> Result<(), StepError<RefundRefusal>> {
+            let operations: Vec<_> = accepted
+                .iter()
+                .map(|(operation, _, span)| (*operation, *span))
+                .collect();
+            self.run("operations batch insert", async |conn, _| {
+                accept_all(conn, accepted, &operations).await
+            })
+            .await
         }
     }
 }

@@ -11,15 +11,14 @@ use super::{Coordinator, Request};
 use crate::ErrorChain;
 use crate::idempotency::batch_queue::{Entry, Joined, Turn};
 use crate::idempotency::batching::{BatchAnswer, Batching, Member, RerunCause};
-use crate::idempotency::operation::{
-    IdempotentOperation, Refusal, RefusalForms, StepContext, Steps,
-};
+use crate::idempotency::operation::{IdempotentOperation, RefusalForms, StepContext, Steps};
 use crate::idempotency::outcome::{Outcome, UnknownCause};
 use crate::ports::{FlowHooks, NewRecord, RecordReader, UnitOfWork};
 
 impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
-    /// Batched when the operation declares it and the process batches; an operation that
-    /// may store a refusal never is, as its undo needs a savepoint per member.
+    /// Batched when the operation declares it and the process batches. A stored refusal
+    /// needs its own savepoint, so it is only ever a run alone's: a batch that meets any
+    /// refusal rolls back whole and its members run alone.
     pub(super) async fn lead_or_batch<Op>(
         &self,
         request: &Request<'_, Op>,
@@ -29,9 +28,8 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         U::Tx: Steps<Op>,
         F: RefusalForms<Op::Refusal>,
     {
-        let may_store = Op::Refusal::ALL.iter().any(|refusal| refusal.is_stored());
         match &self.batching {
-            Some(batching) if <U::Tx as Steps<Op>>::BATCHED && !may_store => {
+            Some(batching) if <U::Tx as Steps<Op>>::BATCHED => {
                 self.lead_batched(batching, request).await
             }
             _ => self.lead(request).await,

@@ -19,19 +19,54 @@ statement!(
 );
 
 statement!(
-    InsertOperation { id: Vec<u8>, order: i64, downstream_key: Vec<u8> },
+    InsertOperation {
+        id: Vec<u8>,
+        kind: &'static [u8],
+        order: i64,
+        input: &'static [u8],
+        result: &'static [u8],
+        downstream_key: Vec<u8>
+    },
     "INSERT INTO operations (id, operation_type, tenant_id, order_id, input, result, \
      downstream_key, state, generation, attempts, next_attempt_at, created_at, updated_at) \
      VALUES (",
     |self, out| {
         out.push_bind_param::<Binary, _>(&self.id)?;
-        out.push_sql(", 'payments.capture.v1', 1, ");
+        out.push_sql(", ");
+        out.push_bind_param::<Binary, _>(&self.kind)?;
+        out.push_sql(", 1, ");
         out.push_bind_param::<BigInt, _>(&self.order)?;
-        out.push_sql(", '{\"amount\":1500,\"currency\":\"JPY\"}', '{\"payment\":null}', ");
+        out.push_sql(", ");
+        out.push_bind_param::<Binary, _>(&self.input)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Binary, _>(&self.result)?;
+        out.push_sql(", ");
         out.push_bind_param::<Binary, _>(&self.downstream_key)?;
         out.push_sql(", 'PENDING', 0, 0, NOW(6), NOW(6), NOW(6))");
     }
 );
+
+/// A leased operation's pending row, as every acceptance writes it (`kind`'s `input` and
+/// empty `result`), under fresh ids.
+pub(crate) async fn insert_operation(
+    conn: &mut AsyncMysqlConnection,
+    kind: &'static [u8],
+    order: i64,
+    input: &'static [u8],
+    result: &'static [u8],
+) {
+    InsertOperation {
+        id: uuid::Uuid::new_v4().into_bytes().to_vec(),
+        kind,
+        order,
+        input,
+        result,
+        downstream_key: uuid::Uuid::new_v4().hyphenated().to_string().into_bytes(),
+    }
+    .execute(conn)
+    .await
+    .expect("ceiling operation insert");
+}
 
 const CAPTURE: &[u8] = b"payments.capture.v1";
 
@@ -42,14 +77,7 @@ pub(crate) async fn capture(conn: &mut AsyncMysqlConnection, key: &str, order: i
         .await
         .expect("ceiling order take");
     assert_eq!(taken, 1, "each seeded order is taken once");
-    let id = uuid::Uuid::new_v4();
-    InsertOperation {
-        id: id.into_bytes().to_vec(),
-        order,
-        downstream_key: uuid::Uuid::new_v4().hyphenated().to_string().into_bytes(),
-    }
-    .execute(conn)
-    .await
-    .expect("ceiling operation insert");
+    let job = br#"{"amount":1500,"currency":"JPY"}"#;
+    insert_operation(conn, CAPTURE, order, job, br#"{"payment":null}"#).await;
     complete_and_commit(conn, CAPTURE, key, br#"{"state":"pending"}"#).await;
 }

@@ -5,6 +5,7 @@
 //!   order, insert its outbox event, complete the record by its unique key);
 //! - a replay: one point read of a completed record by its unique key;
 //! - a cancel (`cancel_ceiling.rs`): the single cancel's seven round trips;
+//! - a capture's and a refund's acceptance (`capture_ceiling.rs`, `refund_ceiling.rs`);
 //! - the single-insert floor (`floor.rs`): one autocommit `INSERT` of an order-sized row,
 //!   what a service pays the database when it keeps its idempotency records elsewhere.
 
@@ -24,6 +25,7 @@ use crate::cancel_ceiling::cancel;
 use crate::capture_ceiling::capture;
 use crate::floor::insert_floor_order;
 use crate::order_ids::reserve_order_ids;
+use crate::refund_ceiling::refund;
 
 /// The tenant the ceiling writes under, apart from the service's rows.
 pub(crate) const CEILING_TENANT: i64 = 999_999;
@@ -242,6 +244,9 @@ pub(crate) enum Work {
     /// Capture acceptances of the orders whose ids are given (`capture_ceiling.rs`), each
     /// once.
     Capture,
+    /// Refund acceptances of 1 of the captured orders whose ids are given
+    /// (`refund_ceiling.rs`), spread over them.
+    Refund,
 }
 
 /// The creation's second statement, under an id reserved beforehand as the service's are
@@ -291,7 +296,8 @@ pub(crate) async fn measure(
             tokio::spawn(async move {
                 let mut conn = pool.get().await.expect("ceiling connection");
                 let writes = matches!(work, Work::Create | Work::Mixed);
-                let transactions = writes || matches!(work, Work::Cancel | Work::Capture);
+                let transactions =
+                    writes || matches!(work, Work::Cancel | Work::Capture | Work::Refund);
                 // More than a phase can create, for this worker alone.
                 let first_id = if writes {
                     reserve_order_ids(&mut conn, 10_000_000).await
@@ -314,13 +320,13 @@ pub(crate) async fn measure(
                         }
                         Work::Mixed => create(&mut conn, &key, order_id).await,
                         Work::Floor => insert_floor_order(&mut conn, &key).await,
-                        Work::Cancel | Work::Capture => {
+                        Work::Cancel | Work::Capture | Work::Refund => {
                             let order = &read_keys[(i * concurrency + w) % read_keys.len()];
                             let order = order.parse().expect("an order id");
-                            if matches!(work, Work::Cancel) {
-                                cancel(&mut conn, &key, order).await;
-                            } else {
-                                capture(&mut conn, &key, order).await;
+                            match work {
+                                Work::Cancel => cancel(&mut conn, &key, order).await,
+                                Work::Capture => capture(&mut conn, &key, order).await,
+                                _ => refund(&mut conn, &key, order).await,
                             }
                         }
                     }

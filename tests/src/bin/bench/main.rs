@@ -28,6 +28,7 @@ mod galera;
 mod load;
 mod order_ids;
 mod readme;
+mod refund_ceiling;
 mod relay;
 mod render;
 mod replay_cache;

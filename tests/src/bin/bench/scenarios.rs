@@ -316,7 +316,8 @@ impl Bench {
 
     /// Refunds of 1 of captured orders spread over many orders, each under a key of its
     /// own: the acceptance's cost (the payment's read and reservation, the operation's
-    /// insert). No worker runs, so every refund stays pending; no ceiling of its own.
+    /// insert). No worker runs, so every refund stays pending. Its ceiling refunds as many
+    /// other captured orders the same way.
     pub(crate) fn refund(&self) -> Scenario {
         let orders = Arc::new(self.runtime.block_on(seed::captured_orders(
             &self.pool,
@@ -338,6 +339,13 @@ impl Bench {
             .map(|s| s.key.as_str())
             .collect::<HashSet<_>>()
             .len();
+        let ceiling_orders = self.runtime.block_on(seed::captured_orders(
+            &self.pool,
+            "ceil-refund-",
+            REFUND_ORDERS,
+        ));
+        let ids = ceiling_orders.iter().map(u64::to_string).collect();
+        let roof = self.ceiling("ceil-refund", Work::Refund, REFUND_CONCURRENCY, ids);
         report::scenario(
             "refund",
             REFUND_CONCURRENCY,
@@ -345,7 +353,7 @@ impl Bench {
             keys,
             accepted,
             cost,
-            None,
+            Some(roof),
         )
     }
 

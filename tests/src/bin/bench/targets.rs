@@ -81,6 +81,14 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
             at_most(commands("capture"), 1.0),
         ),
         (
+            "refund acceptance ratio (against the single acceptance's design SQL) >= 1.5",
+            at_least(ratio("refund"), 1.5),
+        ),
+        (
+            "db commands per refund acceptance <= 1.0",
+            at_most(commands("refund"), 1.0),
+        ),
+        (
             "mixed ratio (against its design SQL) >= 1.5",
             at_least(ratio("mixed"), 1.5),
         ),

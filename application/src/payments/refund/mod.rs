@@ -10,18 +10,22 @@ use domain::{
     StoredResponse, TenantId,
 };
 use serde::{Deserialize, Serialize};
+use tracing::Instrument;
 
 use super::events::write_payment_event;
 use super::provider::{Money, PaymentProvider, ProviderRequest, ProviderResource};
 use crate::events::{EventType, OrderRevisions, OutboxWriter};
 use crate::idempotency::{
-    Execute, IdempotentOperation, NOT_FOUND, Refusal, StepContext, StepError,
+    BatchMember, BatchPlan, Execute, IdempotentOperation, NOT_FOUND, PlannedMember, Refusal,
+    StepContext, StepError,
 };
 use crate::leased::{
     CallNames, CallOut, Definite, Ended, EndedAs, LeasedOperation, NewOperation, NoAnswer,
     ProviderAnswer, RecordOutcome, Work,
 };
 use crate::ports::StoreError;
+
+mod batched;
 
 /// Written when a refund succeeds, in the transaction that records it.
 pub const PAYMENTS_REFUNDED: EventType = EventType::about_order("payments.refunded.v1");
@@ -93,6 +97,14 @@ pub struct CapturedCharge {
     /// The provider's id of the charge.
     pub charge: String,
     pub currency: Currency,
+}
+
+/// A succeeded capture as a batch plans a refund of it: what it has left after the
+/// refunds not declined, as the read found it (the reservation's write checks it again).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundableCharge {
+    pub captured: CapturedCharge,
+    pub left: u32,
 }
 
 /// What the worker refunds, stored as `{"charge":"ch_…","amount":500,"currency":"JPY",
@@ -199,6 +211,38 @@ pub trait RefundAcceptance {
         operation: &NewOperation,
         amount: Amount,
     ) -> impl Future<Output = Result<(), StepError<RefundRefusal>>> + Send;
+
+    /// The succeeded capture of each of `orders` (a batch's, in its members' order) with
+    /// what it has left, in one read that takes no lock; `None` where the tenant's order
+    /// has none (or there is no such order: the member's own run tells which).
+    fn refundable_charges(
+        &mut self,
+        orders: &[(TenantId, OrderId)],
+    ) -> impl Future<Output = Result<Vec<Option<RefundableCharge>>, StoreError>> + Send;
+
+    /// The acceptance of each of `accepted` (its operation, the amount it reserves, the
+    /// span of the request it came in), each on an order of its own: the amounts reserved
+    /// in one conditional write, the operations inserted in another where the store can.
+    ///
+    /// # Errors
+    /// `Rejected(ExceedsCaptured)` when any capture has less left than its member asks,
+    /// which fails the whole batch: its members then run alone.
+    fn accept_refunds(
+        &mut self,
+        accepted: &[(&NewOperation, Amount, &tracing::Span)],
+    ) -> impl Future<Output = Result<(), StepError<RefundRefusal>>> + Send
+    where
+        Self: Send,
+    {
+        async move {
+            for (operation, amount, span) in accepted {
+                self.accept_refund(operation, *amount)
+                    .instrument((*span).clone())
+                    .await?;
+            }
+            Ok(())
+        }
+    }
 }
 
 /// The refund's writes when it ends.
@@ -223,7 +267,7 @@ impl IdempotentOperation for RefundPayment {
     const EVENTS: &'static [EventType] = &[PAYMENTS_REFUNDED];
     type Input = RefundRequest;
     type Refusal = RefundRefusal;
-    type Reserved = ();
+    type Reserved = NewOperation;
 }
 
 impl LeasedOperation for RefundPayment {
@@ -245,15 +289,41 @@ impl<Tx: RefundAcceptance + Send> Execute<Tx> for RefundPayment {
         input: &RefundRequest,
     ) -> Result<StoredResponse, StepError<RefundRefusal>> {
         let captured = tx.captured_charge(context.tenant, input.order).await?;
-        let job = RefundJob {
-            charge: captured.charge,
-            amount: input.amount,
-            currency: captured.currency,
-            reason: input.reason.clone(),
-        };
-        let operation = NewOperation::of::<Self>(context, input.order, &job)?;
+        let operation = NewOperation::of::<Self>(context, input.order, &job_of(input, captured))?;
         tx.accept_refund(&operation, input.amount).await?;
         operation.accepted()
+    }
+
+    /// The members' captures read in one statement, each member decided in arrival order,
+    /// then one reservation of the amounts and one write of the operations (`batched.rs`).
+    /// A member whose answer could be a refusal (its stored one included) runs alone.
+    const BATCHED: bool = true;
+
+    async fn plan_batch(
+        &self,
+        tx: &mut Tx,
+        members: &[BatchMember<RefundRequest>],
+        _wary: bool,
+    ) -> Result<BatchPlan<NewOperation>, StepError<RefundRefusal>> {
+        batched::plan(tx, members).await
+    }
+
+    async fn execute_batch(
+        &self,
+        tx: &mut Tx,
+        batch: &[PlannedMember<'_, RefundRequest, NewOperation>],
+    ) -> Result<(), StepError<RefundRefusal>> {
+        batched::write(tx, batch).await
+    }
+}
+
+/// What the worker refunds for `input` of `captured`.
+fn job_of(input: &RefundRequest, captured: CapturedCharge) -> RefundJob {
+    RefundJob {
+        charge: captured.charge,
+        amount: input.amount,
+        currency: captured.currency,
+        reason: input.reason.clone(),
     }
 }
 
