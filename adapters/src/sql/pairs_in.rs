@@ -73,6 +73,25 @@ where
     }
 }
 
+/// For each of `wanted`, in its order, its row among `rows` (which come back in the index's
+/// order, without the pairs that had none) read by `convert`, or `None`.
+pub(crate) fn in_wanted_order<R, T, E>(
+    wanted: &[(i64, i64)],
+    rows: &[R],
+    pair: impl Fn(&R) -> (i64, i64),
+    convert: impl Fn(&R) -> Result<T, E>,
+) -> Result<Vec<Option<T>>, E> {
+    wanted
+        .iter()
+        .map(|wanted| {
+            rows.iter()
+                .find(|row| pair(row) == *wanted)
+                .map(&convert)
+                .transpose()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use diesel::debug_query;

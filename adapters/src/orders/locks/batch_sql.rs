@@ -20,7 +20,7 @@ use crate::sql::bad_value::bad;
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
 use crate::sql::locked::Locked;
-use crate::sql::pairs_in::PairsIn;
+use crate::sql::pairs_in::{PairsIn, in_wanted_order};
 use crate::sql::rows::to_i64;
 use crate::sql::schema::{operations, orders};
 
@@ -120,15 +120,10 @@ where
         .load(conn)
         .await
         .map_err(C::Backend::store_error)?;
-    pairs
-        .iter()
-        .map(|pair| {
-            rows.iter()
-                .find(|(tenant, order, _)| (*tenant, *order) == *pair)
-                .map(|(_, _, state)| {
-                    OperationState::from_stored(state).map_err(bad("operations", "state"))
-                })
-                .transpose()
-        })
-        .collect()
+    in_wanted_order(
+        &pairs,
+        &rows,
+        |(tenant, order, _)| (*tenant, *order),
+        |(_, _, state)| OperationState::from_stored(state).map_err(bad("operations", "state")),
+    )
 }

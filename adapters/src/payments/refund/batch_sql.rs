@@ -6,7 +6,7 @@
 
 use application::StepError;
 use application::leased::NewOperation;
-use application::payments::{CapturedCharge, RefundRefusal, RefundableCharge};
+use application::payments::{RefundRefusal, RefundableCharge};
 use application::ports::StoreError;
 use diesel::QueryResult;
 use diesel::backend::Backend;
@@ -17,13 +17,14 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, Binary, Integer};
 use diesel_async::RunQueryDsl;
-use domain::{Amount, Currency, OrderId, TenantId};
+use domain::{Amount, OrderId, TenantId};
 
+use super::charge::captured_charge;
 use crate::leased::{InsertOperations, InsertTraces, insert_operations};
-use crate::sql::bad_value::{OutOfRange, bad, bad_row};
+use crate::sql::bad_value::{OutOfRange, bad};
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
-use crate::sql::pairs_in::PairsIn;
+use crate::sql::pairs_in::{PairsIn, in_wanted_order};
 use crate::sql::rows::to_i64;
 use crate::sql::schema::payments;
 
@@ -104,29 +105,13 @@ where
         .load(conn)
         .await
         .map_err(C::Backend::store_error)?;
-    pairs
-        .iter()
-        .map(|pair| {
-            rows.iter()
-                .find(|(tenant, order, ..)| (*tenant, *order) == *pair)
-                .map(charge_of)
-                .transpose()
-        })
-        .collect()
+    in_wanted_order(&pairs, &rows, |row| (row.0, row.1), charge_of)
 }
 
 fn charge_of(row: &PaymentRow) -> Result<RefundableCharge, StoreError> {
     let (_, _, charge, currency, amount, refunded) = row;
-    let currency = std::str::from_utf8(currency)
-        .ok()
-        .and_then(|currency| Currency::parse(currency).ok())
-        .ok_or_else(|| bad_row("payments", "currency"))?;
     Ok(RefundableCharge {
-        captured: CapturedCharge {
-            charge: String::from_utf8(charge.clone())
-                .map_err(bad("payments", "provider_charge_id"))?,
-            currency,
-        },
+        captured: captured_charge(charge.clone(), currency)?,
         left: u32::try_from(amount - refunded).map_err(bad("payments", "refunded"))?,
     })
 }

@@ -3,6 +3,7 @@
 
 mod batch_sql;
 mod body;
+mod charge;
 mod sql;
 
 use application::Refusal;

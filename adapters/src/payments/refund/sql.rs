@@ -21,11 +21,12 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, Binary, Integer};
 use diesel_async::RunQueryDsl;
-use domain::{Amount, Currency, OrderId, TenantId};
+use domain::{Amount, OrderId, TenantId};
 
 use super::batch_sql::{accept_all, refundable};
+use super::charge::captured_charge;
 use crate::leased::{InsertOperation, InsertTrace, insert_operation};
-use crate::sql::bad_value::{OutOfRange, bad, bad_row};
+use crate::sql::bad_value::OutOfRange;
 use crate::sql::both_stores::for_both_transactions;
 use crate::sql::classify::Classify;
 use crate::sql::connection::SqlConnection;
@@ -158,14 +159,7 @@ where
             None => RefundRefusal::OrderNotFound,
         }));
     };
-    let currency = std::str::from_utf8(&currency)
-        .ok()
-        .and_then(|currency| Currency::parse(currency).ok())
-        .ok_or_else(|| bad_row("payments", "currency"))?;
-    Ok(CapturedCharge {
-        charge: String::from_utf8(charge).map_err(bad("payments", "provider_charge_id"))?,
-        currency,
-    })
+    Ok(captured_charge(charge, &currency)?)
 }
 
 /// Reserves the amount, or refuses it as more than the payment has left.

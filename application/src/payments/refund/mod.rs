@@ -3,17 +3,11 @@
 //! carried out by refunding the provider's charge, recorded as a refund with its
 //! `payments.refunded.v1` event.
 
-use std::future::Future;
-
-use domain::{
-    Amount, Currency, FingerprintVersion, Fingerprinted, OrderId, PaymentInputError, Reason,
-    StoredResponse, TenantId,
-};
-use serde::{Deserialize, Serialize};
-use tracing::Instrument;
+use domain::{Amount, FingerprintVersion, Fingerprinted, OrderId, Reason, StoredResponse};
+use serde::Serialize;
 
 use super::events::write_payment_event;
-use super::provider::{Money, PaymentProvider, ProviderRequest, ProviderResource};
+use super::provider::{PaymentProvider, ProviderRequest, ProviderResource};
 use crate::events::{EventType, OrderRevisions, OutboxWriter};
 use crate::idempotency::{
     BatchMember, BatchPlan, Execute, IdempotentOperation, NOT_FOUND, PlannedMember, Refusal,
@@ -26,6 +20,11 @@ use crate::leased::{
 use crate::ports::StoreError;
 
 mod batched;
+mod job;
+mod port;
+
+pub use job::{RefundJob, RefundJobError};
+pub use port::{CapturedCharge, RefundAcceptance, RefundRecords, RefundableCharge};
 
 /// Written when a refund succeeds, in the transaction that records it.
 pub const PAYMENTS_REFUNDED: EventType = EventType::about_order("payments.refunded.v1");
@@ -91,86 +90,6 @@ impl Refusal for RefundRefusal {
     }
 }
 
-/// The order's succeeded capture, as a refund of it needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CapturedCharge {
-    /// The provider's id of the charge.
-    pub charge: String,
-    pub currency: Currency,
-}
-
-/// A succeeded capture as a batch plans a refund of it: what it has left after the
-/// refunds not declined, as the read found it (the reservation's write checks it again).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RefundableCharge {
-    pub captured: CapturedCharge,
-    pub left: u32,
-}
-
-/// What the worker refunds, stored as `{"charge":"ch_…","amount":500,"currency":"JPY",
-/// "reason":"…"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "RefundMembers", into = "RefundMembers")]
-pub struct RefundJob {
-    pub charge: String,
-    pub amount: Amount,
-    pub currency: Currency,
-    pub reason: Reason,
-}
-
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RefundMembers {
-    charge: String,
-    amount: i64,
-    currency: String,
-    reason: String,
-}
-
-impl RefundJob {
-    /// What the refund gives back, as every answer about it must say.
-    #[must_use]
-    pub fn money(&self) -> Money {
-        Money {
-            amount: self.amount,
-            currency: self.currency,
-        }
-    }
-}
-
-/// A stored job that no longer reads as one.
-#[derive(Debug, thiserror::Error)]
-pub enum RefundJobError {
-    #[error("amount or currency")]
-    Money(#[from] PaymentInputError),
-    #[error("reason")]
-    Reason(#[from] domain::ReasonError),
-}
-
-impl TryFrom<RefundMembers> for RefundJob {
-    type Error = RefundJobError;
-
-    fn try_from(members: RefundMembers) -> Result<Self, Self::Error> {
-        Ok(Self {
-            charge: members.charge,
-            amount: Amount::parse(members.amount)?,
-            currency: Currency::parse(&members.currency)?,
-            reason: Reason::parse(&members.reason)?,
-        })
-    }
-}
-
-impl From<RefundJob> for RefundMembers {
-    fn from(job: RefundJob) -> Self {
-        Self {
-            charge: job.charge,
-            amount: i64::from(job.amount.get()),
-            currency: job.currency.as_str().to_owned(),
-            reason: job.reason.as_str().to_owned(),
-        }
-    }
-}
-
 /// A succeeded refund, as the status read and the admin show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -186,79 +105,6 @@ pub struct RefundResult {
     /// The capture's.
     #[schema(pattern = "^[A-Z]{3}$")]
     pub currency: String,
-}
-
-/// The refund's acceptance reads and writes.
-pub trait RefundAcceptance {
-    /// The tenant's order's succeeded capture.
-    ///
-    /// # Errors
-    /// `Rejected(OrderNotFound)` when the tenant has no such order, `Rejected(NotRefundable)`
-    /// when it has no succeeded capture.
-    fn captured_charge(
-        &mut self,
-        tenant: TenantId,
-        order: OrderId,
-    ) -> impl Future<Output = Result<CapturedCharge, StepError<RefundRefusal>>> + Send;
-
-    /// Reserves `amount` of the order's capture, in one conditional write that concurrent
-    /// refunds of the order wait on, then writes the operation.
-    ///
-    /// # Errors
-    /// `Rejected(ExceedsCaptured)` when the capture has less than `amount` left.
-    fn accept_refund(
-        &mut self,
-        operation: &NewOperation,
-        amount: Amount,
-    ) -> impl Future<Output = Result<(), StepError<RefundRefusal>>> + Send;
-
-    /// The succeeded capture of each of `orders` (a batch's, in its members' order) with
-    /// what it has left, in one read that takes no lock; `None` where the tenant's order
-    /// has none (or there is no such order: the member's own run tells which).
-    fn refundable_charges(
-        &mut self,
-        orders: &[(TenantId, OrderId)],
-    ) -> impl Future<Output = Result<Vec<Option<RefundableCharge>>, StoreError>> + Send;
-
-    /// The acceptance of each of `accepted` (its operation, the amount it reserves, the
-    /// span of the request it came in), each on an order of its own: the amounts reserved
-    /// in one conditional write, the operations inserted in another where the store can.
-    ///
-    /// # Errors
-    /// `Rejected(ExceedsCaptured)` when any capture has less left than its member asks,
-    /// which fails the whole batch: its members then run alone.
-    fn accept_refunds(
-        &mut self,
-        accepted: &[(&NewOperation, Amount, &tracing::Span)],
-    ) -> impl Future<Output = Result<(), StepError<RefundRefusal>>> + Send
-    where
-        Self: Send,
-    {
-        async move {
-            for (operation, amount, span) in accepted {
-                self.accept_refund(operation, *amount)
-                    .instrument((*span).clone())
-                    .await?;
-            }
-            Ok(())
-        }
-    }
-}
-
-/// The refund's writes when it ends.
-pub trait RefundRecords {
-    /// The refund of the succeeded operation `ended`, made as `provider_refund_id`: its id.
-    fn insert_refund(
-        &mut self,
-        ended: &Ended<'_, RefundJob>,
-        provider_refund_id: &str,
-    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
-
-    /// Gives the declined refund's amount back to the order's capture.
-    fn release_refund(
-        &mut self,
-        ended: &Ended<'_, RefundJob>,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
 impl IdempotentOperation for RefundPayment {

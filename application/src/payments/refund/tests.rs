@@ -1,4 +1,4 @@
-use domain::Operation;
+use domain::{Currency, Operation};
 
 use super::*;
 
