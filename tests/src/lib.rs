@@ -34,6 +34,7 @@ mod server;
 mod service;
 mod spread;
 mod sqlite_db;
+mod summed_metric;
 mod temp_dir;
 mod waits;
 
@@ -69,5 +70,6 @@ pub use service::{
 };
 pub use spread::spread;
 pub use sqlite_db::SqliteDb;
+pub use summed_metric::summed_metric;
 pub use temp_dir::TempDir;
 pub use waits::{eventually, wait_for_metric, wait_until};

@@ -6,6 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed assertion
 
+mod cancel_storm;
 mod cluster;
 mod crashes;
 mod ignored;

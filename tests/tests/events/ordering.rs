@@ -25,13 +25,21 @@ pub(crate) async fn stream_in_order(url: &str) -> Vec<serde_json::Value> {
     documents
 }
 
+/// The order an event is about: an order's own events carry the order, a payment's its id.
+pub(crate) fn order_of(document: &serde_json::Value) -> &str {
+    document["order"]["orderId"]
+        .as_str()
+        .or_else(|| document["orderId"].as_str())
+        .unwrap()
+}
+
 /// Each order's events in `documents` (the stream's order), as `(type, sequence)`.
 pub(crate) fn events_per_order(
     documents: &[serde_json::Value],
 ) -> HashMap<String, Vec<(String, u64)>> {
     let mut seen: HashMap<String, Vec<(String, u64)>> = HashMap::new();
     for document in documents {
-        seen.entry(document["order"]["orderId"].as_str().unwrap().to_owned())
+        seen.entry(order_of(document).to_owned())
             .or_default()
             .push((
                 document["type"].as_str().unwrap().to_owned(),

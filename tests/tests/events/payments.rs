@@ -13,7 +13,7 @@ use tests::{
     refund_json, reserve_port, spread, token, wait_until,
 };
 
-use crate::ordering::stream_in_order;
+use crate::ordering::{order_of, stream_in_order};
 use crate::support::Rig;
 
 const ORDERS: usize = 120;
@@ -83,26 +83,7 @@ async fn each_orders_payment_events_follow_its_creation_in_commit_order_through_
     let provider = ProviderStandIn::start();
     // The orders are paid and refunded while nothing relays, so the relays later meet a
     // backlog where an order's events sit in different batches, claimed at once.
-    let working = |process: &str| {
-        let mut options = ServiceOptions::new(rig.db.url());
-        options.env = [
-            ("PAYMENT_PROVIDER_URL", provider.url()),
-            ("OPERATION_LEASE_SECS", "2"),
-            ("PROVIDER_TIMEOUT_MS", "1500"),
-            ("WORKER_POLL_MS", "20"),
-            ("OPERATION_BACKOFF_MS", "100"),
-            ("WORKER_CONCURRENCY", "4"),
-        ]
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
-        let service = Service::start(&options);
-        service
-            .wait_for_log("workers started")
-            .unwrap_or_else(|log| panic!("{process}: {log}"));
-        service
-    };
-    let (p, q) = (working("p"), working("q"));
+    let (p, q) = (rig.working(&provider, &[]), rig.working(&provider, &[]));
     let statuses = pay_and_refund(
         &rig.history,
         vec![p.base_url().to_owned(), q.base_url().to_owned()],
@@ -157,15 +138,13 @@ async fn each_orders_payment_events_follow_its_creation_in_commit_order_through_
     let documents = stream_in_order(&rig.nats.url()).await;
     let mut seen: HashMap<String, Vec<(String, u64, u64)>> = HashMap::new();
     for document in &documents {
-        let order = document["orderId"]
-            .as_str()
-            .or_else(|| document["order"]["orderId"].as_str())
-            .unwrap();
-        seen.entry(order.to_owned()).or_default().push((
-            document["type"].as_str().unwrap().to_owned(),
-            document["sequence"].as_u64().unwrap(),
-            document["amount"].as_u64().unwrap_or(0),
-        ));
+        seen.entry(order_of(document).to_owned())
+            .or_default()
+            .push((
+                document["type"].as_str().unwrap().to_owned(),
+                document["sequence"].as_u64().unwrap(),
+                document["amount"].as_u64().unwrap_or(0),
+            ));
     }
     assert_eq!(seen.len(), ORDERS, "every order in the stream");
     for (order, events) in &seen {

@@ -4,8 +4,8 @@ use std::future::Future;
 use std::time::Duration;
 
 use tests::{
-    Broker, History, NatsCluster, PauseDir, PrivateNats, Service, ServiceOptions, TestDb,
-    assert_recorded_run_legal, cancel_json, order_json, spread, token, wait_until,
+    Broker, History, NatsCluster, PauseDir, PrivateNats, ProviderStandIn, Service, ServiceOptions,
+    TestDb, assert_recorded_run_legal, cancel_json, order_json, spread, token, wait_until,
 };
 
 /// A scenario's world: on a single NATS server unless it says otherwise.
@@ -79,6 +79,29 @@ impl<B: Broker> Rig<B> {
     pub(crate) fn serve(&self, env: &[(&str, &str)]) -> Service {
         let service = Service::start(&self.options(env));
         service.wait_for_log("relay started").unwrap();
+        service
+    }
+
+    /// `server serve` working captures and refunds at `provider`, relaying nothing (no
+    /// broker in its settings): short leases, quick polls, four worker tasks; `env` on top.
+    pub(crate) fn working(&self, provider: &ProviderStandIn, env: &[(&str, &str)]) -> Service {
+        let mut options = ServiceOptions::new(self.db.url());
+        options.env = [
+            ("PAYMENT_PROVIDER_URL", provider.url()),
+            ("OPERATION_LEASE_SECS", "2"),
+            ("PROVIDER_TIMEOUT_MS", "1500"),
+            ("WORKER_POLL_MS", "20"),
+            ("OPERATION_BACKOFF_MS", "100"),
+            ("WORKER_CONCURRENCY", "4"),
+        ]
+        .iter()
+        .chain(env)
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        let service = Service::start(&options);
+        if let Err(log) = service.wait_for_log("workers started") {
+            panic!("the process started no worker:\n{log}");
+        }
         service
     }
 

@@ -7,6 +7,7 @@ use std::thread;
 
 use tests::{
     Api, FinalState, History, Reply, Service, ServiceOptions, TestDb, assert_legal, order_json,
+    summed_metric,
 };
 
 use crate::support::full_token;
@@ -75,12 +76,8 @@ async fn batches_meeting_keys_another_process_took_rerun_alone_and_each_key_make
             "key {k}"
         );
     }
-    let summed = |name: &str, labels: &str| -> f64 {
-        clients
-            .iter()
-            .filter_map(|client| client.labelled_metric(name, labels))
-            .sum()
-    };
+    let summed =
+        |name, labels: &str| summed_metric(services.iter().map(Service::base_url), name, labels);
     let batches = summed("batch_size_count", CREATES);
     let reruns = summed(
         "batch_reruns_total",

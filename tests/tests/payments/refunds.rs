@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use tests::{Controls, History, Reply, Service, ServiceOptions, refund_json, spread};
+use tests::{
+    Controls, History, Reply, Service, ServiceOptions, refund_json, spread, summed_metric,
+};
 
 use crate::support::{AMOUNT, Accepted, Scenario, full_token};
 
@@ -136,7 +138,7 @@ async fn a_refund_is_worked_like_a_capture_and_going_over_stays_the_keys_answer(
 /// Orders in the storm, refunds sent to them, and the clients sending them.
 const ORDERS: usize = 8;
 const REFUNDS: usize = 240;
-const CLIENTS: usize = 6;
+const CLIENTS: usize = 12;
 
 /// Refund `i`'s order and amount, from 100 to 500: spread evenly and reproducibly.
 fn pick(i: usize, orders: usize) -> (usize, u32) {
@@ -187,9 +189,10 @@ async fn concurrent_refunds_over_several_processes_never_accept_more_than_was_ca
     for i in 0..ORDERS {
         orders.push(scenario.captured_order(&format!("S-{i}")).await);
     }
-    let more: Vec<Service> = (0..2)
-        .map(|_| Service::start(&ServiceOptions::new(scenario.db.url())))
-        .collect();
+    // One batch in flight in each of these: refunds that arrive together go as batches.
+    let mut batching = ServiceOptions::new(scenario.db.url());
+    batching.env.push(("BATCH_IN_FLIGHT".into(), "1".into()));
+    let more: Vec<Service> = (0..2).map(|_| Service::start(&batching)).collect();
     let base_urls = std::iter::once(scenario.accepting.base_url())
         .chain(more.iter().map(Service::base_url))
         .map(str::to_owned)
@@ -220,6 +223,14 @@ async fn concurrent_refunds_over_several_processes_never_accept_more_than_was_ca
             .await;
         assert_eq!(reserved, i64::from(sum), "order {order}: reserved");
     }
+
+    let batches = summed_metric(
+        more.iter().map(Service::base_url),
+        "batch_size_count",
+        r#"operation="payments.refund.v1""#,
+    );
+    eprintln!("{batches} batches of two or more refunds");
+    assert!(batches > 0.0, "refunds went as batches");
 
     scenario.wait_until_none_pending().await;
     let total: usize = sent.iter().filter(|(_, _, status)| *status == 202).count();
