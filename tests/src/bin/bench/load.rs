@@ -19,11 +19,22 @@ pub(crate) struct Request {
 impl Request {
     /// A create under `key`, for an order referenced as `key`.
     pub(crate) fn create(key: String) -> Self {
+        Self::create_referenced(tests::order_json(&key, "SKU-1", 1), key)
+    }
+
+    /// A create under `key` of the order `body` describes.
+    fn create_referenced(body: String, key: String) -> Self {
         Self {
             path: "/api/orders".to_owned(),
-            body: tests::order_json(&key, "SKU-1", 1),
+            body,
             key,
         }
+    }
+
+    /// A create under `key` of an order referenced as `taken`, which an earlier order has:
+    /// answered `409 client_order_ref_conflict`.
+    pub(crate) fn create_taken(key: String, taken: &str) -> Self {
+        Self::create_referenced(tests::order_json(taken, "SKU-1", 1), key)
     }
 
     /// A refund of 1 of order `order`, under `key`.

@@ -21,6 +21,7 @@
 mod cancel_ceiling;
 mod capture_ceiling;
 mod ceiling;
+mod conflicting;
 mod cost;
 mod embedded;
 mod floor;
@@ -125,6 +126,9 @@ fn main() {
     }
     if wanted("mixed") {
         scenarios.push(bench.mixed());
+    }
+    if wanted("conflicting") {
+        scenarios.push(bench.conflicting());
     }
     if wanted("cancel") {
         scenarios.push(bench.cancel());

@@ -68,7 +68,7 @@ pub(crate) struct Bench {
 }
 
 impl Bench {
-    fn orders(&self, prefix: &str) -> usize {
+    pub(crate) fn orders(&self, prefix: &str) -> usize {
         usize::try_from(
             self.runtime
                 .block_on(self.db.orders_with_ref_prefix(1, prefix)),
@@ -77,7 +77,13 @@ impl Bench {
     }
 
     /// The ceiling's throughput and its cost per unit of work.
-    fn ceiling(&self, label: &str, work: Work, concurrency: usize, keys: Vec<String>) -> Measured {
+    pub(crate) fn ceiling(
+        &self,
+        label: &str,
+        work: Work,
+        concurrency: usize,
+        keys: Vec<String>,
+    ) -> Measured {
         let phase = ceiling::measure(
             &self.pool,
             label,
@@ -105,7 +111,7 @@ impl Bench {
     }
 
     /// Runs the HTTP load of one scenario on the benchmark's runtime.
-    fn load(
+    pub(crate) fn load(
         &self,
         concurrency: usize,
         duration: Duration,

@@ -45,6 +45,12 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
     let cache_speedup = speedup(cached, named("retries-no-cache"));
     let replay_speedup = speedup(at32("replay"), at32("replay-no-cache"));
     let commands = |name: &str| at32(name).map(|s| s.cost.db_commands);
+    // What a refused member costs the rest of its batch: against the create scenario.
+    let conflicting = at32("conflicting").zip(at32("create"));
+    let conflicting_rps =
+        conflicting.and_then(|(c, create)| (create.rps > 0.0).then(|| c.rps / create.rps));
+    let conflicting_p99 =
+        conflicting.and_then(|(c, create)| (create.p99_ms > 0.0).then(|| c.p99_ms / create.p99_ms));
     let embedded = report.embedded.as_ref();
     let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
     let lines = [
@@ -63,6 +69,14 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
         (
             "replays/s from the cache >= 1.5x the same server's database path (cache off)",
             at_least(replay_speedup, 1.5),
+        ),
+        (
+            "conflicting (1 in 10 a taken reference): orders/s >= 0.8x the create scenario's",
+            at_least(conflicting_rps, 0.8),
+        ),
+        (
+            "conflicting: p99 <= 1.5x the create scenario's",
+            at_most(conflicting_p99, 1.5),
         ),
         (
             "cancel ratio (against the single cancel's design SQL) >= 1.5",
