@@ -20,6 +20,7 @@
 
 mod cancel_ceiling;
 mod capture_ceiling;
+mod captures;
 mod ceiling;
 mod conflicting;
 mod cost;
@@ -146,6 +147,8 @@ fn main() {
         bench.runtime.block_on(relay::run(&options, bench.duration))
     });
 
+    let captures = wanted("captures").then(|| captures::run(&bench, &options));
+
     let embedded = wanted("embedded").then(|| embedded::run(&bench, &options));
 
     let tracing = wanted("tracing")
@@ -170,6 +173,7 @@ fn main() {
         }),
         scenarios,
         relay,
+        captures,
         embedded,
         tracing,
         galera,

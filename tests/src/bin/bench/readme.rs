@@ -76,6 +76,7 @@ mod tests {
             scenarios: Vec::new(),
             create_batches: None,
             relay: None,
+            captures: None,
             embedded: None,
             tracing: None,
             galera: None,

@@ -30,6 +30,7 @@ pub(crate) fn render(report: &Report) -> String {
     speed(&mut out, report);
     cost(&mut out, report);
     relay(&mut out, report);
+    captures(&mut out, report);
     embedded(&mut out, report);
     verification(&mut out, report);
     tracing(&mut out, report);
@@ -124,6 +125,29 @@ fn relay(out: &mut String, report: &Report) {
         relay.max_pending,
         relay.lag_p50_ms,
         relay.lag_p99_ms,
+    );
+}
+
+fn captures(out: &mut String, report: &Report) {
+    let Some(c) = &report.captures else {
+        return;
+    };
+    let _ = write!(
+        out,
+        "\ncaptures end to end (accepted at c={}, charged at the provider stand-in by {} \
+         worker tasks, events relayed to a private nats-server):\n\n\
+         | accepted | errors | accepted/s | completed/s | db commands/capture | db CPU µs/capture | server CPU µs/capture |\n\
+         | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+         | {} | {} | {:.0} | {:.0} | {:.2} | {} | {} |\n",
+        c.concurrency,
+        c.workers,
+        c.accepted,
+        c.errors,
+        c.accepted_per_s,
+        c.completed_per_s,
+        c.cost.db_commands,
+        micros(c.cost.db_cpu_us),
+        micros(c.cost.client_cpu_us),
     );
 }
 

@@ -57,6 +57,9 @@ pub(crate) struct Report {
     pub(crate) create_batches: Option<Batches>,
     /// The relay scenario, when it ran.
     pub(crate) relay: Option<crate::relay::RelayFigures>,
+    /// The captures end to end, when they ran.
+    #[serde(default)]
+    pub(crate) captures: Option<crate::captures::CaptureFigures>,
     /// The embedded store's creates, when it ran.
     #[serde(default)]
     pub(crate) embedded: Option<crate::embedded::EmbeddedFigures>,
@@ -83,6 +86,9 @@ impl Report {
             .collect();
         if self.relay.as_ref().is_some_and(|r| r.errors > 0) {
             wrong.push("relay".to_owned());
+        }
+        if self.captures.as_ref().is_some_and(|c| c.errors > 0) {
+            wrong.push("captures".to_owned());
         }
         if self.embedded.as_ref().is_some_and(|e| e.errors > 0) {
             wrong.push("embedded".to_owned());

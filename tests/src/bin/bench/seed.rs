@@ -19,6 +19,42 @@ pub(crate) async fn active_orders(
     prefix: &str,
     count: u64,
 ) -> Vec<u64> {
+    orders_with_events(pool, prefix, count, "NULL").await
+}
+
+/// [`active_orders`] with their created events already published: for a scenario whose
+/// relay is to carry the scenario's own events alone (written so, not marked afterwards,
+/// which would leave delete-marked index entries for the relay's claims to walk).
+pub(crate) async fn active_orders_published(
+    pool: &Pool<AsyncMysqlConnection>,
+    prefix: &str,
+    count: u64,
+) -> Vec<u64> {
+    orders_with_events(pool, prefix, count, "NOW(6)").await
+}
+
+async fn orders_with_events(
+    pool: &Pool<AsyncMysqlConnection>,
+    prefix: &str,
+    count: u64,
+    published_at: &str,
+) -> Vec<u64> {
+    let ids = orders(pool, prefix, count).await;
+    let mut conn = pool.get().await.expect("seed connection");
+    conn.batch_execute(&format!(
+        "INSERT INTO outbox (event_id, event_type, tenant_id, subject, payload, created_at, \
+           published_at) \
+         SELECT UNHEX(MD5(CONCAT('seed-', id))), 'orders.created.v1', 1, \
+           'orders.created.v1.1', '{{}}', NOW(6), {published_at} \
+         FROM orders WHERE client_order_ref LIKE '{prefix}%'"
+    ))
+    .await
+    .expect("seed created events");
+    ids
+}
+
+/// `count` orders alone, without their events.
+async fn orders(pool: &Pool<AsyncMysqlConnection>, prefix: &str, count: u64) -> Vec<u64> {
     let mut conn = pool.get().await.expect("seed connection");
     let first = crate::order_ids::reserve_order_ids(&mut conn, count).await;
     // Five digits crossed: up to 100 000 rows in one statement, in MySQL 8 and MariaDB.
@@ -34,14 +70,6 @@ pub(crate) async fn active_orders(
     ))
     .await
     .expect("seed orders");
-    conn.batch_execute(&format!(
-        "INSERT INTO outbox (event_id, event_type, tenant_id, subject, payload, created_at) \
-         SELECT UNHEX(MD5(CONCAT('seed-', id))), 'orders.created.v1', 1, \
-           'orders.created.v1.1', '{{}}', NOW(6) \
-         FROM orders WHERE client_order_ref LIKE '{prefix}%'"
-    ))
-    .await
-    .expect("seed created events");
     let ids: Vec<Id> = diesel::sql_query(format!(
         "SELECT id FROM orders WHERE client_order_ref LIKE '{prefix}%' ORDER BY id"
     ))

@@ -23,12 +23,14 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
         })
     };
     let db_cpu_vs_ceiling = create_vs_ceiling(|cost| cost.db_cpu_us);
-    let db_cpu_vs_floor = at32("create")
-        .zip(at32("floor"))
-        .and_then(|(create, floor)| {
-            let (own, floor) = (create.cost.db_cpu_us?, floor.cost.db_cpu_us?);
+    // A scenario's database CPU per request against the floor's per insert.
+    let db_cpu_vs_floor_of = |name: &str| {
+        at32(name).zip(at32("floor")).and_then(|(own, floor)| {
+            let (own, floor) = (own.cost.db_cpu_us?, floor.cost.db_cpu_us?);
             (floor > 0.0).then_some(own / floor)
-        });
+        })
+    };
+    let db_cpu_vs_floor = db_cpu_vs_floor_of("create");
     let create_commands = at32("create").map(|s| s.cost.db_commands);
     let server_cpu_vs_ceiling = create_vs_ceiling(|cost| cost.client_cpu_us);
     let rss_mib = report.server_peak_rss_bytes as f64 / (1024.0 * 1024.0);
@@ -87,6 +89,10 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
             at_most(commands("cancel"), 1.0),
         ),
         (
+            "db CPU per cancel <= 2x the single-insert floor's per insert",
+            at_most(db_cpu_vs_floor_of("cancel"), 2.0),
+        ),
+        (
             "capture acceptance ratio (against the single acceptance's design SQL) >= 1.5",
             at_least(ratio("capture"), 1.5),
         ),
@@ -95,12 +101,20 @@ pub(crate) fn targets(out: &mut String, report: &Report) {
             at_most(commands("capture"), 1.0),
         ),
         (
+            "db CPU per capture acceptance <= 2x the single-insert floor's per insert",
+            at_most(db_cpu_vs_floor_of("capture"), 2.0),
+        ),
+        (
             "refund acceptance ratio (against the single acceptance's design SQL) >= 1.5",
             at_least(ratio("refund"), 1.5),
         ),
         (
             "db commands per refund acceptance <= 1.0",
             at_most(commands("refund"), 1.0),
+        ),
+        (
+            "db CPU per refund acceptance <= 2x the single-insert floor's per insert",
+            at_most(db_cpu_vs_floor_of("refund"), 2.0),
         ),
         (
             "mixed ratio (against its design SQL) >= 1.5",
