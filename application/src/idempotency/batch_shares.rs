@@ -9,9 +9,9 @@ use std::sync::{Mutex, PoisonError};
 /// for no read, and one taken key among them (a rerun) turns the read back on.
 const READ_FROM_SHARE: f64 = 0.02;
 
-/// While at least this share of recent batches was refused, batches plan warily: about ten
-/// batches after a refusal, so a load where one batch in ten meets a taken reference keeps
-/// reading, and one that met a single stray refusal soon stops.
+/// While at least this share of recent batches was refused, or left a member that was
+/// refused alone, batches plan warily: about ten batches after the last refusal, so a load
+/// where refusals go on keeps reading, and one that met a single stray refusal soon stops.
 const WARY_FROM_SHARE: f64 = 0.015;
 
 /// One operation's shares, each moved a quarter of the way to every batch's own figure.
@@ -67,7 +67,8 @@ impl RecentShares {
         self.with(operation, |shares| shares.refused >= WARY_FROM_SHARE)
     }
 
-    /// A batch's step ran to its end (`refused` false) or refused.
+    /// A batch's step ran to its end (`refused` false) or refused, or (`refused` true) a
+    /// member it left to run alone was refused there.
     pub(crate) fn step_ended(&self, operation: &'static str, refused: bool) {
         let own = if refused { 1.0 } else { 0.0 };
         self.with(operation, |shares| toward(&mut shares.refused, own));

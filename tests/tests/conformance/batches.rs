@@ -165,6 +165,10 @@ pub(crate) async fn a_reference_two_members_share_leaves_only_the_second_to_run_
     assert_eq!(db.count_rows("orders").await, 4);
     db.finish().await;
 }
+/// Batches after the warned one, each with a taken reference: more than a single refusal
+/// keeps batches wary for.
+const WARY_ROUNDS: u32 = 14;
+
 pub(crate) async fn after_a_refused_batch_the_next_reads_its_references_and_is_not_rerun<
     B: Backend,
 >() {
@@ -218,6 +222,38 @@ pub(crate) async fn after_a_refused_batch_the_next_reads_its_references_and_is_n
         [2],
         "b-1 and b-3 in one transaction"
     );
-    assert_eq!(db.count_rows("orders").await, 1 + 3 + 3);
+
+    // While refusals go on, batches stay wary: past the ten a single refusal warns.
+    for round in 0..WARY_ROUNDS {
+        let member = |n: usize| {
+            let reference = if n == 2 {
+                "DONE".to_owned()
+            } else {
+                format!("R{round}-{n}")
+            };
+            (
+                format!("r{round}-{n}"),
+                caller(1, 1),
+                new_order(&reference, 1),
+            )
+        };
+        let outcomes = Batch {
+            op: CreateOrder,
+            first: member(0),
+            queued: (1..4).map(member).collect(),
+        }
+        .run_on(db.store(), &rig, HookVerdict::Continue, || {})
+        .await;
+        assert_eq!(outcomes[2], refused, "round {round}");
+    }
+    assert_eq!(
+        *rig.seen.reruns.lock().unwrap(),
+        [(RerunCause::Refused, 3)],
+        "no batch rerun while refusals went on"
+    );
+    assert_eq!(
+        db.count_rows("orders").await,
+        i64::from(1 + 3 + 3 + 3 * WARY_ROUNDS)
+    );
     db.finish().await;
 }

@@ -65,7 +65,9 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
         let (slot, entries) = match batching.queue::<Op>().join(member) {
             Joined::Drive(slot, entries) => (slot, entries),
             Joined::Wait(turn) => match turn.await {
-                Ok(Turn::Answer(answer)) => return self.answered(request, answer).await,
+                Ok(Turn::Answer(answer)) => {
+                    return self.answered(batching, request, answer).await;
+                }
                 Ok(Turn::Drive(slot, entries)) => (slot, entries),
                 // Its batch's driver is gone, and nothing of it committed: alone.
                 Err(_) => return self.lead(request).await,
@@ -91,11 +93,12 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
             slot.answer_waiting(|| BatchAnswer::Unknown(cause));
         }
         drop(slot);
-        self.answered(request, own).await
+        self.answered(batching, request, own).await
     }
 
     async fn answered<Op>(
         &self,
+        batching: &Batching,
         request: &Request<'_, Op>,
         answer: BatchAnswer,
     ) -> (Outcome<Op::Refusal>, Option<ExistingRecord>)
@@ -117,7 +120,19 @@ impl<U: UnitOfWork, R: RecordReader, H: FlowHooks, F> Coordinator<U, R, H, F> {
                 (self.answer_from(request, &record), Some(*record))
             }
             BatchAnswer::Unknown(cause) => (Outcome::OutcomeUnknown(cause), None),
-            BatchAnswer::Alone => self.lead(request).await,
+            BatchAnswer::Alone => {
+                let led = self.lead(request).await;
+                // A member refused alone, left out by a wary plan or rerun, keeps the next
+                // batches wary: while refusals go on, each batch leaves them out instead of
+                // rolling back whole once the last rerun is some batches behind.
+                if matches!(
+                    led.0,
+                    Outcome::Rejected(_) | Outcome::RejectedAndStored { .. }
+                ) {
+                    batching.recent().step_ended(Op::NAME, true);
+                }
+                led
+            }
         }
     }
 
