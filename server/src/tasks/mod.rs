@@ -2,6 +2,7 @@
 
 mod census;
 pub(crate) mod consume;
+pub(crate) mod due_feed;
 mod metrics_listener;
 pub(crate) mod purge;
 pub(crate) mod relay;

@@ -1,4 +1,4 @@
-//! Where each capture worker stands: its lease owner id, its start in a batch, its backoff.
+//! Where each worker task stands: its lease owner id, its process's shift, its backoff.
 
 use std::time::Duration;
 
@@ -21,26 +21,7 @@ pub(crate) fn owner_id(pid: u32, task: usize, nonce: Uuid) -> Result<OwnerId, Ow
     OwnerId::parse(&format!("{pid}-{task}-{}", &nonce[..8]))
 }
 
-/// Where a worker starts in each batch of due operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Place {
-    pub(crate) task: usize,
-    pub(crate) tasks: usize,
-    /// The process's random shift, so that processes do not all start at the same row.
-    pub(crate) seed: usize,
-}
-
-impl Place {
-    /// The first index to work in a batch of `len`: the workers of a process spread
-    /// evenly over the batch, the whole spread shifted by the process's seed.
-    pub(crate) fn start(self, len: usize) -> usize {
-        if len == 0 {
-            return 0;
-        }
-        (self.task * len / self.tasks.max(1) + self.seed) % len
-    }
-}
-
+/// The process's shift of every read of the due operations ([`super::due_feed`]).
 pub(crate) fn spread_seed(random: Uuid) -> usize {
     let bytes = random.into_bytes();
     usize::from(u16::from_le_bytes([bytes[0], bytes[1]]))
@@ -61,25 +42,6 @@ mod tests {
             owner_id(1, 0, Uuid::new_v4()).unwrap(),
             owner_id(1, 0, Uuid::new_v4()).unwrap()
         );
-    }
-
-    #[test]
-    fn the_workers_of_a_process_start_at_different_rows() {
-        let place = |task, seed| Place {
-            task,
-            tasks: 8,
-            seed,
-        };
-        let starts: Vec<usize> = (0..8).map(|task| place(task, 0).start(16)).collect();
-        assert_eq!(starts, [0, 2, 4, 6, 8, 10, 12, 14]);
-        let shifted: Vec<usize> = (0..8).map(|task| place(task, 5).start(16)).collect();
-        assert_eq!(shifted, [5, 7, 9, 11, 13, 15, 1, 3]);
-        // Fewer rows than workers: still within the batch.
-        for task in 0..8 {
-            assert!(place(task, 70_000).start(3) < 3);
-        }
-        assert_eq!(place(7, 9).start(0), 0);
-        assert_eq!(place(0, 9).start(1), 0);
     }
 
     #[test]

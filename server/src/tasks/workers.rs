@@ -20,11 +20,10 @@ use uuid::Uuid;
 
 use crate::config::payments::PaymentsConfig;
 use crate::tasks::census::run_census;
+use crate::tasks::due_feed::DueFeed;
 use crate::tasks::stopped;
 use crate::tasks::worker_report::report;
-use crate::tasks::worker_spread::{Place, failure_wait, owner_id, spread_seed};
-
-const DUE_BATCH: usize = 16;
+use crate::tasks::worker_spread::{failure_wait, owner_id, spread_seed};
 
 /// Returns once every worker has stopped; fails only when an owner id cannot be made,
 /// which its fixed format rules out. With `metrics`, the operations are also counted by
@@ -43,7 +42,7 @@ where
     H: FlowHooks + Clone + 'static,
 {
     let kinds = Arc::new(worker_kinds::<S, P, H>());
-    let seed = spread_seed(Uuid::new_v4());
+    let feed = Arc::new(DueFeed::new(spread_seed(Uuid::new_v4())));
     let mut workers = JoinSet::new();
     if let Some(metrics) = &metrics {
         workers.spawn(run_census(store.clone(), Arc::clone(metrics), stop.clone()));
@@ -59,11 +58,7 @@ where
             settings: config.worker_settings(owner),
             poll: config.poll,
             metrics: metrics.clone(),
-            place: Place {
-                task,
-                tasks: config.concurrency,
-                seed,
-            },
+            feed: Arc::clone(&feed),
         };
         workers.spawn(worker.run(stop.clone()).instrument(span));
     }
@@ -92,12 +87,13 @@ struct Worker<S, P, H> {
     settings: WorkerSettings,
     poll: Duration,
     metrics: Option<Arc<Metrics>>,
-    place: Place,
+    feed: Arc<DueFeed>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pass {
-    /// This worker won at least one claim: there may be more due at once.
+    /// This worker took an operation from the feed, claimed or not: there may be more due
+    /// at once.
     Worked,
     /// Nothing due, or every claim went to another worker.
     Idle,
@@ -139,29 +135,29 @@ where
         tracing::debug!("worker stopped");
     }
 
-    /// Reads the due operations and works them, starting at this worker's place in the
-    /// batch so that the workers do not all contend for its first row.
+    /// Takes the next due operation from the process's feed (reading the due operations
+    /// when it is empty) and works it.
     async fn pass(&self, stop: &mut watch::Receiver<bool>) -> Pass {
         let kinds = self.kinds.names();
-        let due = tokio::select! {
+        let counted = || {
+            if let Some(metrics) = &self.metrics {
+                metrics.count_worker_poll();
+            }
+        };
+        let next = tokio::select! {
             biased;
             () = stopped(stop) => return Pass::Stopped,
-            due = self.store.due(&kinds, DUE_BATCH, SystemClock.now()) => due,
+            next = self.feed.next(&self.store, &kinds, SystemClock.now(), counted) => next,
         };
-        let mut due = match due {
-            Ok(due) => {
-                if let Some(metrics) = &self.metrics {
-                    metrics.count_worker_poll();
-                }
-                due
-            }
+        let handed = match next {
+            Ok(Some(handed)) => handed,
+            Ok(None) => return Pass::Idle,
             Err(error) => {
                 tracing::warn!(error = %ErrorChain(&error), "cannot read the due operations; backing off");
                 return Pass::Failed;
             }
         };
-        let start = self.place.start(due.len());
-        due.rotate_left(start);
+        let operation = &handed.operation;
         let calls: &dyn CallObserver = match &self.metrics {
             Some(metrics) => metrics.as_ref(),
             None => &Unobserved,
@@ -173,41 +169,37 @@ where
             hooks: &self.hooks,
             calls,
         };
-        let mut pass = Pass::Idle;
-        for operation in &due {
-            // Dropping `work_once` writes nothing more and the lease runs out. A provider
-            // call it made is safe: the next owner asks again under the same downstream key.
-            let attempt = attempt_span(operation);
-            // `due` read only the kinds this worker serves.
-            let Some(work) = self.kinds.work(ports, &self.settings, operation) else {
-                continue;
-            };
-            let worked = tokio::select! {
-                biased;
-                () = stopped(stop) => return Pass::Stopped,
-                worked = work.instrument(attempt.clone()) => worked,
-            };
-            match worked {
-                Ok(worked) => {
-                    if attempt.in_scope(|| report(operation, &worked, self.metrics.as_deref())) {
-                        pass = Pass::Worked;
-                    }
-                    // The database failed under a won claim: back off as for any failure.
-                    if matches!(worked, Worked::Abandoned { .. }) {
-                        return Pass::Failed;
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(
-                        operation_id = %operation.id,
-                        error = %ErrorChain(&error),
-                        "claiming an operation failed; it stays pending"
-                    );
-                    return Pass::Failed;
+        // Dropping `work_once` writes nothing more and the lease runs out. A provider call
+        // it made is safe: the next owner asks again under the same downstream key.
+        let attempt = attempt_span(operation);
+        // The feed read only the kinds this worker serves.
+        let Some(work) = self.kinds.work(ports, &self.settings, operation) else {
+            return Pass::Worked;
+        };
+        let worked = tokio::select! {
+            biased;
+            () = stopped(stop) => return Pass::Stopped,
+            worked = work.instrument(attempt.clone()) => worked,
+        };
+        match worked {
+            Ok(worked) => {
+                attempt.in_scope(|| report(operation, &worked, self.metrics.as_deref()));
+                // The database failed under a won claim: back off as for any failure.
+                if matches!(worked, Worked::Abandoned { .. }) {
+                    Pass::Failed
+                } else {
+                    Pass::Worked
                 }
             }
+            Err(error) => {
+                tracing::warn!(
+                    operation_id = %operation.id,
+                    error = %ErrorChain(&error),
+                    "claiming an operation failed; it stays pending"
+                );
+                Pass::Failed
+            }
         }
-        pass
     }
 }
 

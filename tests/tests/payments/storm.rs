@@ -122,3 +122,46 @@ async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_ch
     drop(processes);
     scenario.finish().await;
 }
+
+/// Operations due together in one process with several worker tasks.
+const ONE_PROCESS: usize = 60;
+
+/// 60 captures due at once, one process with 4 worker tasks: the tasks share the process's
+/// reads of the due operations and each operation read goes to one task, so no task loses
+/// a claim to another task of its process, and every operation is claimed once.
+#[tokio::test]
+async fn the_worker_tasks_of_one_process_never_race_each_other_for_a_claim() {
+    let scenario = Scenario::new().await;
+    let accepted = accept_many(
+        scenario.accepting.base_url(),
+        ONE_PROCESS,
+        4,
+        &scenario.history,
+    )
+    .await;
+    assert_eq!(accepted.len(), ONE_PROCESS);
+    let worker = scenario.serve_worker(None, &[("WORKER_CONCURRENCY", "4")]);
+    scenario.wait_until_none_pending().await;
+
+    let api = Api::new(worker.base_url());
+    let claims = |result: &str| {
+        api.labelled_metric("operation_claims_total", &format!(r#"result="{result}""#))
+            .unwrap_or(0.0)
+    };
+    let (won, lost) = (claims("won"), claims("lost"));
+    eprintln!("claims won {won}, lost {lost}");
+    assert_eq!(lost, 0.0, "no task lost a claim to another of its process");
+    assert_eq!(won, ONE_PROCESS as f64, "each operation claimed once");
+    scenario
+        .assert_counts(Counts {
+            operations: ONE_PROCESS as i64,
+            succeeded: ONE_PROCESS as i64,
+            needs_review: 0,
+            payments: ONE_PROCESS as i64,
+            charge_calls: ONE_PROCESS as u64,
+            charges: ONE_PROCESS as u64,
+        })
+        .await;
+    drop(worker);
+    scenario.finish().await;
+}

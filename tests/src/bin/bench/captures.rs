@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use tests::{PrivateNats, ProviderStandIn, Service, ServiceOptions, TestDb};
+use tests::{Api, PrivateNats, ProviderStandIn, Service, ServiceOptions, TestDb};
 
 use crate::ceiling;
 use crate::cost::{Client, Cost};
@@ -39,6 +39,12 @@ pub(crate) struct CaptureFigures {
     /// Succeeded captures over the time from the phase's start to the last event
     /// published.
     pub(crate) completed_per_s: f64,
+    /// Claims the workers made per completed capture: won (one per attempt) and lost (to
+    /// another worker task that read the same due operation).
+    #[serde(default)]
+    pub(crate) claims_won: f64,
+    #[serde(default)]
+    pub(crate) claims_lost: f64,
     /// Over that whole span (acceptance, claims, calls, ends, relaying), per completed
     /// capture; the client CPU is the service process's.
     pub(crate) cost: Cost,
@@ -106,6 +112,13 @@ pub(crate) fn run(bench: &Bench, options: &ServiceOptions) -> CaptureFigures {
             .await;
         cost.db_commands -= statements as f64 / succeeded.max(1) as f64;
         let accepted = run.samples.iter().filter(|s| s.status == 202).count();
+        let claims = |result: &str| {
+            Api::new(service.base_url())
+                .labelled_metric("operation_claims_total", &format!(r#"result="{result}""#))
+                .unwrap_or(0.0)
+                / succeeded.max(1) as f64
+        };
+        let (claims_won, claims_lost) = (claims("won"), claims("lost"));
         drop(service);
         drop((provider, nats));
         db.drop_database().await;
@@ -116,6 +129,8 @@ pub(crate) fn run(bench: &Bench, options: &ServiceOptions) -> CaptureFigures {
             errors: (run.samples.len() - accepted) + accepted.abs_diff(succeeded),
             accepted_per_s: run.rps(),
             completed_per_s: succeeded as f64 / drained.as_secs_f64(),
+            claims_won,
+            claims_lost,
             cost,
         }
     })

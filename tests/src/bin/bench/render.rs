@@ -136,15 +136,17 @@ fn captures(out: &mut String, report: &Report) {
         out,
         "\ncaptures end to end (accepted at c={}, charged at the provider stand-in by {} \
          worker tasks, events relayed to a private nats-server):\n\n\
-         | accepted | errors | accepted/s | completed/s | db commands/capture | db CPU µs/capture | server CPU µs/capture |\n\
-         | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n\
-         | {} | {} | {:.0} | {:.0} | {:.2} | {} | {} |\n",
+         | accepted | errors | accepted/s | completed/s | claims won/capture | claims lost/capture | db commands/capture | db CPU µs/capture | server CPU µs/capture |\n\
+         | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+         | {} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.2} | {} | {} |\n",
         c.concurrency,
         c.workers,
         c.accepted,
         c.errors,
         c.accepted_per_s,
         c.completed_per_s,
+        c.claims_won,
+        c.claims_lost,
         c.cost.db_commands,
         micros(c.cost.db_cpu_us),
         micros(c.cost.client_cpu_us),
