@@ -95,7 +95,7 @@ enum Pass {
     /// This worker took an operation from the feed, claimed or not: there may be more due
     /// at once.
     Worked,
-    /// Nothing due, or every claim went to another worker.
+    /// Nothing due that no other task of the process holds.
     Idle,
     Failed,
     Stopped,
