@@ -9,6 +9,8 @@ use application::ports::{DueOperation, Ending, OperationEnd, OperationStore, Sto
 use chrono::{DateTime, Utc};
 use domain::{ActorId, Amount, Currency, Lease, OrderId, Reason, TenantId};
 
+use crate::Backend;
+
 /// The kinds this service's workers read.
 #[must_use]
 pub fn served_kinds() -> Vec<&'static str> {
@@ -24,6 +26,22 @@ pub async fn due<S: OperationStore>(
     now: DateTime<Utc>,
 ) -> Result<Vec<DueOperation>, StoreError> {
     store.due(&served_kinds(), 10, now).await
+}
+
+/// Adds a pending capture `id` of order `order` due long ago, in SQL both dialects accept.
+pub async fn add_capture<B: Backend>(db: &B, id: u128, order: u64) {
+    db.ensure_order(1, order).await;
+    db.run_sql(&format!(
+        "INSERT INTO operations (id, operation_type, tenant_id, order_id, input, result, \
+         downstream_key, state, generation, attempts, next_attempt_at, created_at, updated_at) \
+         VALUES (X'{id:032x}', X'{kind}', 1, {order}, \
+         X'7b22616d6f756e74223a313530302c2263757272656e6379223a224a5059227d', \
+         X'7b227061796d656e74223a6e756c6c7d', X'{key}', 'PENDING', 0, 0, \
+         '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+        kind = crate::hex("payments.capture.v1"),
+        key = crate::hex(&format!("key-{id}")),
+    ))
+    .await;
 }
 
 /// A capture of `amount` JPY for order `order` of `tenant`, accepted at `at`, as its
@@ -110,4 +128,17 @@ where
         now,
     };
     store.complete(&end, &RecordOf::<K>::new()).await
+}
+
+/// Ends the captures of `ends` together, as a worker ends a group: one transaction.
+///
+/// # Errors
+/// The store's.
+pub async fn complete_all<S>(store: &S, ends: &[OperationEnd<'_>]) -> Result<Vec<bool>, StoreError>
+where
+    S: OperationStore<Tx: ServiceTx>,
+{
+    store
+        .complete_all(ends, &RecordOf::<CapturePayment>::new())
+        .await
 }

@@ -4,6 +4,7 @@
 
 mod accept;
 mod census;
+mod claims;
 mod due;
 pub(crate) mod fenced;
 mod members;

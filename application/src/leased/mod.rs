@@ -3,6 +3,8 @@
 //! feature (`payments.capture.v1`: `payments/capture.rs`); this is what all kinds share.
 
 mod acceptance;
+mod calls;
+mod ends;
 mod forwarding;
 mod kinds;
 mod members;
@@ -13,6 +15,7 @@ mod recorded;
 mod worked;
 mod worker;
 mod worker_kinds;
+mod worker_ports;
 
 pub use acceptance::{Accepted, NewOperation};
 pub use forwarding::{Calls, Records};
@@ -22,9 +25,10 @@ pub use operation::{
     CallNames, CallOut, Definite, Ended, EndedAs, LeasedOperation, NoAnswer, ProviderAnswer,
     RecordOutcome, Work,
 };
-pub use ports::{DueOperation, Ending, OperationCensus, OperationEnd, OperationStore};
+pub use ports::{Claim, DueOperation, Ending, OperationCensus, OperationEnd, OperationStore};
 pub use read::{OperationReader, OperationView, ReadOperation, StatusBody};
 pub use recorded::{BoxFuture, RecordEnd, RecordOf, StoredEnd, UnreadableInput, decode_job, shown};
 pub use worked::{Step, Worked};
-pub use worker::{CallObserver, Unobserved, WorkerPorts, WorkerSettings, work_once};
+pub use worker::{work_group, work_once};
 pub use worker_kinds::WorkerKinds;
+pub use worker_ports::{CallObserver, Unobserved, WorkerPorts, WorkerSettings};

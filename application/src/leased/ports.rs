@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use domain::{AttemptError, Generation, Lease, LeaseView, OperationState, OrderId, TenantId};
 use uuid::Uuid;
 
+use super::operation::EndedAs;
 use super::recorded::RecordEnd;
 use crate::ports::{StoreError, UnitOfWork};
 
@@ -52,6 +53,16 @@ impl Ending {
             Self::NeedsReview(_) => OperationState::NeedsReview,
         }
     }
+
+    /// What the kind records of a definite end; an end for review records nothing.
+    #[must_use]
+    pub fn recorded_as(&self) -> Option<EndedAs<'_>> {
+        match self {
+            Self::Succeeded { provider_id } => Some(EndedAs::Succeeded { provider_id }),
+            Self::Declined => Some(EndedAs::Declined),
+            Self::NeedsReview(_) => None,
+        }
+    }
 }
 
 /// The end the worker writes, under its lease's fence.
@@ -63,6 +74,14 @@ pub struct OperationEnd<'a> {
     /// Every call counted, the last one included.
     pub attempts: u32,
     pub now: DateTime<Utc>,
+}
+
+/// A claim of one operation of a group: generation `seen` + 1 under `lease`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Claim<'a> {
+    pub id: Uuid,
+    pub seen: Generation,
+    pub lease: &'a Lease,
 }
 
 pub trait OperationStore: UnitOfWork + Send + Sync {
@@ -90,6 +109,37 @@ pub trait OperationStore: UnitOfWork + Send + Sync {
         lease: &Lease,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 
+    /// Each of `claims` as [`Self::claim`] answers it, in their order. A store may write
+    /// them in one statement: each still wins only its own generation.
+    fn claim_all(
+        &self,
+        claims: &[Claim<'_>],
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<Vec<bool>, StoreError>> + Send {
+        async move {
+            let mut won = Vec::with_capacity(claims.len());
+            for claim in claims {
+                won.push(self.claim(claim.id, claim.seen, claim.lease, now).await?);
+            }
+            Ok(won)
+        }
+    }
+
+    /// Each of `leases` (the operation and its extended lease) as [`Self::extend`] answers
+    /// it, in their order; a store may write them in one statement.
+    fn extend_all(
+        &self,
+        leases: &[(Uuid, &Lease)],
+    ) -> impl Future<Output = Result<Vec<bool>, StoreError>> + Send {
+        async move {
+            let mut extended = Vec::with_capacity(leases.len());
+            for (id, lease) in leases {
+                extended.push(self.extend(*id, lease).await?);
+            }
+            Ok(extended)
+        }
+    }
+
     /// One transaction checks the generation first, then ends the row and runs the kind's
     /// `record` for a definite end; nothing is written if refused or failed.
     fn complete(
@@ -97,6 +147,15 @@ pub trait OperationStore: UnitOfWork + Send + Sync {
         end: &OperationEnd<'_>,
         record: &dyn RecordEnd<Self::Tx>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// The ends of a group of operations of one kind, in one transaction: each as
+    /// [`Self::complete`] answers it (`false` where its fence refused it, and that end
+    /// writes nothing), or an error and none of them written.
+    fn complete_all(
+        &self,
+        ends: &[OperationEnd<'_>],
+        record: &dyn RecordEnd<Self::Tx>,
+    ) -> impl Future<Output = Result<Vec<bool>, StoreError>> + Send;
 
     /// Counts the attempt and why it failed, sets when the next is due and gives the lease
     /// back.

@@ -66,6 +66,18 @@ impl Step {
     }
 }
 
+/// One failure for `members` operations at once: itself for one, else each member's the
+/// same shared cause.
+pub(super) fn shared_failure(error: StoreError, members: usize) -> Vec<StoreError> {
+    if members <= 1 {
+        return vec![error];
+    }
+    let shared = std::sync::Arc::new(error);
+    (0..members)
+        .map(|_| StoreError::Other(Box::new(std::sync::Arc::clone(&shared))))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,14 +5,16 @@ use super::operation::LeasedOperation;
 use super::ports::{DueOperation, OperationStore};
 use super::recorded::BoxFuture;
 use super::worked::Worked;
-use super::worker::{WorkerPorts, WorkerSettings, work_once};
+use super::worker::work_group;
+use super::worker_ports::{WorkerPorts, WorkerSettings};
 use crate::ports::{FlowHooks, StoreError};
 
 type Work<S, P, H> = for<'a> fn(
     WorkerPorts<'a, S, P, H>,
     &'a WorkerSettings,
-    &'a DueOperation,
-) -> BoxFuture<'a, Result<Worked, StoreError>>;
+    &'a [DueOperation],
+    &'a [tracing::Span],
+) -> BoxFuture<'a, Result<Vec<Worked>, StoreError>>;
 
 /// Built once from the list of served operations.
 pub struct WorkerKinds<S, P, H> {
@@ -56,32 +58,37 @@ where
         self.kinds.iter().map(|(name, _)| *name).collect()
     }
 
-    /// `operation` worked by its kind's code; `None` for a kind this worker does not serve
-    /// (never the case for what [`OperationStore::due`] gave for [`Self::names`]).
+    /// `group`, operations of one kind, worked together by its kind's code
+    /// ([`work_group`]); `None` for a kind this worker does not serve (never the case for
+    /// what [`OperationStore::due`] gave for [`Self::names`]) or an empty group. Each call
+    /// runs in its operation's span of `spans`.
     #[must_use]
     pub fn work<'a>(
         &self,
         ports: WorkerPorts<'a, S, P, H>,
         settings: &'a WorkerSettings,
-        operation: &'a DueOperation,
-    ) -> Option<BoxFuture<'a, Result<Worked, StoreError>>> {
+        group: &'a [DueOperation],
+        spans: &'a [tracing::Span],
+    ) -> Option<BoxFuture<'a, Result<Vec<Worked>, StoreError>>> {
+        let kind = &group.first()?.kind;
         self.kinds
             .iter()
-            .find(|(name, _)| *name == operation.kind)
-            .map(|(_, work)| work(ports, settings, operation))
+            .find(|(name, _)| name == kind)
+            .map(|(_, work)| work(ports, settings, group, spans))
     }
 }
 
 fn work_boxed<'a, K, S, P, H>(
     ports: WorkerPorts<'a, S, P, H>,
     settings: &'a WorkerSettings,
-    operation: &'a DueOperation,
-) -> BoxFuture<'a, Result<Worked, StoreError>>
+    group: &'a [DueOperation],
+    spans: &'a [tracing::Span],
+) -> BoxFuture<'a, Result<Vec<Worked>, StoreError>>
 where
     K: LeasedOperation + Default,
     S: OperationStore<Tx: Records<K>> + 'static,
     P: Calls<K> + 'static,
     H: FlowHooks + 'static,
 {
-    Box::pin(work_once::<K, S, P, H>(ports, settings, operation))
+    Box::pin(work_group::<K, S, P, H>(ports, settings, group, spans))
 }

@@ -24,8 +24,8 @@ pub use crate::events::{
     ShipmentState, Stored,
 };
 pub use crate::leased::{
-    Definite, DueOperation, Ending, NoAnswer, OperationCensus, OperationEnd, OperationReader,
-    OperationStore, OperationView, ProviderAnswer,
+    Claim, Definite, DueOperation, Ending, NoAnswer, OperationCensus, OperationEnd,
+    OperationReader, OperationStore, OperationView, ProviderAnswer,
 };
 pub use crate::orders::{OrderReader, OrderRepository};
 pub use crate::payments::{CaptureAcceptance, PaymentProvider, PaymentRecords};

@@ -6,6 +6,7 @@
 
 mod capture;
 mod completion;
+mod group;
 mod lease;
 #[path = "../common/no_tx.rs"]
 mod no_tx;

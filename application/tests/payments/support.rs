@@ -46,6 +46,11 @@ mock! {
             end: &OperationEnd<'a>,
             record: &'b dyn RecordEnd<NoTx>,
         ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+        fn complete_all<'a, 'b, 'c>(
+            &self,
+            ends: &[OperationEnd<'a>],
+            record: &'b dyn RecordEnd<NoTx>,
+        ) -> impl Future<Output = Result<Vec<bool>, StoreError>> + Send;
         fn retry_later(
             &self,
             id: Uuid,
@@ -234,6 +239,28 @@ pub(crate) async fn work(store: &MockStore, provider: &MockProvider, op: &DueOpe
     work_with(store, provider, &clock(1), op).await.unwrap()
 }
 
+/// The worker's ports over these mocks, with this clock and no pause points.
+pub(crate) fn ports<'a>(
+    store: &'a MockStore,
+    provider: &'a MockProvider,
+    clock: &'a Clock2,
+) -> WorkerPorts<'a, MockStore, MockProvider, NoHooks> {
+    WorkerPorts {
+        store,
+        provider,
+        clock,
+        hooks: &NoHooks,
+        calls: &Unobserved,
+    }
+}
+
+/// A worker that never ends is a failure, not a hang (a mutated loop, say).
+pub(crate) async fn bounded<T>(work: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(5), work)
+        .await
+        .expect("the worker ends")
+}
+
 /// Works `op` once with this clock and no pause points.
 pub(crate) async fn work_with(
     store: &MockStore,
@@ -241,18 +268,6 @@ pub(crate) async fn work_with(
     clock: &Clock2,
     op: &DueOperation,
 ) -> Result<Worked, StoreError> {
-    let ports = WorkerPorts {
-        store,
-        provider,
-        clock,
-        hooks: &NoHooks,
-        calls: &Unobserved,
-    };
-    // A worker that never ends is a failure, not a hang (a mutated loop, say).
-    tokio::time::timeout(
-        Duration::from_secs(5),
-        work_once::<CapturePayment, _, _, _>(ports, &settings(), op),
-    )
-    .await
-    .expect("the worker ends")
+    let ports = ports(store, provider, clock);
+    bounded(work_once::<CapturePayment, _, _, _>(ports, &settings(), op)).await
 }

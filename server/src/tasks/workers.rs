@@ -42,7 +42,10 @@ where
     H: FlowHooks + Clone + 'static,
 {
     let kinds = Arc::new(worker_kinds::<S, P, H>());
-    let feed = Arc::new(DueFeed::new(spread_seed(Uuid::new_v4())));
+    let feed = Arc::new(DueFeed::new(
+        spread_seed(Uuid::new_v4()),
+        config.concurrency,
+    ));
     let mut workers = JoinSet::new();
     if let Some(metrics) = &metrics {
         workers.spawn(run_census(store.clone(), Arc::clone(metrics), stop.clone()));
@@ -157,7 +160,7 @@ where
                 return Pass::Failed;
             }
         };
-        let operation = &handed.operation;
+        let group = &handed.group;
         let calls: &dyn CallObserver = match &self.metrics {
             Some(metrics) => metrics.as_ref(),
             None => &Unobserved,
@@ -169,23 +172,25 @@ where
             hooks: &self.hooks,
             calls,
         };
-        // Dropping `work_once` writes nothing more and the lease runs out. A provider call
-        // it made is safe: the next owner asks again under the same downstream key.
-        let attempt = attempt_span(operation);
+        // Dropping the work writes nothing more and the leases run out. A provider call it
+        // made is safe: the next owner asks again under the same downstream key.
+        let attempts: Vec<tracing::Span> = group.iter().map(attempt_span).collect();
         // The feed read only the kinds this worker serves.
-        let Some(work) = self.kinds.work(ports, &self.settings, operation) else {
+        let Some(work) = self.kinds.work(ports, &self.settings, group, &attempts) else {
             return Pass::Worked;
         };
         let worked = tokio::select! {
             biased;
             () = stopped(stop) => return Pass::Stopped,
-            worked = work.instrument(attempt.clone()) => worked,
+            worked = work => worked,
         };
         match worked {
             Ok(worked) => {
-                attempt.in_scope(|| report(operation, &worked, self.metrics.as_deref()));
+                for ((operation, worked), attempt) in group.iter().zip(&worked).zip(&attempts) {
+                    attempt.in_scope(|| report(operation, worked, self.metrics.as_deref()));
+                }
                 // The database failed under a won claim: back off as for any failure.
-                if matches!(worked, Worked::Abandoned { .. }) {
+                if worked.iter().any(|w| matches!(w, Worked::Abandoned { .. })) {
                     Pass::Failed
                 } else {
                     Pass::Worked
@@ -193,9 +198,9 @@ where
             }
             Err(error) => {
                 tracing::warn!(
-                    operation_id = %operation.id,
+                    operations = group.len(),
                     error = %ErrorChain(&error),
-                    "claiming an operation failed; it stays pending"
+                    "claiming operations failed; they stay pending"
                 );
                 Pass::Failed
             }
@@ -205,6 +210,7 @@ where
 
 /// One attempt continues the trace of the request that accepted the operation, so the
 /// acceptance, every attempt and the other service's side of each call share one trace id.
+/// The call runs in it; the group's claim and ends, shared with other operations, do not.
 fn attempt_span(operation: &DueOperation) -> tracing::Span {
     let span = tracing::info_span!(
         target: "spans",

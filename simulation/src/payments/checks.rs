@@ -16,13 +16,19 @@ pub(super) fn every_step(shared: &Shared) -> Result<(), String> {
     }
     let db = shared.world.db();
     for row in db.operations.values() {
-        if let Some((lease, current)) = row.landed.iter().find(|(lease, current)| lease != current)
-        {
+        if let Some(stale) = row.landed.iter().find(|landed| landed.under != landed.on) {
             return Err(format!(
                 "capture {}: a write of generation {} landed on generation {}",
                 row.order,
-                lease.get(),
-                current.get()
+                stale.under.get(),
+                stale.on.get()
+            ));
+        }
+        if let Some(foreign) = row.landed.iter().find(|landed| !landed.by_claimer) {
+            return Err(format!(
+                "capture {}: a write of generation {} landed from a worker that did not win its claim",
+                row.order,
+                foreign.under.get()
             ));
         }
     }

@@ -130,6 +130,7 @@ fn accept(world: &Arc<World>, count: usize) {
                 last_error: None,
                 generation: Generation::new(0),
                 holder: None,
+                claimed_by: None,
                 landed: Vec::new(),
             },
         );

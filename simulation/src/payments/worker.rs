@@ -1,11 +1,13 @@
-//! A process's worker: the production `work_once` over the due operations, pass after
-//! pass, as the server's worker task loops, until nothing is pending.
+//! A process's worker: the production `work_group` over the due operations, pass after
+//! pass, as the server's worker task loops, until nothing is pending. Each pass works what
+//! it read in groups of sizes the seed draws (one operation alone among them), so grouped
+//! claims, heartbeats and ends meet crashes, lost leases and other processes' claims.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use application::IdempotentOperation;
-use application::leased::{OperationStore, Unobserved, WorkerPorts, WorkerSettings, work_once};
+use application::leased::{OperationStore, Unobserved, WorkerPorts, WorkerSettings, work_group};
 use application::payments::CapturePayment;
 use application::ports::{Clock, NoHooks};
 use chrono::TimeDelta;
@@ -45,11 +47,15 @@ pub(super) async fn worker(shared: Arc<Shared>, process: usize, worker: u64) {
                 continue;
             }
         };
-        for operation in due {
-            let worked = work_once::<CapturePayment, _, _, _>(ports, &settings, &operation).await;
+        let mut left = due.as_slice();
+        while !left.is_empty() {
+            let size = 1 + shared.world.choice().below(left.len());
+            let (group, rest) = left.split_at(size);
+            left = rest;
+            let worked = work_group::<CapturePayment, _, _, _>(ports, &settings, group, &[]).await;
+            let orders: Vec<u64> = group.iter().map(|op| op.order.get()).collect();
             shared.note(format!(
-                "p{process} worker-{worker}: capture {} {worked:?}",
-                operation.order
+                "p{process} worker-{worker}: captures {orders:?} {worked:?}"
             ));
         }
     }

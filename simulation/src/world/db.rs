@@ -47,8 +47,30 @@ pub(crate) struct OperationRow {
     pub(crate) last_error: Option<AttemptError>,
     pub(crate) generation: Generation,
     pub(crate) holder: Option<(OwnerId, DateTime<Utc>)>,
-    /// Each fenced write that landed: the generation it was made under, and the row's.
-    pub(crate) landed: Vec<(Generation, Generation)>,
+    /// Who won the claim of the row's current generation.
+    pub(crate) claimed_by: Option<OwnerId>,
+    /// Each fenced write that landed.
+    pub(crate) landed: Vec<Landed>,
+}
+
+/// A fenced write that landed: the generation it was made under and the row's, and
+/// whether its writer is the one that claimed the row's generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Landed {
+    pub(crate) under: Generation,
+    pub(crate) on: Generation,
+    pub(crate) by_claimer: bool,
+}
+
+impl OperationRow {
+    /// Logs a write of `lease`'s holder landing on the row as it is now.
+    pub(crate) fn land(&mut self, lease: &domain::Lease) {
+        self.landed.push(Landed {
+            under: lease.generation,
+            on: self.generation,
+            by_claimer: self.claimed_by.as_ref() == Some(&lease.owner),
+        });
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -6,7 +6,6 @@
 //! it, `Lease::fences`. Every write that lands is logged with the generation it was made
 //! under and the row's, for the invariant that no stale write lands.
 
-use application::leased::EndedAs;
 use application::leased::{
     DueOperation, Ending, OperationEnd, OperationStore, RecordEnd, StoredEnd,
 };
@@ -17,7 +16,7 @@ use uuid::Uuid;
 
 use super::db::{LockKey, OperationRow};
 use super::parked::Woken;
-use super::tx::{SimStore, lost};
+use super::tx::{SimStore, SimTx, lost};
 use crate::executor::interleave;
 
 impl SimStore {
@@ -46,6 +45,52 @@ impl SimStore {
                 }
             }
         }
+    }
+}
+
+impl SimStore {
+    /// `end` in `tx` under its fence, with the kind's record of a definite end; `false`,
+    /// with nothing staged, when the fence refused it.
+    async fn end_in(
+        &self,
+        tx: &mut SimTx,
+        end: &OperationEnd<'_>,
+        record: &dyn RecordEnd<SimTx>,
+    ) -> Result<bool, StoreError> {
+        let id = end.operation.id;
+        tx.lock_operation(id).await?;
+        let Some(row) = self.0.db().operations.get(&id).cloned() else {
+            return Ok(false);
+        };
+        if !fenced(&row, end.lease) {
+            return Ok(false);
+        }
+        let mut landed = row.clone();
+        landed.land(end.lease);
+        let ended = OperationRow {
+            landed: landed.landed,
+            state: end.ending.state(),
+            attempts: end.attempts,
+            holder: None,
+            last_error: match end.ending {
+                Ending::NeedsReview(error) => Some(*error),
+                _ => row.last_error,
+            },
+            ..row.clone()
+        };
+        tx.stage_operation(id, ended);
+        if let Some(outcome) = end.ending.recorded_as() {
+            let stored = StoredEnd {
+                id,
+                tenant: row.tenant,
+                order: row.order,
+                input: &row.input,
+                outcome,
+                at: end.now,
+            };
+            record.record(tx, stored).await?;
+        }
+        Ok(true)
     }
 }
 
@@ -112,6 +157,7 @@ impl OperationStore for SimStore {
             if claimable(row, seen) && free {
                 row.generation = lease.generation;
                 row.holder = Some((lease.owner.clone(), lease.expires_at));
+                row.claimed_by = Some(lease.owner.clone());
                 true
             } else {
                 false
@@ -123,7 +169,7 @@ impl OperationStore for SimStore {
     async fn extend(&self, id: Uuid, lease: &Lease) -> Result<bool, StoreError> {
         self.update(id, |row| {
             if fenced(row, lease) {
-                row.landed.push((lease.generation, row.generation));
+                row.land(lease);
                 row.holder = Some((lease.owner.clone(), lease.expires_at));
                 true
             } else {
@@ -138,48 +184,31 @@ impl OperationStore for SimStore {
         end: &OperationEnd<'_>,
         record: &dyn RecordEnd<Self::Tx>,
     ) -> Result<bool, StoreError> {
-        let id = end.operation.id;
         let mut tx = self.begin().await?;
-        tx.lock_operation(id).await?;
-        let Some(row) = self.0.db().operations.get(&id).cloned() else {
-            return Ok(false);
-        };
-        if !fenced(&row, end.lease) {
+        if !self.end_in(&mut tx, end, record).await? {
             tx.rollback().await?;
             return Ok(false);
         }
-        let mut landed = row.landed.clone();
-        landed.push((end.lease.generation, row.generation));
-        let ended = OperationRow {
-            landed,
-            state: end.ending.state(),
-            attempts: end.attempts,
-            holder: None,
-            last_error: match end.ending {
-                Ending::NeedsReview(error) => Some(*error),
-                _ => row.last_error,
-            },
-            ..row.clone()
-        };
-        tx.stage_operation(id, ended);
-        let outcome = match end.ending {
-            Ending::Succeeded { provider_id } => Some(EndedAs::Succeeded { provider_id }),
-            Ending::Declined => Some(EndedAs::Declined),
-            Ending::NeedsReview(_) => None,
-        };
-        if let Some(outcome) = outcome {
-            let stored = StoredEnd {
-                id,
-                tenant: row.tenant,
-                order: row.order,
-                input: &row.input,
-                outcome,
-                at: end.now,
-            };
-            record.record(&mut tx, stored).await?;
-        }
         tx.commit().await.map_err(StoreError::from)?;
         Ok(true)
+    }
+
+    async fn complete_all(
+        &self,
+        ends: &[OperationEnd<'_>],
+        record: &dyn RecordEnd<Self::Tx>,
+    ) -> Result<Vec<bool>, StoreError> {
+        let mut tx = self.begin().await?;
+        let mut ended = Vec::with_capacity(ends.len());
+        for end in ends {
+            ended.push(self.end_in(&mut tx, end, record).await?);
+        }
+        if ended.contains(&true) {
+            tx.commit().await.map_err(StoreError::from)?;
+        } else {
+            tx.rollback().await?;
+        }
+        Ok(ended)
     }
 
     async fn retry_later(
@@ -193,7 +222,7 @@ impl OperationStore for SimStore {
     ) -> Result<bool, StoreError> {
         self.update(id, |row| {
             if fenced(row, lease) {
-                row.landed.push((lease.generation, row.generation));
+                row.land(lease);
                 row.attempts = attempts;
                 row.last_error = Some(error);
                 row.next_attempt_at = next_attempt_at;

@@ -16,6 +16,7 @@ mod cancel_batches;
 mod capture_batches;
 mod cases;
 mod embedded_writer;
+mod grouped_leases;
 mod inbox;
 mod operations;
 mod outbox;
@@ -171,6 +172,12 @@ macro_rules! conformance_suite {
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn one_claimer_wins_each_generation_of_an_operation() {
                 crate::operations::one_claimer_wins_each_generation::<$backend>().await;
+            }
+
+            #[tokio::test]
+            async fn a_group_is_claimed_extended_and_ended_each_under_its_own_fence() {
+                crate::grouped_leases::a_group_is_claimed_extended_and_ended_each_under_its_own_fence::<$backend>()
+                    .await;
             }
 
             #[tokio::test]

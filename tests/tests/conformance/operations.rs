@@ -8,25 +8,15 @@ use application::ports::{Ending, OperationCensus, OperationStore};
 use chrono::{DateTime, TimeDelta, Utc};
 use domain::OperationState;
 use domain::{AttemptError, Generation, OwnerId};
-use tests::leased::{complete, due};
+use tests::leased::{add_capture, complete, due};
 use tests::{Backend, hex, join_all};
 use uuid::Uuid;
 
 const ID: u128 = 7;
 
-/// Adds a pending operation of order 9 due long ago, in SQL both dialects accept.
+/// Adds a pending operation of order 9 due long ago.
 async fn add_operation<B: Backend>(db: &B) {
-    db.ensure_order(1, 9).await;
-    db.run_sql(
-        "INSERT INTO operations (id, operation_type, tenant_id, order_id, input, result, \
-         downstream_key, state, generation, attempts, next_attempt_at, created_at, updated_at) \
-         VALUES (X'00000000000000000000000000000007', \
-         X'7061796d656e74732e636170747572652e7631', 1, 9, \
-         X'7b22616d6f756e74223a313530302c2263757272656e6379223a224a5059227d', \
-         X'7b227061796d656e74223a6e756c6c7d', X'6b65792d37', 'PENDING', 0, 0, \
-         '2026-01-01 00:00:00', '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
-    )
-    .await;
+    add_capture(db, 7, 9).await;
 }
 
 /// The `payments.captured.v1` events of order 9, at `sequence` if given.
@@ -39,11 +29,11 @@ fn captured_events(sequence: Option<u64>) -> String {
     )
 }
 
-fn owner(name: &str) -> OwnerId {
+pub(crate) fn owner(name: &str) -> OwnerId {
     OwnerId::parse(name).unwrap()
 }
 
-fn now() -> DateTime<Utc> {
+pub(crate) fn now() -> DateTime<Utc> {
     Utc::now().trunc_subsecs_micros()
 }
 

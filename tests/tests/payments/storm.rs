@@ -33,8 +33,8 @@ async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_ch
     )
     .await;
     assert_eq!(accepted.len(), OPERATIONS);
-    // Every charge is held until both processes have all their workers in a call: each
-    // has won claims before any operation ends, however the two start.
+    // Every charge is held until both processes have won claims and their workers are in
+    // calls: each has won claims before any operation ends, however the two start.
     scenario.provider.control(&Controls {
         hold: true,
         ..Controls::default()
@@ -55,8 +55,24 @@ async fn a_claim_storm_gives_each_generation_one_owner_and_each_operation_one_ch
     for process in &processes {
         process.wait_for_log("workers started").unwrap();
     }
-    scenario.provider.wait_for(PATIENCE, |c| c.held == 8);
-    // Holding off lets the eight go, and every later call.
+    // An owner id starts with its process's id.
+    tests::wait_until(
+        PATIENCE,
+        "both processes won claims",
+        || async {
+            scenario
+                .db
+                .count(
+                    "SELECT COUNT(DISTINCT SUBSTRING_INDEX(lease_owner, '-', 1)) AS n \
+                     FROM operations WHERE lease_owner IS NOT NULL",
+                )
+                .await
+        },
+        |processes| *processes == 2,
+    )
+    .await;
+    scenario.provider.wait_for(PATIENCE, |c| c.held >= 8);
+    // Holding off lets the held calls go, and every later one.
     scenario.provider.control(&Controls::default());
 
     scenario.wait_until_none_pending().await;

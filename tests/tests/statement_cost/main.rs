@@ -29,6 +29,7 @@ use tests::{
 };
 
 mod support;
+mod worker_group;
 
 use support::{
     assert_nothing_prepared_again, counters, one_connection_store, per_request, round_trips,
