@@ -5,6 +5,7 @@
 mod causal;
 pub mod classify;
 mod deadline;
+mod free_ids;
 mod insert_id;
 mod migrate;
 mod nodes;

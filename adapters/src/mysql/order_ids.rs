@@ -3,13 +3,11 @@
 //! member's answer before its first row, and a create spends no statement on its id.
 
 use std::ops::Range;
-use std::sync::Arc;
 
 use application::ports::StoreError;
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Nullable};
 use diesel_async::{AsyncMysqlConnection, RunQueryDsl};
-use tokio::sync::Mutex;
 
 use super::classify::store_error;
 use super::store::MysqlStore;
@@ -20,10 +18,6 @@ const BLOCK: u64 = 1000;
 /// Reservations by several processes at once may meet as deadlocks (on Galera, as
 /// certification conflicts): each is tried again, a few times.
 const ATTEMPTS: u32 = 5;
-
-/// What is left of this process's block: the ids not yet given.
-#[derive(Debug, Clone, Default)]
-pub(super) struct FreeIds(Arc<Mutex<Range<u64>>>);
 
 #[derive(QueryableByName)]
 struct Id {

@@ -6,7 +6,7 @@ use diesel::query_builder::{QueryFragment, QueryId};
 use diesel::sqlite::Sqlite;
 use diesel_async::RunQueryDsl;
 
-use super::store::Connection;
+use super::lane::Connection;
 use crate::sql::connection::SqlConnection;
 use crate::sql::returning_id::{ReturningId, to_u64};
 

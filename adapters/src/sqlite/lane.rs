@@ -10,9 +10,13 @@
 
 use std::error::Error;
 
-use diesel_async::sync_connection_wrapper::SpawnBlocking;
+use diesel::SqliteConnection;
+use diesel_async::sync_connection_wrapper::{SpawnBlocking, SyncConnectionWrapper};
 use futures_util::FutureExt;
 use futures_util::future::{BoxFuture, ready};
+
+/// A connection of the embedded store, its calls run on its lane.
+pub(super) type Connection = SyncConnectionWrapper<SqliteConnection, Lane>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lane {

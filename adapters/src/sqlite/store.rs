@@ -17,18 +17,16 @@ use diesel_async::pooled_connection::deadpool::{BuildError, Object, Pool, PoolEr
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
-use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 
 use tracing::Instrument;
 
 use super::classify::store_error;
-use super::lane::Lane;
+use super::lane::{Connection, Lane};
 use super::private_files::{private_dir, private_file};
 use super::writer::{Waiting, Writer};
 use crate::sql::tx_connection::Detach;
 use crate::telemetry::statement_span;
 
-pub(super) type Connection = SyncConnectionWrapper<SqliteConnection, Lane>;
 pub(super) type PooledConnection = Object<Connection>;
 
 impl Detach for PooledConnection {

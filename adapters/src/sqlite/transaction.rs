@@ -9,7 +9,8 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::classify::store_error;
-use super::store::{Connection, PooledConnection, SqliteStore};
+use super::lane::Connection;
+use super::store::{PooledConnection, SqliteStore};
 use super::writer::Writer;
 use crate::sql::tx_connection::TxConnection;
 use crate::telemetry::statement_span;

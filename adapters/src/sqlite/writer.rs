@@ -18,7 +18,7 @@ use diesel_async::SimpleAsyncConnection;
 use diesel_async::pooled_connection::deadpool::{BuildError, Pool};
 use tokio::sync::mpsc;
 
-use super::store::Connection;
+use super::lane::Connection;
 
 /// Commits between checkpoints: a few hundred WAL pages.
 const COMMITS_PER_CHECKPOINT: u64 = 64;

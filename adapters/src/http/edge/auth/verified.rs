@@ -12,7 +12,7 @@ use prometheus_client::metrics::counter::Counter;
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 
-use super::jwks::KeySet;
+use super::jwks::key_set::KeySet;
 
 /// Tokens remembered at most, and the bytes they and their callers may take.
 const MAX_TOKENS: usize = 10_000;

@@ -6,7 +6,7 @@
 //! keeps the last good set.
 
 mod claims;
-mod key_set;
+pub(super) mod key_set;
 mod source;
 
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
