@@ -3,10 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use application::orders::ORDERS_CANCELLED;
 use application::{
-    Answer, CreateOrder, CreateRefusal, FailureCause, IdempotentOperation, Order, Outcome, answer,
+    Answer, CreateOrder, CreateRefusal, IdempotentOperation, ORDERS_CREATED, Order, Outcome, answer,
 };
 use domain::{Fingerprinted, NewOrder, OrderId, RecordState, StoredResponse, TenantId};
+
+use super::answers::{self, Keyed, Rules};
 
 use crate::world::{Db, RecordKey, Strikes};
 
@@ -29,82 +32,50 @@ fn about(answered: &Answered<'_>) -> String {
     )
 }
 
-/// An answer the contract allows at this moment, or why not. `executed` holds the keys
-/// already answered as executed: a second such answer is a second execution.
+/// An answer the contract allows a create at this moment, or why not. `executed` holds
+/// the keys already answered as executed: a second such answer is a second execution.
 pub(crate) fn check(
     db: &Db,
     answered: &Answered<'_>,
     executed: &mut BTreeSet<RecordKey>,
 ) -> Result<(), String> {
-    let mine = answered.input.fingerprint(&CreateOrder::OPERATION);
-    let (before, after) = answered.lived_through;
-    let stored = db.records.get(answered.record);
-    let first_answer = |response: &StoredResponse| match stored {
-        None => Err(format!(
-            "{}: answered before its record committed",
-            about(answered)
-        )),
-        Some(row) if row.fingerprint != mine => Err(format!(
-            "{}: given the answer of another body under its key",
-            about(answered)
-        )),
-        Some(row) => match &row.state {
-            RecordState::Completed(completion) if completion.response == *response => {
-                own_answer(db, answered, response)
-            }
-            _ => Err(format!(
-                "{}: the answer differs from the key's first, byte for byte",
-                about(answered)
-            )),
-        },
+    let keyed = Keyed {
+        record: answered.record,
+        mine: answered.input.fingerprint(&CreateOrder::OPERATION),
+        outcome: answered.outcome,
+        lived_through: answered.lived_through,
+        about: about(answered),
     };
-    match answered.outcome {
-        Outcome::Executed { response, .. } => {
-            first_answer(response)?;
-            if executed.insert(answered.record.clone()) {
-                Ok(())
-            } else {
-                Err(format!("{}: executed a second time", about(answered)))
-            }
-        }
-        Outcome::Replayed { response, .. } => first_answer(response),
-        Outcome::KeyReused => match stored {
-            Some(row) if row.fingerprint != mine => Ok(()),
-            _ => Err(format!(
-                "{}: told its key holds another body, which it does not",
-                about(answered)
-            )),
-        },
-        Outcome::Rejected(CreateRefusal::ClientOrderRefConflict) => {
-            let reference = answered.input.client_order_ref.as_str();
-            if db
-                .orders
-                .iter()
-                .any(|o| o.tenant == answered.tenant && o.client_order_ref == reference)
-            {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{}: refused for a clientOrderRef no committed order has",
-                    about(answered)
-                ))
-            }
-        }
-        // Another request holds the key: allowed whenever a wait ran out.
-        Outcome::InProgress => Ok(()),
-        // Only a fault explains it; it may have struck before the request came: the
-        // members waiting on a batch whose database just failed are told so at once.
-        Outcome::OutcomeUnknown(_) if after.any() => Ok(()),
-        // Nothing committed, after deadlocks (injected ones included) on every attempt.
-        Outcome::Failed(FailureCause::DeadlockRetriesExhausted)
-            if before.deadlock_before(after) =>
+    answers::check(db, &keyed, executed, &mut CreateRules(answered))
+}
+
+struct CreateRules<'a, 'b>(&'a Answered<'b>);
+
+impl Rules<CreateRefusal> for CreateRules<'_, '_> {
+    fn success(&self, db: &Db, response: &StoredResponse) -> Result<(), String> {
+        own_answer(db, self.0, response)
+    }
+
+    fn executed(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The one refusal a create has: only when a committed order has its reference.
+    fn refused(&self, db: &Db, _refusal: &CreateRefusal) -> Result<(), String> {
+        let answered = self.0;
+        let reference = answered.input.client_order_ref.as_str();
+        if db
+            .orders
+            .iter()
+            .any(|o| o.tenant == answered.tenant && o.client_order_ref == reference)
         {
             Ok(())
+        } else {
+            Err(format!(
+                "{}: refused for a clientOrderRef no committed order has",
+                about(answered)
+            ))
         }
-        other => Err(format!(
-            "{}: an answer no create may get: {other:?}",
-            about(answered)
-        )),
     }
 }
 
@@ -149,8 +120,9 @@ fn own_answer(db: &Db, answered: &Answered<'_>, response: &StoredResponse) -> Re
     }
 }
 
-/// The database's invariants for creates: one order per intent (tenant and SKU), each
-/// committed record completed with one order beside it, one created event per order.
+/// The database's invariants for creates and cancels: one order per intent (tenant and
+/// SKU), each committed create record completed with one order beside it, each order's
+/// created event and, once cancelled, its one cancelled event after it.
 pub(crate) fn database(db: &Db) -> Result<(), String> {
     let mut per_intent: BTreeMap<(u64, &str), usize> = BTreeMap::new();
     for order in &db.orders {
@@ -172,22 +144,34 @@ pub(crate) fn database(db: &Db) -> Result<(), String> {
     {
         return Err(format!("key {} committed while still processing", key.3));
     }
-    if db.records.len() != db.orders.len() {
+    let creates = db
+        .records
+        .keys()
+        .filter(|(_, _, operation, _)| operation == CreateOrder::NAME)
+        .count();
+    if creates != db.orders.len() {
         return Err(format!(
-            "{} records committed beside {} orders",
-            db.records.len(),
+            "{creates} create records committed beside {} orders",
             db.orders.len()
         ));
     }
     for order in &db.orders {
         let about = format!("orders/{}", order.id);
-        let events = db
+        let events: Vec<(&str, u64)> = db
             .events
             .iter()
-            .filter(|event| event.about.as_ref().is_some_and(|(key, _)| *key == about))
-            .count();
-        if events != 1 {
-            return Err(format!("{about} committed with {events} created events"));
+            .filter_map(|event| match &event.about {
+                Some((key, sequence)) if *key == about => Some((event.event_type, *sequence)),
+                _ => None,
+            })
+            .collect();
+        // Created at revision 1; cancelled, if it was, at 2.
+        let mut expected = vec![(ORDERS_CREATED.name, 1)];
+        if db.cancellations.contains_key(&order.id) {
+            expected.push((ORDERS_CANCELLED.name, 2));
+        }
+        if events != expected {
+            return Err(format!("{about} committed with the events {events:?}"));
         }
     }
     Ok(())

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use application::{CreateRefusal, Outcome};
 
+use super::cancels;
 use super::requests::{dispatch, receive, send};
 use super::shared::{Body, Shared, Who};
 use crate::locked::locked;
@@ -79,6 +80,8 @@ pub(crate) async fn client(shared: Arc<Shared>, client: usize, intents: usize) {
                     Next::Done => {
                         locked(&shared.succeeded).insert((who.tenant, sku.clone()));
                         after_success(&shared, who, &key).await;
+                        let reference = format!("{actor}-{key}");
+                        cancels::cancel_some(&shared, who, &key, &reference).await;
                         break 'keys;
                     }
                     Next::NewKey => {

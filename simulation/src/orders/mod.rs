@@ -1,6 +1,9 @@
-//! Creates under simulation: clients, processes and faults drawn from the seed, the
-//! production coordinator in every process, the invariants after every step.
+//! Creates and cancels under simulation: clients, processes and faults drawn from the
+//! seed, the production coordinator in every process, the invariants after every step.
 
+mod answers;
+mod cancel_checks;
+mod cancels;
 mod checks;
 mod client;
 mod processes;

@@ -4,28 +4,51 @@
 
 use std::sync::Arc;
 
-use application::{Caller, CreateOrder, CreateRefusal, Outcome};
+use application::{Caller, CreateOrder, CreateRefusal, IdempotentOperation, Outcome, Steps};
 use domain::{ActorId, IdempotencyKey, TenantId};
 use futures_channel::oneshot;
 
 use super::shared::{Body, Sent, Shared, Who};
 use crate::executor::ProcessId;
 use crate::history::Event;
+use crate::world::{SimTx, Strikes};
 
 /// A request on its way; its answer comes through [`receive`].
-pub(crate) struct Pending {
+pub(crate) struct Pending<R> {
     key: String,
-    answer: oneshot::Receiver<Outcome<CreateRefusal>>,
+    answer: oneshot::Receiver<Outcome<R>>,
 }
 
-/// Hands one request of `who` to `process` at once; `None` when it cannot be sent.
-pub(crate) fn dispatch(
+/// What one request is: its operation, input and label, sent for `who` under `key`.
+pub(crate) struct Request<'a, Op: IdempotentOperation> {
+    pub(crate) op: Op,
+    pub(crate) who: Who,
+    pub(crate) key: &'a str,
+    pub(crate) label: &'a str,
+    pub(crate) input: Op::Input,
+}
+
+/// Hands one request to `process` at once, its answer judged by `check` in the step it is
+/// given (with the faults struck while it ran); `None` when it cannot be sent.
+pub(crate) fn dispatch_request<Op>(
     shared: &Arc<Shared>,
     process: usize,
-    who: Who,
-    key: &str,
-    body: &Body,
-) -> Option<Pending> {
+    request: Request<'_, Op>,
+    check: impl FnOnce(&Shared, (Strikes, Strikes), &Outcome<Op::Refusal>) + Send + 'static,
+) -> Option<Pending<Op::Refusal>>
+where
+    Op: IdempotentOperation + Send + Sync + 'static,
+    Op::Input: Send + Sync + 'static,
+    Op::Refusal: Send + 'static,
+    SimTx: Steps<Op>,
+{
+    let Request {
+        op,
+        who,
+        key,
+        label,
+        input,
+    } = request;
     let (Ok(tenant), Ok(actor), Ok(parsed)) = (
         TenantId::parse(who.tenant),
         ActorId::parse(who.actor),
@@ -38,25 +61,16 @@ pub(crate) fn dispatch(
     shared.note(Event::Sent {
         process,
         key: scoped.clone(),
-        body: body.label.clone(),
+        body: label.to_owned(),
     });
     let (reply, answer) = oneshot::channel();
     let task_shared = Arc::clone(shared);
-    let (task_key, task_body) = (key.to_owned(), body.clone());
     let sent_at = shared.world.strikes();
     shared.spawner.spawn(Some(ProcessId(process)), async move {
-        let caller = Caller::new(tenant, actor, "orders:create");
-        let outcome = coordinator
-            .run(&CreateOrder, &caller, &parsed, &task_body.order)
-            .await;
-        let sent = Sent {
-            process,
-            who,
-            key: &task_key,
-            body: &task_body,
-        };
+        let caller = Caller::new(tenant, actor, Op::PERMISSION);
+        let outcome = coordinator.run(&op, &caller, &parsed, &input).await;
         let lived_through = (sent_at, task_shared.world.strikes());
-        task_shared.check(&sent, lived_through, &outcome);
+        check(&task_shared, lived_through, &outcome);
         let _ = reply.send(outcome);
     });
     Some(Pending {
@@ -65,11 +79,40 @@ pub(crate) fn dispatch(
     })
 }
 
+/// Hands one create of `who` to `process` at once; `None` when it cannot be sent.
+pub(crate) fn dispatch(
+    shared: &Arc<Shared>,
+    process: usize,
+    who: Who,
+    key: &str,
+    body: &Body,
+) -> Option<Pending<CreateRefusal>> {
+    let request = Request {
+        op: CreateOrder,
+        who,
+        key,
+        label: &body.label,
+        input: body.order.clone(),
+    };
+    let (task_key, task_body) = (key.to_owned(), body.clone());
+    dispatch_request(
+        shared,
+        process,
+        request,
+        move |shared, lived_through, outcome| {
+            let sent = Sent {
+                process,
+                who,
+                key: &task_key,
+                body: &task_body,
+            };
+            shared.check(&sent, lived_through, outcome);
+        },
+    )
+}
+
 /// The answer, or `None` when none came (the request was dropped, or its process crashed).
-pub(crate) async fn receive(
-    shared: &Shared,
-    pending: Option<Pending>,
-) -> Option<Outcome<CreateRefusal>> {
+pub(crate) async fn receive<R>(shared: &Shared, pending: Option<Pending<R>>) -> Option<Outcome<R>> {
     let pending = pending?;
     match pending.answer.await {
         Ok(outcome) => Some(outcome),
@@ -92,7 +135,7 @@ pub(crate) async fn send(
 }
 
 /// An answer that says what happened (or definitely did not), as a calm world gives.
-pub(crate) fn is_definite(answer: Option<&Outcome<CreateRefusal>>) -> bool {
+pub(crate) fn is_definite<R>(answer: Option<&Outcome<R>>) -> bool {
     matches!(
         answer,
         Some(

@@ -5,9 +5,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use application::{CreateRefusal, Outcome};
+use application::orders::{CancelOrder, CancelRefusal, OrderCancellation};
+use application::{CreateRefusal, IdempotentOperation, Outcome};
 use domain::{ClientOrderRef, NewOrder, Quantity, Sku};
 
+use super::cancel_checks::{self, CancelAnswered};
 use super::checks::{self, Answered};
 use super::processes::Processes;
 use crate::executor::Spawner;
@@ -87,6 +89,8 @@ pub(crate) struct Shared {
     pub(super) keys_in_use: Mutex<BTreeMap<(Who, String), Body>>,
     /// The intents a client saw succeed: tenant and SKU.
     pub(crate) succeeded: Mutex<BTreeSet<(u64, String)>>,
+    /// The orders a cancel was answered done for.
+    cancelled: Mutex<BTreeSet<u64>>,
     /// Commits at the last look at the database.
     pub(crate) commits_seen: AtomicU64,
 }
@@ -106,6 +110,7 @@ impl Shared {
             executed: Mutex::default(),
             keys_in_use: Mutex::default(),
             succeeded: Mutex::default(),
+            cancelled: Mutex::default(),
             commits_seen: AtomicU64::new(0),
         }
     }
@@ -123,6 +128,44 @@ impl Shared {
 
     pub(super) fn note(&self, event: Event) {
         self.history.push(self.world.micros(), event);
+    }
+
+    /// Checks a cancel's answer against the database as it is now, in the step that gave it.
+    pub(super) fn check_cancel(
+        &self,
+        process: usize,
+        (who, key): (Who, &str),
+        input: &OrderCancellation,
+        lived_through: (Strikes, Strikes),
+        outcome: &Outcome<CancelRefusal>,
+    ) {
+        let record: RecordKey = (
+            who.tenant,
+            who.actor,
+            CancelOrder::NAME.to_owned(),
+            key.to_owned(),
+        );
+        let verdict = cancel_checks::check(
+            &self.world.db(),
+            &CancelAnswered {
+                record: &record,
+                tenant: who.tenant,
+                input,
+                outcome,
+                lived_through,
+            },
+            &mut locked(&self.executed),
+            &mut locked(&self.cancelled),
+        );
+        self.note(Event::Answered {
+            process,
+            key: format!("{who}:{key}"),
+            body: format!("cancel orders/{}", input.order.get()),
+            answer: summary(outcome),
+        });
+        if let Err(violation) = verdict {
+            self.note(Event::Violation(violation));
+        }
     }
 
     /// Checks an answer against the database as it is now, in the step that gave it.
@@ -168,7 +211,7 @@ impl Shared {
 }
 
 /// The answer as the history shows it: the status line and, for a stored answer, its body.
-fn summary(outcome: &Outcome<CreateRefusal>) -> String {
+fn summary<R: std::fmt::Debug>(outcome: &Outcome<R>) -> String {
     match outcome {
         Outcome::Executed { response, .. } | Outcome::Replayed { response, .. } => {
             let replayed = if matches!(outcome, Outcome::Replayed { .. }) {

@@ -117,6 +117,8 @@ pub(crate) struct Writes {
     /// Each payment row: its operation and the provider's charge id.
     pub(crate) payments: Vec<(Uuid, String)>,
     pub(crate) revisions: BTreeMap<u64, u64>,
+    /// Orders marked cancelled, with when.
+    pub(crate) cancellations: BTreeMap<u64, DateTime<Utc>>,
 }
 
 #[derive(Debug, Default)]
@@ -152,6 +154,8 @@ pub(crate) struct Db {
     pub(crate) operations: BTreeMap<Uuid, OperationRow>,
     pub(crate) payments: Vec<(Uuid, String)>,
     pub(crate) revisions: BTreeMap<u64, u64>,
+    /// Each cancelled order, with when it was cancelled.
+    pub(crate) cancellations: BTreeMap<u64, DateTime<Utc>>,
     locks: BTreeMap<LockKey, u64>,
     pub(crate) txs: BTreeMap<u64, TxState>,
     pub(crate) commits: u64,
@@ -265,6 +269,7 @@ impl Db {
             self.operations.extend(state.writes.operations);
             self.payments.extend(state.writes.payments);
             self.revisions.extend(state.writes.revisions);
+            self.cancellations.extend(state.writes.cancellations);
             self.commits += 1;
         }
     }

@@ -1,6 +1,7 @@
 //! The simulated world behind the production ports: one database shared by every
 //! simulated process, its faults, and the clock only the simulation moves.
 
+mod cancels_tx;
 mod clock;
 mod db;
 mod faults;

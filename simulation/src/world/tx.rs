@@ -91,6 +91,15 @@ impl SimTx {
             .unwrap_or(1)
     }
 
+    /// When the order was cancelled, as this transaction sees it.
+    pub(super) fn cancelled_at(&self, order: u64) -> Option<chrono::DateTime<chrono::Utc>> {
+        let mut db = self.world.db();
+        let own = db
+            .writes(self.id)
+            .and_then(|writes| writes.cancellations.get(&order).copied());
+        own.or_else(|| db.cancellations.get(&order).copied())
+    }
+
     /// Takes operation `id`'s row lock, as the end's transaction does first.
     pub(super) async fn lock_operation(&mut self, id: uuid::Uuid) -> Result<(), StoreError> {
         self.statement().await?;

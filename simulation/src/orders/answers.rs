@@ -1,0 +1,94 @@
+//! What every keyed answer must be, whatever its operation (`docs/simulation.md#invariants`):
+//! a success or a stored answer is its key's first answer byte for byte, under the request's
+//! own body, executed once; `409`s, `503` and failures after deadlocks only as the
+//! contract allows them. The operation says what its success and its refusals must be.
+
+use std::collections::BTreeSet;
+
+use application::{FailureCause, Outcome};
+use domain::{Fingerprint, RecordState, StoredResponse};
+
+use crate::world::{Db, RecordKey, Strikes};
+
+/// One answer, as the request that got it knew it.
+pub(crate) struct Keyed<'a, R> {
+    pub(crate) record: &'a RecordKey,
+    /// The request's own fingerprint.
+    pub(crate) mine: Fingerprint,
+    pub(crate) outcome: &'a Outcome<R>,
+    /// The faults struck when it was sent and when it was answered.
+    pub(crate) lived_through: (Strikes, Strikes),
+    /// What a violation names.
+    pub(crate) about: String,
+}
+
+/// What an operation's answers must be beyond what every keyed answer must.
+pub(crate) trait Rules<R> {
+    /// A success, as the database holds it now: the legal execution's answer to this request.
+    fn success(&self, db: &Db, response: &StoredResponse) -> Result<(), String>;
+    /// Told once per key executed: what else an execution must be (the only one of its
+    /// order, say).
+    fn executed(&mut self) -> Result<(), String>;
+    /// A refusal answered as it was decided.
+    fn refused(&self, db: &Db, refusal: &R) -> Result<(), String>;
+}
+
+/// An answer the contract allows at this moment, or why not. `executed` holds the keys
+/// already answered as executed: a second such answer is a second execution.
+pub(crate) fn check<R: std::fmt::Debug>(
+    db: &Db,
+    keyed: &Keyed<'_, R>,
+    executed: &mut BTreeSet<RecordKey>,
+    rules: &mut dyn Rules<R>,
+) -> Result<(), String> {
+    let about = &keyed.about;
+    let (before, after) = keyed.lived_through;
+    let stored = db.records.get(keyed.record);
+    let first_answer = |response: &StoredResponse| match stored {
+        None => Err(format!("{about}: answered before its record committed")),
+        Some(row) if row.fingerprint != keyed.mine => Err(format!(
+            "{about}: given the answer of another body under its key"
+        )),
+        Some(row) => match &row.state {
+            RecordState::Completed(completion) if completion.response == *response => {
+                if response.status() < 300 {
+                    rules.success(db, response)
+                } else {
+                    Ok(())
+                }
+            }
+            _ => Err(format!(
+                "{about}: the answer differs from the key's first, byte for byte"
+            )),
+        },
+    };
+    match keyed.outcome {
+        Outcome::Executed { response, .. } => {
+            first_answer(response)?;
+            if !executed.insert(keyed.record.clone()) {
+                return Err(format!("{about}: executed a second time"));
+            }
+            rules.executed()
+        }
+        Outcome::Replayed { response, .. } => first_answer(response),
+        Outcome::Rejected(refusal) => rules.refused(db, refusal),
+        Outcome::KeyReused => match stored {
+            Some(row) if row.fingerprint != keyed.mine => Ok(()),
+            _ => Err(format!(
+                "{about}: told its key holds another body, which it does not"
+            )),
+        },
+        // Another request holds the key: allowed whenever a wait ran out.
+        Outcome::InProgress => Ok(()),
+        // Only a fault explains it; it may have struck before the request came: the
+        // members waiting on a batch whose database just failed are told so at once.
+        Outcome::OutcomeUnknown(_) if after.any() => Ok(()),
+        // Nothing committed, after deadlocks (injected ones included) on every attempt.
+        Outcome::Failed(FailureCause::DeadlockRetriesExhausted)
+            if before.deadlock_before(after) =>
+        {
+            Ok(())
+        }
+        other => Err(format!("{about}: an answer it may not get: {other:?}")),
+    }
+}
