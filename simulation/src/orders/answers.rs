@@ -5,21 +5,19 @@
 
 use std::collections::BTreeSet;
 
-use application::{FailureCause, Outcome};
-use domain::{Fingerprint, RecordState, StoredResponse};
+use application::{FailureCause, IdempotentOperation, Outcome};
+use domain::{Fingerprinted, RecordState, StoredResponse};
 
 use crate::world::{Db, RecordKey, Strikes};
 
 /// One answer, as the request that got it knew it.
-pub(crate) struct Keyed<'a, R> {
+pub(crate) struct Answered<'a, I, R> {
     pub(crate) record: &'a RecordKey,
-    /// The request's own fingerprint.
-    pub(crate) mine: Fingerprint,
+    pub(crate) tenant: u64,
+    pub(crate) input: &'a I,
     pub(crate) outcome: &'a Outcome<R>,
     /// The faults struck when it was sent and when it was answered.
     pub(crate) lived_through: (Strikes, Strikes),
-    /// What a violation names.
-    pub(crate) about: String,
 }
 
 /// What an operation's answers must be beyond what every keyed answer must.
@@ -33,20 +31,26 @@ pub(crate) trait Rules<R> {
     fn refused(&self, db: &Db, refusal: &R) -> Result<(), String>;
 }
 
-/// An answer the contract allows at this moment, or why not. `executed` holds the keys
-/// already answered as executed: a second such answer is a second execution.
-pub(crate) fn check<R: std::fmt::Debug>(
+/// An answer of `Op` the contract allows at this moment, or why not; `about` names it in a
+/// violation. `executed` holds the keys already answered as executed: a second such
+/// answer is a second execution.
+pub(crate) fn check<Op>(
     db: &Db,
-    keyed: &Keyed<'_, R>,
+    answered: &Answered<'_, Op::Input, Op::Refusal>,
+    about: &str,
     executed: &mut BTreeSet<RecordKey>,
-    rules: &mut dyn Rules<R>,
-) -> Result<(), String> {
-    let about = &keyed.about;
-    let (before, after) = keyed.lived_through;
-    let stored = db.records.get(keyed.record);
+    rules: &mut dyn Rules<Op::Refusal>,
+) -> Result<(), String>
+where
+    Op: IdempotentOperation,
+    Op::Refusal: std::fmt::Debug,
+{
+    let mine = answered.input.fingerprint(&Op::OPERATION);
+    let (before, after) = answered.lived_through;
+    let stored = db.records.get(answered.record);
     let first_answer = |response: &StoredResponse| match stored {
         None => Err(format!("{about}: answered before its record committed")),
-        Some(row) if row.fingerprint != keyed.mine => Err(format!(
+        Some(row) if row.fingerprint != mine => Err(format!(
             "{about}: given the answer of another body under its key"
         )),
         Some(row) => match &row.state {
@@ -62,10 +66,10 @@ pub(crate) fn check<R: std::fmt::Debug>(
             )),
         },
     };
-    match keyed.outcome {
+    match answered.outcome {
         Outcome::Executed { response, .. } => {
             first_answer(response)?;
-            if !executed.insert(keyed.record.clone()) {
+            if !executed.insert(answered.record.clone()) {
                 return Err(format!("{about}: executed a second time"));
             }
             rules.executed()
@@ -73,7 +77,7 @@ pub(crate) fn check<R: std::fmt::Debug>(
         Outcome::Replayed { response, .. } => first_answer(response),
         Outcome::Rejected(refusal) => rules.refused(db, refusal),
         Outcome::KeyReused => match stored {
-            Some(row) if row.fingerprint != keyed.mine => Ok(()),
+            Some(row) if row.fingerprint != mine => Ok(()),
             _ => Err(format!(
                 "{about}: told its key holds another body, which it does not"
             )),
@@ -90,5 +94,20 @@ pub(crate) fn check<R: std::fmt::Debug>(
             Ok(())
         }
         other => Err(format!("{about}: an answer it may not get: {other:?}")),
+    }
+}
+
+/// A refusal the database explains, or why it breaks the run.
+pub(crate) fn explained<R: std::fmt::Debug>(
+    explained: bool,
+    about: &str,
+    refusal: &R,
+) -> Result<(), String> {
+    if explained {
+        Ok(())
+    } else {
+        Err(format!(
+            "{about}: refused ({refusal:?}) where the database does not say so"
+        ))
     }
 }

@@ -1,28 +1,24 @@
 //! The invariants of cancels (`docs/simulation.md#invariants`): each answer checked against
 //! the database at the moment it is given. A cancel that succeeded is the only one of its
 //! order, answers the order as cancelled then, and is its key's first answer byte for byte;
-//! `already cancelled` only for an order that is.
+//! `already cancelled` only for an order that is, `capture pending` only for an order with
+//! a pending capture.
 
 use std::collections::BTreeSet;
 
 use application::orders::{CancelOrder, CancelRefusal, OrderCancellation};
-use application::{Answer, IdempotentOperation, Order, Outcome, answer};
+use application::{Answer, Order, answer};
 use domain::{
-    ClientOrderRef, Fingerprinted, NewOrder, OrderId, OrderStatus, Quantity, Sku, StoredResponse,
+    ClientOrderRef, NewOrder, OperationState, OrderId, OrderStatus, Quantity, Sku, StoredResponse,
     TenantId,
 };
 
-use super::answers::{self, Keyed, Rules};
-use crate::world::{Db, RecordKey, Strikes};
+use super::answers::{self, Answered, Rules};
+use super::capture_checks::active_capture;
+use crate::world::{Db, RecordKey};
 
 /// One cancel's answer, as the request that got it knew it.
-pub(crate) struct CancelAnswered<'a> {
-    pub(crate) record: &'a RecordKey,
-    pub(crate) tenant: u64,
-    pub(crate) input: &'a OrderCancellation,
-    pub(crate) outcome: &'a Outcome<CancelRefusal>,
-    pub(crate) lived_through: (Strikes, Strikes),
-}
+pub(crate) type CancelAnswered<'a> = Answered<'a, OrderCancellation, CancelRefusal>;
 
 fn about(answered: &CancelAnswered<'_>) -> String {
     let (tenant, actor, _, key) = answered.record;
@@ -40,22 +36,12 @@ pub(crate) fn check(
     executed: &mut BTreeSet<RecordKey>,
     cancelled: &mut BTreeSet<u64>,
 ) -> Result<(), String> {
-    let keyed = Keyed {
-        record: answered.record,
-        mine: answered.input.fingerprint(&CancelOrder::OPERATION),
-        outcome: answered.outcome,
-        lived_through: answered.lived_through,
-        about: about(answered),
+    let about = about(answered);
+    let mut rules = CancelRules {
+        answered,
+        cancelled,
     };
-    answers::check(
-        db,
-        &keyed,
-        executed,
-        &mut CancelRules {
-            answered,
-            cancelled,
-        },
-    )
+    answers::check::<CancelOrder>(db, answered, &about, executed, &mut rules)
 }
 
 struct CancelRules<'a, 'b> {
@@ -80,18 +66,15 @@ impl Rules<CancelRefusal> for CancelRules<'_, '_> {
     }
 
     fn refused(&self, db: &Db, refusal: &CancelRefusal) -> Result<(), String> {
-        let answered = self.answered;
-        match refusal {
-            CancelRefusal::AlreadyCancelled
-                if db.cancellations.contains_key(&answered.input.order.get()) =>
-            {
-                Ok(())
-            }
-            other => Err(format!(
-                "{}: a refusal no cancel of an existing order may get now: {other:?}",
-                about(answered)
-            )),
-        }
+        let order = self.answered.input.order.get();
+        let capture = active_capture(db, order).map(|(_, row)| row.state);
+        let explained = match refusal {
+            CancelRefusal::AlreadyCancelled => db.cancellations.contains_key(&order),
+            CancelRefusal::CapturePending => capture == Some(OperationState::Pending),
+            CancelRefusal::CaptureSucceeded => capture == Some(OperationState::Succeeded),
+            CancelRefusal::OrderNotFound => false,
+        };
+        answers::explained(explained, &about(self.answered), refusal)
     }
 }
 

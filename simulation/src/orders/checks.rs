@@ -5,26 +5,19 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use application::orders::ORDERS_CANCELLED;
 use application::{
-    Answer, CreateOrder, CreateRefusal, IdempotentOperation, ORDERS_CREATED, Order, Outcome, answer,
+    Answer, CreateOrder, CreateRefusal, IdempotentOperation, ORDERS_CREATED, Order, answer,
 };
-use domain::{Fingerprinted, NewOrder, OrderId, RecordState, StoredResponse, TenantId};
+use domain::{NewOrder, OrderId, RecordState, StoredResponse, TenantId};
 
-use super::answers::{self, Keyed, Rules};
+use super::answers::{self, Answered, Rules};
 
-use crate::world::{Db, RecordKey, Strikes};
+use crate::world::{Db, RecordKey};
 
-/// One answer, as the request that got it knew it.
-pub(crate) struct Answered<'a> {
-    pub(crate) record: &'a RecordKey,
-    pub(crate) tenant: u64,
-    pub(crate) input: &'a NewOrder,
-    pub(crate) outcome: &'a Outcome<CreateRefusal>,
-    /// The faults struck when it was sent and when it was answered.
-    pub(crate) lived_through: (Strikes, Strikes),
-}
+/// One create's answer, as the request that got it knew it.
+pub(crate) type CreateAnswered<'a> = Answered<'a, NewOrder, CreateRefusal>;
 
 /// What a violation is about, for the seed's report.
-fn about(answered: &Answered<'_>) -> String {
+fn about(answered: &CreateAnswered<'_>) -> String {
     let (tenant, actor, _, key) = answered.record;
     format!(
         "key t{tenant}a{actor}:{key} ({})",
@@ -36,20 +29,14 @@ fn about(answered: &Answered<'_>) -> String {
 /// the keys already answered as executed: a second such answer is a second execution.
 pub(crate) fn check(
     db: &Db,
-    answered: &Answered<'_>,
+    answered: &CreateAnswered<'_>,
     executed: &mut BTreeSet<RecordKey>,
 ) -> Result<(), String> {
-    let keyed = Keyed {
-        record: answered.record,
-        mine: answered.input.fingerprint(&CreateOrder::OPERATION),
-        outcome: answered.outcome,
-        lived_through: answered.lived_through,
-        about: about(answered),
-    };
-    answers::check(db, &keyed, executed, &mut CreateRules(answered))
+    let about = about(answered);
+    answers::check::<CreateOrder>(db, answered, &about, executed, &mut CreateRules(answered))
 }
 
-struct CreateRules<'a, 'b>(&'a Answered<'b>);
+struct CreateRules<'a, 'b>(&'a CreateAnswered<'b>);
 
 impl Rules<CreateRefusal> for CreateRules<'_, '_> {
     fn success(&self, db: &Db, response: &StoredResponse) -> Result<(), String> {
@@ -82,7 +69,11 @@ impl Rules<CreateRefusal> for CreateRules<'_, '_> {
 /// A success must be the legal execution's answer to this very request: the order of the
 /// caller's tenant with the body's reference, as its create answered it. A response stored
 /// under the right key can still be another request's (a batch that mixed its members up).
-fn own_answer(db: &Db, answered: &Answered<'_>, response: &StoredResponse) -> Result<(), String> {
+fn own_answer(
+    db: &Db,
+    answered: &CreateAnswered<'_>,
+    response: &StoredResponse,
+) -> Result<(), String> {
     let input = answered.input;
     let reference = input.client_order_ref.as_str();
     let Some(order) = db
@@ -172,6 +163,13 @@ pub(crate) fn database(db: &Db) -> Result<(), String> {
         }
         if events != expected {
             return Err(format!("{about} committed with the events {events:?}"));
+        }
+        if db.cancellations.contains_key(&order.id)
+            && super::capture_checks::active_capture(db, order.id).is_some()
+        {
+            return Err(format!(
+                "{about} committed both cancelled and with a capture"
+            ));
         }
     }
     Ok(())

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use application::{CreateRefusal, Outcome};
 
-use super::cancels;
+use super::follow_ups::follow_up;
 use super::requests::{dispatch, receive, send};
 use super::shared::{Body, Shared, Who};
 use crate::locked::locked;
@@ -81,7 +81,7 @@ pub(crate) async fn client(shared: Arc<Shared>, client: usize, intents: usize) {
                         locked(&shared.succeeded).insert((who.tenant, sku.clone()));
                         after_success(&shared, who, &key).await;
                         let reference = format!("{actor}-{key}");
-                        cancels::cancel_some(&shared, who, &key, &reference).await;
+                        follow_up(&shared, who, &key, &reference).await;
                         break 'keys;
                     }
                     Next::NewKey => {

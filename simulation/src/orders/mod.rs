@@ -3,9 +3,10 @@
 
 mod answers;
 mod cancel_checks;
-mod cancels;
+mod capture_checks;
 mod checks;
 mod client;
+mod follow_ups;
 mod processes;
 mod requests;
 mod shared;

@@ -5,17 +5,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use application::orders::{CancelOrder, CancelRefusal, OrderCancellation};
-use application::{CreateRefusal, IdempotentOperation, Outcome};
+use application::{CreateOrder, CreateRefusal, IdempotentOperation, Outcome};
 use domain::{ClientOrderRef, NewOrder, Quantity, Sku};
 
-use super::cancel_checks::{self, CancelAnswered};
-use super::checks::{self, Answered};
+use super::answers::Answered;
+use super::checks;
 use super::processes::Processes;
 use crate::executor::Spawner;
 use crate::history::{Event, History};
 use crate::locked::locked;
-use crate::world::{RecordKey, Strikes, World};
+use crate::world::{Db, RecordKey, Strikes, World};
 
 /// Who sends a client's requests. Clients share key strings, and the clients of one actor
 /// in two tenants send byte-identical bodies: only the scope tells their requests apart.
@@ -76,6 +75,14 @@ pub(crate) struct Sent<'a> {
     pub(crate) body: &'a Body,
 }
 
+/// A request as its answer's check names it: where it went, whose, under which key, what.
+pub(crate) struct Asked<'a> {
+    pub(crate) process: usize,
+    pub(crate) who: Who,
+    pub(crate) key: &'a str,
+    pub(crate) label: String,
+}
+
 /// What the run's tasks share.
 #[derive(Debug)]
 pub(crate) struct Shared {
@@ -90,7 +97,9 @@ pub(crate) struct Shared {
     /// The intents a client saw succeed: tenant and SKU.
     pub(crate) succeeded: Mutex<BTreeSet<(u64, String)>>,
     /// The orders a cancel was answered done for.
-    cancelled: Mutex<BTreeSet<u64>>,
+    pub(super) cancelled: Mutex<BTreeSet<u64>>,
+    /// The orders a capture was accepted for.
+    pub(super) captured: Mutex<BTreeSet<u64>>,
     /// Commits at the last look at the database.
     pub(crate) commits_seen: AtomicU64,
 }
@@ -111,6 +120,7 @@ impl Shared {
             keys_in_use: Mutex::default(),
             succeeded: Mutex::default(),
             cancelled: Mutex::default(),
+            captured: Mutex::default(),
             commits_seen: AtomicU64::new(0),
         }
     }
@@ -130,37 +140,49 @@ impl Shared {
         self.history.push(self.world.micros(), event);
     }
 
-    /// Checks a cancel's answer against the database as it is now, in the step that gave it.
-    pub(super) fn check_cancel(
+    /// Checks an answer of `Op` against the database as it is now, in the step that gave
+    /// it: `rule` is the operation's checks, given the keys executed so far and what the
+    /// run remembers.
+    pub(super) fn judge<Op>(
         &self,
-        process: usize,
-        (who, key): (Who, &str),
-        input: &OrderCancellation,
+        asked: Asked<'_>,
+        input: &Op::Input,
         lived_through: (Strikes, Strikes),
-        outcome: &Outcome<CancelRefusal>,
-    ) {
-        let record: RecordKey = (
-            who.tenant,
-            who.actor,
-            CancelOrder::NAME.to_owned(),
-            key.to_owned(),
-        );
-        let verdict = cancel_checks::check(
+        outcome: &Outcome<Op::Refusal>,
+        rule: impl FnOnce(
+            &Db,
+            &Answered<'_, Op::Input, Op::Refusal>,
+            &mut BTreeSet<RecordKey>,
+            &Self,
+        ) -> Result<(), String>,
+    ) where
+        Op: IdempotentOperation,
+        Op::Refusal: std::fmt::Debug,
+    {
+        let Asked {
+            process,
+            who,
+            key,
+            label,
+        } = asked;
+        let record: RecordKey = (who.tenant, who.actor, Op::NAME.to_owned(), key.to_owned());
+        let answered = Answered {
+            record: &record,
+            tenant: who.tenant,
+            input,
+            outcome,
+            lived_through,
+        };
+        let verdict = rule(
             &self.world.db(),
-            &CancelAnswered {
-                record: &record,
-                tenant: who.tenant,
-                input,
-                outcome,
-                lived_through,
-            },
+            &answered,
             &mut locked(&self.executed),
-            &mut locked(&self.cancelled),
+            self,
         );
         self.note(Event::Answered {
             process,
             key: format!("{who}:{key}"),
-            body: format!("cancel orders/{}", input.order.get()),
+            body: label,
             answer: summary(outcome),
         });
         if let Err(violation) = verdict {
@@ -168,45 +190,26 @@ impl Shared {
         }
     }
 
-    /// Checks an answer against the database as it is now, in the step that gave it.
+    /// Checks a create's answer.
     pub(super) fn check(
         &self,
         sent: &Sent<'_>,
         lived_through: (Strikes, Strikes),
         outcome: &Outcome<CreateRefusal>,
     ) {
-        let Sent {
-            process,
-            who,
-            key,
-            body,
-        } = *sent;
-        let record: RecordKey = (
-            who.tenant,
-            who.actor,
-            "orders.create.v1".to_owned(),
-            key.to_owned(),
+        let asked = Asked {
+            process: sent.process,
+            who: sent.who,
+            key: sent.key,
+            label: sent.body.label.clone(),
+        };
+        self.judge::<CreateOrder>(
+            asked,
+            &sent.body.order,
+            lived_through,
+            outcome,
+            |db, answered, executed, _| checks::check(db, answered, executed),
         );
-        let verdict = checks::check(
-            &self.world.db(),
-            &Answered {
-                record: &record,
-                tenant: who.tenant,
-                input: &body.order,
-                outcome,
-                lived_through,
-            },
-            &mut locked(&self.executed),
-        );
-        self.note(Event::Answered {
-            process,
-            key: format!("{who}:{key}"),
-            body: body.label.clone(),
-            answer: summary(outcome),
-        });
-        if let Err(violation) = verdict {
-            self.note(Event::Violation(violation));
-        }
     }
 }
 

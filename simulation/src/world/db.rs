@@ -30,6 +30,8 @@ pub(crate) enum LockKey {
     Operation(Uuid),
     /// An order's row lock, taken to raise its revision.
     Order(u64),
+    /// The one pending or succeeded capture an order may have (a unique index).
+    ActiveCapture(u64),
 }
 
 /// A leased operation as its table keeps it.
@@ -185,6 +187,10 @@ impl Db {
             LockKey::Shipment(order) => self.shipments.contains_key(order),
             LockKey::Operation(id) => self.operations.contains_key(id),
             LockKey::Order(order) => self.revisions.contains_key(order),
+            LockKey::ActiveCapture(order) => self
+                .operations
+                .values()
+                .any(|row| row.order.get() == *order && row.state.blocks_another_capture()),
         }
     }
 

@@ -2,6 +2,7 @@
 //! simulated process, its faults, and the clock only the simulation moves.
 
 mod cancels_tx;
+mod captures_tx;
 mod clock;
 mod db;
 mod faults;
