@@ -5,10 +5,11 @@
 
 use std::collections::BTreeSet;
 
+use application::leased::NewOperation;
 use application::{FailureCause, IdempotentOperation, Outcome};
 use domain::{Fingerprinted, RecordState, StoredResponse};
 
-use crate::world::{Db, RecordKey, Strikes};
+use crate::world::{Db, OperationRow, RecordKey, Strikes};
 
 /// One answer, as the request that got it knew it.
 pub(crate) struct Answered<'a, I, R> {
@@ -76,6 +77,16 @@ where
         }
         Outcome::Replayed { response, .. } => first_answer(response),
         Outcome::Rejected(refusal) => rules.refused(db, refusal),
+        // A refusal stored under its key: its first answer, as the database explains it.
+        Outcome::RejectedAndStored {
+            refusal, response, ..
+        } => {
+            first_answer(response)?;
+            if !executed.insert(answered.record.clone()) {
+                return Err(format!("{about}: its refusal stored a second time"));
+            }
+            rules.refused(db, refusal)
+        }
         Outcome::KeyReused => match stored {
             Some(row) if row.fingerprint != mine => Ok(()),
             _ => Err(format!(
@@ -110,4 +121,20 @@ pub(crate) fn explained<R: std::fmt::Debug>(
             "{about}: refused ({refusal:?}) where the database does not say so"
         ))
     }
+}
+
+/// What the acceptance of the operation `id`, stored as `row`, answers: its `202`.
+pub(crate) fn accepted(id: uuid::Uuid, row: &OperationRow) -> Option<StoredResponse> {
+    NewOperation {
+        id,
+        kind: row.kind,
+        tenant: row.tenant,
+        order: row.order,
+        input: row.input.clone(),
+        result: Vec::new(),
+        downstream_key: row.downstream_key.clone(),
+        accepted_at: row.accepted_at,
+    }
+    .accepted::<application::NoRefusal>()
+    .ok()
 }

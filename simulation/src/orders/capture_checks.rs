@@ -5,7 +5,6 @@
 
 use std::collections::BTreeSet;
 
-use application::leased::NewOperation;
 use application::payments::{CapturePayment, CaptureRefusal};
 use domain::{PaymentCapture, StoredResponse};
 
@@ -52,20 +51,7 @@ impl Rules<CaptureRefusal> for CaptureRules<'_, '_> {
     /// The `202` names the order's one active capture, as its acceptance answers it.
     fn success(&self, db: &Db, response: &StoredResponse) -> Result<(), String> {
         let order = self.answered.input.order.get();
-        let legal = active_capture(db, order).and_then(|(id, row)| {
-            NewOperation {
-                id: *id,
-                kind: row.kind,
-                tenant: row.tenant,
-                order: row.order,
-                input: row.input.clone(),
-                result: Vec::new(),
-                downstream_key: row.downstream_key.clone(),
-                accepted_at: row.accepted_at,
-            }
-            .accepted::<CaptureRefusal>()
-            .ok()
-        });
+        let legal = active_capture(db, order).and_then(|(id, row)| answers::accepted(*id, row));
         if legal.as_ref() == Some(response) {
             Ok(())
         } else {

@@ -8,6 +8,7 @@ mod checks;
 mod client;
 mod follow_ups;
 mod processes;
+mod refund_checks;
 mod requests;
 mod shared;
 
@@ -132,6 +133,7 @@ impl Scenario for Shared {
         {
             return Ok(());
         }
-        checks::database(&db)
+        checks::database(&db)?;
+        refund_checks::database(&db)
     }
 }

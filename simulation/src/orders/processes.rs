@@ -6,16 +6,34 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use application::ports::NoHooks;
 use application::{
-    BatchSettings, Batching, Coordinator, CoordinatorSettings, InFlight, ReplayCache,
-    ReplayCacheSettings,
+    BatchSettings, Batching, BoxError, Coordinator, CoordinatorSettings, InFlight, Refusal,
+    RefusalForms, ReplayCache, ReplayCacheSettings,
 };
+use domain::StoredResponse;
 
 use crate::choice::Choice;
 use crate::locked::locked;
 use crate::world::{SimClock, SimReader, SimStore, World};
 
-pub(crate) type SimCoordinator = Coordinator<SimStore, SimReader>;
+pub(crate) type SimCoordinator = Coordinator<SimStore, SimReader, NoHooks, SimForms>;
+
+/// A stored refusal's response as the run stores it: `409` and its code, what the edge's
+/// problem document would carry (the documents themselves are the adapters', proven there).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SimForms;
+
+impl<R: Refusal> RefusalForms<R> for SimForms {
+    fn stored(&self, refusal: R) -> Result<StoredResponse, BoxError> {
+        Ok(StoredResponse::new(
+            409,
+            "application/problem+json".to_owned(),
+            None,
+            format!("{{\"code\":\"{}\"}}", refusal.code()).into_bytes(),
+        )?)
+    }
+}
 
 /// What every process of a run keeps in memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,7 +103,8 @@ fn process(world: &Arc<World>, memory: Memory) -> SimCoordinator {
         SimReader(Arc::clone(world)),
         Arc::new(SimClock(Arc::clone(world))),
         settings,
-    );
+    )
+    .with_refusal_forms(SimForms);
     if memory.same_key_waits {
         coordinator = coordinator.with_in_flight(Arc::new(InFlight::new()));
     }

@@ -216,11 +216,13 @@ impl Shared {
 /// The answer as the history shows it: the status line and, for a stored answer, its body.
 fn summary<R: std::fmt::Debug>(outcome: &Outcome<R>) -> String {
     match outcome {
-        Outcome::Executed { response, .. } | Outcome::Replayed { response, .. } => {
-            let replayed = if matches!(outcome, Outcome::Replayed { .. }) {
-                " (replayed)"
-            } else {
-                ""
+        Outcome::Executed { response, .. }
+        | Outcome::Replayed { response, .. }
+        | Outcome::RejectedAndStored { response, .. } => {
+            let replayed = match outcome {
+                Outcome::Replayed { .. } => " (replayed)",
+                Outcome::RejectedAndStored { .. } => " (refused, stored)",
+                _ => "",
             };
             format!(
                 "{}{replayed} {}",

@@ -5,9 +5,9 @@
 use application::StepError;
 use application::leased::NewOperation;
 use application::payments::{CaptureAcceptance, CaptureRefusal};
-use domain::{Generation, OperationState};
 
-use super::db::{LockKey, OperationRow};
+use super::db::LockKey;
+use super::refunds_tx::pending;
 use super::tx::SimTx;
 
 impl CaptureAcceptance for SimTx {
@@ -37,25 +37,7 @@ impl CaptureAcceptance for SimTx {
         }
         self.write(|writes| {
             writes.revisions.insert(order, next);
-            writes.operations.insert(
-                operation.id,
-                OperationRow {
-                    kind: operation.kind,
-                    tenant: operation.tenant,
-                    order: operation.order,
-                    input: operation.input.clone(),
-                    downstream_key: operation.downstream_key.clone(),
-                    accepted_at: operation.accepted_at,
-                    state: OperationState::Pending,
-                    attempts: 0,
-                    next_attempt_at: operation.accepted_at,
-                    last_error: None,
-                    generation: Generation::new(0),
-                    holder: None,
-                    claimed_by: None,
-                    landed: Vec::new(),
-                },
-            );
+            writes.operations.insert(operation.id, pending(operation));
         });
         Ok(())
     }

@@ -32,6 +32,8 @@ pub(crate) enum LockKey {
     Order(u64),
     /// The one pending or succeeded capture an order may have (a unique index).
     ActiveCapture(u64),
+    /// An order's payment row, which a refund's reservation updates.
+    Payment(u64),
 }
 
 /// A leased operation as its table keeps it.
@@ -121,6 +123,8 @@ pub(crate) struct Writes {
     pub(crate) revisions: BTreeMap<u64, u64>,
     /// Orders marked cancelled, with when.
     pub(crate) cancellations: BTreeMap<u64, DateTime<Utc>>,
+    /// What each order's capture has reserved for refunds, in all.
+    pub(crate) refunded: BTreeMap<u64, u32>,
 }
 
 #[derive(Debug, Default)]
@@ -158,6 +162,8 @@ pub(crate) struct Db {
     pub(crate) revisions: BTreeMap<u64, u64>,
     /// Each cancelled order, with when it was cancelled.
     pub(crate) cancellations: BTreeMap<u64, DateTime<Utc>>,
+    /// What each order's capture has reserved for refunds, in all.
+    pub(crate) refunded: BTreeMap<u64, u32>,
     locks: BTreeMap<LockKey, u64>,
     pub(crate) txs: BTreeMap<u64, TxState>,
     pub(crate) commits: u64,
@@ -187,6 +193,8 @@ impl Db {
             LockKey::Shipment(order) => self.shipments.contains_key(order),
             LockKey::Operation(id) => self.operations.contains_key(id),
             LockKey::Order(order) => self.revisions.contains_key(order),
+            // Only ever a row lock, never a unique key.
+            LockKey::Payment(_) => false,
             LockKey::ActiveCapture(order) => self
                 .operations
                 .values()
@@ -276,6 +284,7 @@ impl Db {
             self.payments.extend(state.writes.payments);
             self.revisions.extend(state.writes.revisions);
             self.cancellations.extend(state.writes.cancellations);
+            self.refunded.extend(state.writes.refunded);
             self.commits += 1;
         }
     }

@@ -12,6 +12,7 @@ mod orders_tx;
 mod parked;
 mod payments_tx;
 mod reader;
+mod refunds_tx;
 mod tx;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -21,6 +22,7 @@ pub(crate) use clock::SimClock;
 pub(crate) use db::{Db, OperationRow, RecordKey};
 pub(crate) use faults::Faults;
 pub(crate) use reader::SimReader;
+pub(crate) use refunds_tx::succeeded_capture;
 pub(crate) use tx::{SimStore, SimTx, lost};
 
 use crate::choice::Choice;

@@ -91,6 +91,16 @@ impl SimTx {
             .unwrap_or(1)
     }
 
+    /// What the order's capture has reserved for refunds, as this transaction sees it.
+    pub(super) fn refunded(&self, order: u64) -> u32 {
+        let mut db = self.world.db();
+        let own = db
+            .writes(self.id)
+            .and_then(|writes| writes.refunded.get(&order).copied());
+        own.or_else(|| db.refunded.get(&order).copied())
+            .unwrap_or(0)
+    }
+
     /// When the order was cancelled, as this transaction sees it.
     pub(super) fn cancelled_at(&self, order: u64) -> Option<chrono::DateTime<chrono::Utc>> {
         let mut db = self.world.db();
