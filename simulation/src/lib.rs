@@ -13,7 +13,7 @@ mod payments;
 mod report;
 mod world;
 
-pub use report::{Report, Scale};
+pub use report::{Batches, Report, Scale};
 
 /// One run of `seed`: by the seed's remainder by three, creates, events or captures;
 /// `scale` overrides the drawn size (to look for a shorter history).

@@ -6,8 +6,12 @@
 /// The seeds every test run goes through; `scripts/simulate --seeds N` runs more.
 const BUDGET: u64 = 10_000;
 
+/// Every seed keeps every invariant; and the budget as a whole ran batches of every
+/// batched operation, some rolled back by a member's taken key and some at their
+/// `COMMIT`, so the batches' faults are in what the invariants were held against.
 #[test]
 fn every_seed_of_the_budget_keeps_every_invariant() {
+    let mut batches = simulation::Batches::default();
     for seed in 0..BUDGET {
         let report = simulation::run(seed, None);
         if !report.passed() {
@@ -15,6 +19,25 @@ fn every_seed_of_the_budget_keeps_every_invariant() {
             println!("{shortest}");
             panic!("seed {seed} broke an invariant: replay with scripts/simulate --seed {seed}");
         }
+        batches.add(&report.batches);
+    }
+    println!("the budget's batches: {batches:?}");
+    for operation in [
+        "orders.create.v1",
+        "orders.cancel.v1",
+        "payments.capture.v1",
+        "payments.refund.v1",
+    ] {
+        assert!(
+            batches.ran.get(operation).is_some_and(|n| *n > 0),
+            "no batch of {operation} ran: {batches:?}"
+        );
+    }
+    for cause in ["key_taken", "rolled_back_at_commit"] {
+        assert!(
+            batches.rerun.keys().any(|(_, rerun)| *rerun == cause),
+            "no batch was rerun for {cause}: {batches:?}"
+        );
     }
 }
 

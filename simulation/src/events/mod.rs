@@ -120,6 +120,7 @@ pub(crate) fn run(seed: u64, scale: Option<Scale>) -> Report {
         steps,
         detail: format!("{faults:?}"),
         history,
+        batches: crate::report::Batches::default(),
     }
 }
 

@@ -18,7 +18,7 @@ use crate::choice::Choice;
 use crate::driver::{Scenario, drive, run_through};
 use crate::executor::Executor;
 use crate::history::{Event, History};
-use crate::report::{Report, Scale};
+use crate::report::{BatchTally, Report, Scale};
 use crate::world::{Faults, World};
 use processes::{Memory, Processes};
 use shared::Shared;
@@ -44,9 +44,10 @@ pub(crate) fn run(seed: u64, scale: Option<Scale>) -> Report {
     let world = World::new(choice.clone(), faults);
     let mut executor = Executor::new(choice.clone());
     let history = History::default();
+    let tally = BatchTally::default();
     let shared = Arc::new(Shared::new(
         Arc::clone(&world),
-        Processes::start(&world, memory, scale.processes),
+        Processes::start(&world, memory, scale.processes, &tally),
         executor.spawner(),
         history.clone(),
     ));
@@ -73,6 +74,7 @@ pub(crate) fn run(seed: u64, scale: Option<Scale>) -> Report {
         steps,
         detail: format!("{faults:?}\n{memory:?}"),
         history,
+        batches: tally.counted(),
     }
 }
 

@@ -15,6 +15,7 @@ use domain::StoredResponse;
 
 use crate::choice::Choice;
 use crate::locked::locked;
+use crate::report::BatchTally;
 use crate::world::{SimClock, SimReader, SimStore, World};
 
 pub(crate) type SimCoordinator = Coordinator<SimStore, SimReader, NoHooks, SimForms>;
@@ -58,17 +59,24 @@ impl Memory {
 pub(crate) struct Processes {
     world: Arc<World>,
     memory: Memory,
+    tally: BatchTally,
     running: Mutex<Vec<Arc<SimCoordinator>>>,
 }
 
 impl Processes {
-    pub(crate) fn start(world: &Arc<World>, memory: Memory, count: usize) -> Self {
+    pub(crate) fn start(
+        world: &Arc<World>,
+        memory: Memory,
+        count: usize,
+        tally: &BatchTally,
+    ) -> Self {
         let running = (0..count)
-            .map(|_| Arc::new(process(world, memory)))
+            .map(|_| Arc::new(process(world, memory, tally)))
             .collect();
         Self {
             world: Arc::clone(world),
             memory,
+            tally: tally.clone(),
             running: Mutex::new(running),
         }
     }
@@ -88,12 +96,12 @@ impl Processes {
     /// The process starts again with nothing in memory.
     pub(crate) fn restart(&self, process: usize) {
         if let Some(slot) = self.lock().get_mut(process) {
-            *slot = Arc::new(self::process(&self.world, self.memory));
+            *slot = Arc::new(self::process(&self.world, self.memory, &self.tally));
         }
     }
 }
 
-fn process(world: &Arc<World>, memory: Memory) -> SimCoordinator {
+fn process(world: &Arc<World>, memory: Memory, tally: &BatchTally) -> SimCoordinator {
     let settings = CoordinatorSettings {
         same_key_wait: Duration::from_secs(5),
         ..CoordinatorSettings::default()
@@ -114,10 +122,12 @@ fn process(world: &Arc<World>, memory: Memory) -> SimCoordinator {
         coordinator = coordinator.with_replay_cache(Arc::new(cache));
     }
     if let Some(max_members) = memory.batches {
-        coordinator = coordinator.with_batching(Arc::new(Batching::new(BatchSettings {
+        let batching = Batching::new(BatchSettings {
             max_members,
             max_in_flight: 2,
-        })));
+        })
+        .with_observer(Arc::new(tally.clone()));
+        coordinator = coordinator.with_batching(Arc::new(batching));
     }
     coordinator
 }
