@@ -126,9 +126,8 @@ for_both_stores! {
             end: &OperationEnd<'_>,
             record: &dyn RecordEnd<Self::Tx>,
         ) -> Result<bool, StoreError> {
-            let mut tx = self.begin().await?;
-            let ended = end_in(&mut tx, end, record).await?;
-            commit_if(tx, ended).await
+            let ended = self.complete_all(std::slice::from_ref(end), record).await?;
+            Ok(ended.first().copied().unwrap_or(false))
         }
 
         /// In the orders' order, as every batch locks them, so that two transactions

@@ -118,9 +118,9 @@ where
     if members.is_empty() {
         return Ok(Vec::new());
     }
-    let operations: Vec<&DueOperation> = members.iter().map(|member| member.operation).collect();
-    let works: Vec<Work<'_, K::Job>> = operations
+    let works: Vec<Work<'_, K::Job>> = members
         .iter()
+        .map(|member| member.operation)
         .zip(&jobs)
         .map(|(operation, job)| Work {
             id: operation.id,

@@ -138,3 +138,17 @@ pub(crate) fn accepted(id: uuid::Uuid, row: &OperationRow) -> Option<StoredRespo
     .accepted::<application::NoRefusal>()
     .ok()
 }
+
+/// The first execution of its kind for `order` (in `done`), or a violation naming `what`.
+pub(crate) fn once_per_order(
+    done: &mut BTreeSet<u64>,
+    order: u64,
+    about: &str,
+    what: &str,
+) -> Result<(), String> {
+    if done.insert(order) {
+        Ok(())
+    } else {
+        Err(format!("{about}: {what}"))
+    }
+}

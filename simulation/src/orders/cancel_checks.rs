@@ -55,14 +55,14 @@ impl Rules<CancelRefusal> for CancelRules<'_, '_> {
     }
 
     fn executed(&mut self) -> Result<(), String> {
-        if self.cancelled.insert(self.answered.input.order.get()) {
-            Ok(())
-        } else {
-            Err(format!(
-                "{}: a second cancel of one order done",
-                about(self.answered)
-            ))
-        }
+        let order = self.answered.input.order.get();
+        let about = about(self.answered);
+        answers::once_per_order(
+            self.cancelled,
+            order,
+            &about,
+            "a second cancel of one order done",
+        )
     }
 
     fn refused(&self, db: &Db, refusal: &CancelRefusal) -> Result<(), String> {

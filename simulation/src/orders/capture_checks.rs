@@ -63,14 +63,14 @@ impl Rules<CaptureRefusal> for CaptureRules<'_, '_> {
     }
 
     fn executed(&mut self) -> Result<(), String> {
-        if self.accepted.insert(self.answered.input.order.get()) {
-            Ok(())
-        } else {
-            Err(format!(
-                "{}: a second capture of one order accepted",
-                about(self.answered)
-            ))
-        }
+        let order = self.answered.input.order.get();
+        let about = about(self.answered);
+        answers::once_per_order(
+            self.accepted,
+            order,
+            &about,
+            "a second capture of one order accepted",
+        )
     }
 
     fn refused(&self, db: &Db, refusal: &CaptureRefusal) -> Result<(), String> {

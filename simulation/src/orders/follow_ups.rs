@@ -3,23 +3,20 @@
 //! key racing the first, each key sent again while its answer is not known, as the
 //! contract tells a client to.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use application::Outcome;
 use application::orders::{CancelOrder, CancelRefusal, OrderCancellation};
 use application::payments::{
     CapturePayment, CaptureRefusal, RefundPayment, RefundRefusal, RefundRequest,
 };
-use application::{IdempotentOperation, Outcome, Steps};
 use domain::{Amount, Currency, OperationState, OrderId, PaymentCapture, Reason};
 
-use super::answers::Answered;
 use super::requests::{Pending, Request, dispatch_request, is_definite, receive};
-use super::shared::{Asked, Shared, Who};
+use super::shared::{Shared, Who};
 use super::{cancel_checks, capture_checks, refund_checks};
 use crate::choice::Choice;
 use crate::locked::locked;
-use crate::world::{Db, RecordKey, SimTx};
 
 /// One request of a follow-up, on its way.
 enum Sent {
@@ -156,14 +153,17 @@ fn dispatch_cancel(
         order: OrderId::new(order),
         reason: Reason::parse(&format!("reason {key}")).ok()?,
     };
-    let label = format!("cancel orders/{order}");
-    dispatch_follow_up(
+    let request = Request {
+        op: CancelOrder,
+        who,
+        key,
+        label: format!("cancel orders/{order}"),
+        input,
+    };
+    dispatch_request(
         shared,
         process,
-        (who, key),
-        label,
-        CancelOrder,
-        input,
+        request,
         |db, answered, executed, shared| {
             cancel_checks::check(db, answered, executed, &mut locked(&shared.cancelled))
         },
@@ -180,14 +180,17 @@ fn dispatch_capture(
         amount: Amount::parse(1500).ok()?,
         currency: Currency::parse("JPY").ok()?,
     };
-    let label = format!("capture orders/{order}");
-    dispatch_follow_up(
+    let request = Request {
+        op: CapturePayment,
+        who,
+        key,
+        label: format!("capture orders/{order}"),
+        input,
+    };
+    dispatch_request(
         shared,
         process,
-        (who, key),
-        label,
-        CapturePayment,
-        input,
+        request,
         |db, answered, executed, shared| {
             capture_checks::check(db, answered, executed, &mut locked(&shared.captured))
         },
@@ -205,62 +208,14 @@ fn dispatch_refund(
         amount: Amount::parse(amount).ok()?,
         reason: Reason::parse(&format!("reason {key}")).ok()?,
     };
-    let label = format!("refund {amount} of orders/{order}");
-    dispatch_follow_up(
-        shared,
-        process,
-        (who, key),
-        label,
-        RefundPayment,
-        input,
-        |db, answered, executed, _| refund_checks::check(db, answered, executed),
-    )
-}
-
-/// The rule an operation's answers are judged by.
-type Rule<Op> = fn(
-    &Db,
-    &Answered<'_, <Op as IdempotentOperation>::Input, <Op as IdempotentOperation>::Refusal>,
-    &mut BTreeSet<RecordKey>,
-    &Shared,
-) -> Result<(), String>;
-
-/// One request of `op` under `key`, judged by `rule` when answered.
-fn dispatch_follow_up<Op>(
-    shared: &Arc<Shared>,
-    process: usize,
-    (who, key): (Who, &str),
-    label: String,
-    op: Op,
-    input: Op::Input,
-    rule: Rule<Op>,
-) -> Option<Pending<Op::Refusal>>
-where
-    Op: IdempotentOperation + Send + Sync + 'static,
-    Op::Input: Clone + Send + Sync + 'static,
-    Op::Refusal: std::fmt::Debug + Send + 'static,
-    SimTx: Steps<Op>,
-{
     let request = Request {
-        op,
+        op: RefundPayment,
         who,
         key,
-        label: &label,
-        input: input.clone(),
+        label: format!("refund {amount} of orders/{order}"),
+        input,
     };
-    let (task_key, task_label) = (key.to_owned(), label.clone());
-    dispatch_request(
-        shared,
-        process,
-        request,
-        move |shared, lived_through, outcome| {
-            let asked = Asked {
-                process,
-                who,
-                key: &task_key,
-                label: task_label,
-            };
-            shared.judge::<Op>(asked, &input, lived_through, outcome, rule);
-        },
-    )
+    dispatch_request(shared, process, request, |db, answered, executed, _| {
+        refund_checks::check(db, answered, executed)
+    })
 }

@@ -2,16 +2,19 @@
 //! database in the step it is given, and sent back to its client, unless the request was
 //! dropped or its process crashed on the way.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use application::{Caller, CreateOrder, CreateRefusal, IdempotentOperation, Outcome, Steps};
 use domain::{ActorId, IdempotencyKey, TenantId};
 use futures_channel::oneshot;
 
-use super::shared::{Body, Sent, Shared, Who};
+use super::answers::Answered;
+use super::checks;
+use super::shared::{Asked, Body, Shared, Who};
 use crate::executor::ProcessId;
 use crate::history::Event;
-use crate::world::{SimTx, Strikes};
+use crate::world::{Db, RecordKey, SimTx};
 
 /// A request on its way; its answer comes through [`receive`].
 pub(crate) struct Pending<R> {
@@ -24,22 +27,31 @@ pub(crate) struct Request<'a, Op: IdempotentOperation> {
     pub(crate) op: Op,
     pub(crate) who: Who,
     pub(crate) key: &'a str,
-    pub(crate) label: &'a str,
+    pub(crate) label: String,
     pub(crate) input: Op::Input,
 }
 
-/// Hands one request to `process` at once, its answer judged by `check` in the step it is
+/// The rule an operation's answers are judged by: the database as it is when the answer
+/// is given, the answer, the keys executed so far, and what the run remembers.
+pub(crate) type Rule<Op> = fn(
+    &Db,
+    &Answered<'_, <Op as IdempotentOperation>::Input, <Op as IdempotentOperation>::Refusal>,
+    &mut BTreeSet<RecordKey>,
+    &Shared,
+) -> Result<(), String>;
+
+/// Hands one request to `process` at once, its answer judged by `rule` in the step it is
 /// given (with the faults struck while it ran); `None` when it cannot be sent.
 pub(crate) fn dispatch_request<Op>(
     shared: &Arc<Shared>,
     process: usize,
     request: Request<'_, Op>,
-    check: impl FnOnce(&Shared, (Strikes, Strikes), &Outcome<Op::Refusal>) + Send + 'static,
+    rule: Rule<Op>,
 ) -> Option<Pending<Op::Refusal>>
 where
     Op: IdempotentOperation + Send + Sync + 'static,
     Op::Input: Send + Sync + 'static,
-    Op::Refusal: Send + 'static,
+    Op::Refusal: std::fmt::Debug + Send + 'static,
     SimTx: Steps<Op>,
 {
     let Request {
@@ -61,16 +73,23 @@ where
     shared.note(Event::Sent {
         process,
         key: scoped.clone(),
-        body: label.to_owned(),
+        body: label.clone(),
     });
     let (reply, answer) = oneshot::channel();
     let task_shared = Arc::clone(shared);
+    let task_key = key.to_owned();
     let sent_at = shared.world.strikes();
     shared.spawner.spawn(Some(ProcessId(process)), async move {
         let caller = Caller::new(tenant, actor, Op::PERMISSION);
         let outcome = coordinator.run(&op, &caller, &parsed, &input).await;
         let lived_through = (sent_at, task_shared.world.strikes());
-        check(&task_shared, lived_through, &outcome);
+        let asked = Asked {
+            process,
+            who,
+            key: &task_key,
+            label,
+        };
+        task_shared.judge::<Op>(asked, &input, lived_through, &outcome, rule);
         let _ = reply.send(outcome);
     });
     Some(Pending {
@@ -91,24 +110,12 @@ pub(crate) fn dispatch(
         op: CreateOrder,
         who,
         key,
-        label: &body.label,
+        label: body.label.clone(),
         input: body.order.clone(),
     };
-    let (task_key, task_body) = (key.to_owned(), body.clone());
-    dispatch_request(
-        shared,
-        process,
-        request,
-        move |shared, lived_through, outcome| {
-            let sent = Sent {
-                process,
-                who,
-                key: &task_key,
-                body: &task_body,
-            };
-            shared.check(&sent, lived_through, outcome);
-        },
-    )
+    dispatch_request(shared, process, request, |db, answered, executed, _| {
+        checks::check(db, answered, executed)
+    })
 }
 
 /// The answer, or `None` when none came (the request was dropped, or its process crashed).

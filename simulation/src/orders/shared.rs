@@ -5,11 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use application::{CreateOrder, CreateRefusal, IdempotentOperation, Outcome};
+use application::{IdempotentOperation, Outcome};
 use domain::{ClientOrderRef, NewOrder, Quantity, Sku};
 
 use super::answers::Answered;
-use super::checks;
 use super::processes::Processes;
 use crate::executor::Spawner;
 use crate::history::{Event, History};
@@ -64,15 +63,6 @@ impl std::fmt::Display for Who {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "t{}a{}", self.tenant, self.actor)
     }
-}
-
-/// One request as its client sent it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Sent<'a> {
-    pub(crate) process: usize,
-    pub(crate) who: Who,
-    pub(crate) key: &'a str,
-    pub(crate) body: &'a Body,
 }
 
 /// A request as its answer's check names it: where it went, whose, under which key, what.
@@ -188,28 +178,6 @@ impl Shared {
         if let Err(violation) = verdict {
             self.note(Event::Violation(violation));
         }
-    }
-
-    /// Checks a create's answer.
-    pub(super) fn check(
-        &self,
-        sent: &Sent<'_>,
-        lived_through: (Strikes, Strikes),
-        outcome: &Outcome<CreateRefusal>,
-    ) {
-        let asked = Asked {
-            process: sent.process,
-            who: sent.who,
-            key: sent.key,
-            label: sent.body.label.clone(),
-        };
-        self.judge::<CreateOrder>(
-            asked,
-            &sent.body.order,
-            lived_through,
-            outcome,
-            |db, answered, executed, _| checks::check(db, answered, executed),
-        );
     }
 }
 

@@ -184,13 +184,8 @@ impl OperationStore for SimStore {
         end: &OperationEnd<'_>,
         record: &dyn RecordEnd<Self::Tx>,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.begin().await?;
-        if !self.end_in(&mut tx, end, record).await? {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        tx.commit().await.map_err(StoreError::from)?;
-        Ok(true)
+        let ended = self.complete_all(std::slice::from_ref(end), record).await?;
+        Ok(ended.first().copied().unwrap_or(false))
     }
 
     async fn complete_all(

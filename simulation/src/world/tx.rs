@@ -1,6 +1,7 @@
 //! One simulated transaction: every statement is a point the scheduler may interleave at
 //! and a fault may strike, as a statement on a real connection is.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use application::ports::{
@@ -81,33 +82,36 @@ impl SimTx {
         &self.world
     }
 
+    /// An order's row of a table kept by order id, as this transaction sees it: its own
+    /// write, else the committed one.
+    fn order_row<T: Copy>(
+        &self,
+        order: u64,
+        own: fn(&Writes) -> &BTreeMap<u64, T>,
+        committed: fn(&Db) -> &BTreeMap<u64, T>,
+    ) -> Option<T> {
+        let mut db = self.world.db();
+        let written = db
+            .writes(self.id)
+            .and_then(|writes| own(writes).get(&order).copied());
+        written.or_else(|| committed(&db).get(&order).copied())
+    }
+
     /// An order's revision as this transaction sees it (1 for an order never raised).
     pub(super) fn revision(&self, order: u64) -> u64 {
-        let mut db = self.world.db();
-        let own = db
-            .writes(self.id)
-            .and_then(|writes| writes.revisions.get(&order).copied());
-        own.or_else(|| db.revisions.get(&order).copied())
+        self.order_row(order, |w| &w.revisions, |db| &db.revisions)
             .unwrap_or(1)
     }
 
     /// What the order's capture has reserved for refunds, as this transaction sees it.
     pub(super) fn refunded(&self, order: u64) -> u32 {
-        let mut db = self.world.db();
-        let own = db
-            .writes(self.id)
-            .and_then(|writes| writes.refunded.get(&order).copied());
-        own.or_else(|| db.refunded.get(&order).copied())
+        self.order_row(order, |w| &w.refunded, |db| &db.refunded)
             .unwrap_or(0)
     }
 
     /// When the order was cancelled, as this transaction sees it.
     pub(super) fn cancelled_at(&self, order: u64) -> Option<chrono::DateTime<chrono::Utc>> {
-        let mut db = self.world.db();
-        let own = db
-            .writes(self.id)
-            .and_then(|writes| writes.cancellations.get(&order).copied());
-        own.or_else(|| db.cancellations.get(&order).copied())
+        self.order_row(order, |w| &w.cancellations, |db| &db.cancellations)
     }
 
     /// Takes operation `id`'s row lock, as the end's transaction does first.
